@@ -1,0 +1,568 @@
+// Package cursor walks a protobuf message over its layouts without
+// recursion. A Walker keeps an explicit stack of frames, each a cursor over
+// one message's layout (which field is next, which list element, which map
+// entry), and hands out the message's contents as a flat sequence of Items
+// in the order proto.Marshal writes them. Both passes of the encoder, the
+// size pass and the write pass, consume the same sequence, so the traversal
+// rules (field order, presence, oneofs, extensions, map entry order, depth
+// limit, required fields) live here and only here.
+//
+// Depth is bounded by Options.MaxDepth, never by the goroutine stack. A
+// Walker is reused across calls: Release clears every message reference it
+// holds and keeps at most MaxRetainedFrames frames of capacity.
+//
+// The package is for the sizing and encoder packages of this module; it
+// knows nothing about bytes.
+package cursor
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/layout"
+)
+
+// DefaultMaxDepth is the nesting limit used when Options.MaxDepth is 0. It
+// equals proto.Unmarshal's default recursion limit, so whatever encodes
+// within it also decodes.
+const DefaultMaxDepth = 10000
+
+// MaxRetainedFrames bounds the frame capacity a Walker keeps between calls.
+const MaxRetainedFrames = 64
+
+// maxRetainedArena bounds the capacity of the map-entry and extension
+// scratch slices a Walker keeps between calls.
+const maxRetainedArena = 1024
+
+// Kind says what an Item holds.
+type Kind uint8
+
+const (
+	// Done means the root message has ended; the walk is over.
+	Done Kind = iota
+	// Value is one scalar, string or bytes value: a singular field, one
+	// element of an unpacked repeated field, or a map entry's key or
+	// value. Field and Value are set.
+	Value
+	// Packed is a whole non-empty packed repeated field. Field and List
+	// are set.
+	Packed
+	// Enter opens a nested message (a singular, list-element, map-value,
+	// oneof or extension message, or a group). Field and Message are set;
+	// Message may be nil or invalid, and then the message is empty. Its
+	// contents follow, closed by Exit.
+	Enter
+	// Entry opens one map entry of the map field Field. The key (a Value)
+	// and the value (a Value, or an Enter ... Exit) follow, closed by Exit.
+	Entry
+	// Exit closes the innermost open message or map entry; Field is the
+	// field it was opened through.
+	Exit
+	// Unknown is the current message's unknown bytes, in Raw.
+	Unknown
+	// Failed reports a fault; Fault and, where one is to blame, Field are
+	// set. The walk cannot continue.
+	Failed
+)
+
+// Fault is a failure code. The codes are shared by the passes of this
+// module; the encoder turns them into errors at its boundary.
+type Fault uint8
+
+const (
+	// OK is no fault.
+	OK Fault = iota
+	// DepthExceeded: nesting deeper than Options.MaxDepth.
+	DepthExceeded
+	// RequiredNotSet: a required field is not set (Field).
+	RequiredNotSet
+	// MessageSetUnsupported: the message uses MessageSet wire format.
+	MessageSetUnsupported
+	// ForeignField: the message reported a field its descriptor lacks.
+	ForeignField
+	// InvalidUTF8: a string that must be valid UTF-8 is not (Field).
+	InvalidUTF8
+	// SizeExceeded: the encoding would exceed the size limit.
+	SizeExceeded
+	// SizeMismatch: bytes written differ from the size computed, because
+	// the message changed during the call.
+	SizeMismatch
+)
+
+// Item is one step of a walk. Which fields are set depends on Kind.
+type Item struct {
+	Kind    Kind
+	Fault   Fault
+	Field   *layout.Field
+	Value   protoreflect.Value
+	List    protoreflect.List
+	Message protoreflect.Message
+	Raw     protoreflect.RawFields
+}
+
+// Options configure a walk.
+type Options struct {
+	// MaxDepth is the deepest nesting allowed below the root message (the
+	// root is at depth 0; map entries do not count). 0 means
+	// DefaultMaxDepth.
+	MaxDepth int
+	// CheckRequired makes the walk fail on the first required field that
+	// is not set, in emission order, nested messages included.
+	CheckRequired bool
+}
+
+// frame states
+const (
+	stateStart uint8 = iota
+	stateExtensions
+	stateFields
+	stateOneofs
+	stateUnknown
+	stateExit
+	// map entry frames
+	stateKey
+	stateValue
+)
+
+type frame struct {
+	lay   *layout.Layout
+	msg   protoreflect.Message // nil for map entries and absent messages
+	via   *layout.Field        // the field the frame was entered through; nil for the root
+	index int                  // list element index within via, or -1
+	state uint8
+	entry bool // a map entry frame
+	i     int  // position within the state
+
+	// an open unpacked list field
+	list     protoreflect.List
+	listF    *layout.Field
+	j, listN int
+
+	// an open map field: entries in Walker.entries[mapFrom:mapTo], next at mapPos
+	mapF                   *layout.Field
+	mapFrom, mapPos, mapTo int
+
+	// the set extensions, in Walker.exts[extFrom:extTo]
+	extFrom, extTo int
+
+	// a map entry frame's key and value
+	key protoreflect.MapKey
+	val protoreflect.Value
+}
+
+type entry struct {
+	k protoreflect.MapKey
+	v protoreflect.Value
+}
+
+// Walker walks one message at a time. The zero Walker is ready to use. A
+// Walker belongs to one goroutine at a time.
+type Walker struct {
+	frames   []frame
+	depth    int // message frames on the stack, the root included
+	maxDepth int
+	required bool
+
+	entries []entry
+	exts    []protoreflect.FieldDescriptor
+
+	// callbacks bound once, so that Range does not allocate a closure per call
+	collectEntry func(protoreflect.MapKey, protoreflect.Value) bool
+	collectExt   func(protoreflect.FieldDescriptor, protoreflect.Value) bool
+}
+
+// Reset starts a walk over m. Call Release when the walk is over, whether
+// it reached Done or not.
+func (w *Walker) Reset(m protoreflect.Message, o Options) {
+	if w.collectEntry == nil {
+		w.collectEntry = w.appendEntry
+		w.collectExt = w.appendExt
+	}
+	w.Release()
+	w.maxDepth = o.MaxDepth
+	if w.maxDepth <= 0 {
+		w.maxDepth = DefaultMaxDepth
+	}
+	w.required = o.CheckRequired
+	w.frames = append(w.frames, frame{lay: layout.Of(m.Descriptor()), msg: m, index: -1})
+	w.depth = 1
+}
+
+// Release ends the walk: it clears every message reference the Walker holds
+// and trims its scratch space to the retained bounds.
+func (w *Walker) Release() {
+	clear(w.frames)
+	w.frames = w.frames[:0]
+	if cap(w.frames) > MaxRetainedFrames {
+		w.frames = nil
+	}
+	clear(w.entries) // entries past len were cleared when truncated
+	w.entries = w.entries[:0]
+	if cap(w.entries) > maxRetainedArena {
+		w.entries = nil
+	}
+	clear(w.exts)
+	w.exts = w.exts[:0]
+	if cap(w.exts) > maxRetainedArena {
+		w.exts = nil
+	}
+	w.depth = 0
+}
+
+// Depth reports the nesting depth of the innermost open message: 0 for the
+// root.
+func (w *Walker) Depth() int { return w.depth - 1 }
+
+// MaxDepth reports the walk's effective depth limit.
+func (w *Walker) MaxDepth() int { return w.maxDepth }
+
+// Skip abandons the message just opened by Enter: its contents are not
+// walked and no Exit follows for it. It must be called right after the
+// Enter item, before the next call to Next.
+func (w *Walker) Skip() {
+	w.pop()
+}
+
+func (w *Walker) pop() {
+	top := len(w.frames) - 1
+	if !w.frames[top].entry {
+		w.depth--
+	}
+	w.frames[top] = frame{}
+	w.frames = w.frames[:top]
+}
+
+// Next returns the next item of the walk.
+func (w *Walker) Next() Item {
+	for {
+		top := len(w.frames) - 1
+		if top < 0 {
+			return Item{Kind: Done}
+		}
+		f := &w.frames[top]
+
+		// An open unpacked list or map of the current field goes first.
+		if f.list != nil {
+			if f.j < f.listN {
+				lf, j := f.listF, f.j
+				v := f.list.Get(j)
+				f.j++
+				if lf.IsMessage() {
+					return w.enter(lf, v, j)
+				}
+				return Item{Kind: Value, Field: lf, Value: v}
+			}
+			f.list, f.listF = nil, nil
+		}
+		if f.mapF != nil {
+			if f.mapPos < f.mapTo {
+				e := w.entries[f.mapPos]
+				idx := f.mapPos - f.mapFrom
+				f.mapPos++
+				mf := f.mapF
+				w.frames = append(w.frames, frame{via: mf, index: idx, entry: true, state: stateKey, key: e.k, val: e.v})
+				return Item{Kind: Entry, Field: mf}
+			}
+			clear(w.entries[f.mapFrom:f.mapTo])
+			w.entries = w.entries[:f.mapFrom]
+			f.mapF = nil
+		}
+
+		lay := f.lay
+		switch f.state {
+		case stateKey:
+			f.state = stateValue
+			return Item{Kind: Value, Field: f.via.MapKey, Value: f.key.Value()}
+
+		case stateValue:
+			f.state = stateExit
+			vf := f.via.MapValue
+			if vf.IsMessage() {
+				return w.enter(vf, f.val, -1)
+			}
+			return Item{Kind: Value, Field: vf, Value: f.val}
+
+		case stateStart:
+			if f.msg == nil || !f.msg.IsValid() {
+				f.state = stateExit
+				if w.required && lay.Required {
+					for i := range lay.Fields {
+						if lay.Fields[i].Required {
+							return Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[i]}
+						}
+					}
+				}
+				continue
+			}
+			if lay.MessageSet {
+				return Item{Kind: Failed, Fault: MessageSetUnsupported}
+			}
+			f.state = stateFields
+			if lay.Extendable {
+				f.extFrom = len(w.exts)
+				f.msg.Range(w.collectExt)
+				f.extTo = len(w.exts)
+				if f.extTo > f.extFrom {
+					slices.SortFunc(w.exts[f.extFrom:f.extTo], byNumber)
+					f.state = stateExtensions
+					f.i = f.extFrom
+				}
+			}
+
+		case stateExtensions:
+			if f.i < f.extTo {
+				xd := w.exts[f.i]
+				f.i++
+				if it, ok := w.value(f, layout.Extension(xd), f.msg.Get(xd)); ok {
+					return it
+				}
+				continue
+			}
+			clear(w.exts[f.extFrom:f.extTo])
+			w.exts = w.exts[:f.extFrom]
+			f.state, f.i = stateFields, 0
+
+		case stateFields:
+			for f.i < lay.Regular {
+				fl := &lay.Fields[f.i]
+				f.i++
+				if !f.msg.Has(fl.Desc) {
+					if fl.Required && w.required {
+						return Item{Kind: Failed, Fault: RequiredNotSet, Field: fl}
+					}
+					continue
+				}
+				if it, ok := w.value(f, fl, f.msg.Get(fl.Desc)); ok {
+					return it
+				}
+				// A list or map was opened (or was empty): the loop
+				// head hands out its contents.
+				break
+			}
+			if f.list == nil && f.mapF == nil && f.i >= lay.Regular {
+				f.state, f.i = stateOneofs, 0
+			}
+
+		case stateOneofs:
+			if f.i < len(lay.Oneofs) {
+				od := lay.Oneofs[f.i].Desc
+				f.i++
+				fd := f.msg.WhichOneof(od)
+				if fd == nil {
+					continue
+				}
+				fl := lay.Lookup(fd)
+				if fl == nil {
+					return Item{Kind: Failed, Fault: ForeignField}
+				}
+				if it, ok := w.value(f, fl, f.msg.Get(fd)); ok {
+					return it
+				}
+				continue
+			}
+			f.state = stateUnknown
+
+		case stateUnknown:
+			f.state = stateExit
+			if raw := f.msg.GetUnknown(); len(raw) > 0 {
+				return Item{Kind: Unknown, Raw: raw}
+			}
+
+		case stateExit:
+			via := f.via
+			w.pop()
+			if top == 0 {
+				return Item{Kind: Done}
+			}
+			return Item{Kind: Exit, Field: via}
+		}
+	}
+}
+
+// value turns the value v of field fl of the message in frame f into an
+// item. For a list or map it opens the field in f and reports false: the
+// contents come from the following calls. f must not be used after value
+// returns, since entering a message may grow the frame stack.
+func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) (Item, bool) {
+	switch {
+	case fl.Map:
+		m := v.Map()
+		if m.Len() == 0 {
+			return Item{}, false
+		}
+		f.mapFrom = len(w.entries)
+		m.Range(w.collectEntry)
+		f.mapTo = len(w.entries)
+		f.mapPos = f.mapFrom
+		f.mapF = fl
+		sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
+		return Item{}, false
+	case fl.List:
+		l := v.List()
+		n := l.Len()
+		if n == 0 {
+			return Item{}, false
+		}
+		if fl.Packed {
+			return Item{Kind: Packed, Field: fl, List: l}, true
+		}
+		f.list, f.listF, f.j, f.listN = l, fl, 0, n
+		return Item{}, false
+	case fl.IsMessage():
+		return w.enter(fl, v, -1), true
+	}
+	return Item{Kind: Value, Field: fl, Value: v}, true
+}
+
+// enter pushes a frame for the message value v of field fl.
+func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) Item {
+	if w.depth > w.maxDepth {
+		return Item{Kind: Failed, Fault: DepthExceeded, Field: fl}
+	}
+	var m protoreflect.Message
+	if v.IsValid() {
+		m = v.Message()
+	}
+	lay := fl.Message()
+	if m != nil {
+		// A field may hold a message of an equivalent descriptor from
+		// another load (same full name); read it with its own.
+		if md := m.Descriptor(); md != lay.Desc {
+			lay = layout.Of(md)
+		}
+	}
+	w.frames = append(w.frames, frame{lay: lay, msg: m, via: fl, index: index})
+	w.depth++
+	return Item{Kind: Enter, Field: fl, Message: m}
+}
+
+func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {
+	w.entries = append(w.entries, entry{k, v})
+	return true
+}
+
+func (w *Walker) appendExt(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+	if fd.IsExtension() {
+		w.exts = append(w.exts, fd)
+	}
+	return true
+}
+
+func byNumber(a, b protoreflect.FieldDescriptor) int {
+	return cmp.Compare(a.Number(), b.Number())
+}
+
+// sortEntries orders map entries by key the way proto.Marshal does in
+// deterministic mode: false before true, signed and unsigned integers
+// numerically, strings bytewise.
+func sortEntries(es []entry, k protoreflect.Kind) {
+	if len(es) < 2 {
+		return
+	}
+	switch k {
+	case protoreflect.BoolKind:
+		slices.SortFunc(es, cmpBoolKey)
+	case protoreflect.Int32Kind, protoreflect.Int64Kind,
+		protoreflect.Sint32Kind, protoreflect.Sint64Kind,
+		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+		slices.SortFunc(es, cmpIntKey)
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
+		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		slices.SortFunc(es, cmpUintKey)
+	case protoreflect.StringKind:
+		slices.SortFunc(es, cmpStringKey)
+	}
+}
+
+func cmpBoolKey(a, b entry) int {
+	x, y := a.k.Bool(), b.k.Bool()
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+func cmpIntKey(a, b entry) int    { return cmp.Compare(a.k.Int(), b.k.Int()) }
+func cmpUintKey(a, b entry) int   { return cmp.Compare(a.k.Uint(), b.k.Uint()) }
+func cmpStringKey(a, b entry) int { return cmp.Compare(a.k.String(), b.k.String()) }
+
+// Paths longer than pathHead+pathTail frames are shown with their middle
+// elided.
+const (
+	pathHead = 8
+	pathTail = 8
+)
+
+// AppendPath appends the path from the root to the innermost open message,
+// such as `resource_spans[0].scope_spans[2].spans[7].attributes["k"]`,
+// followed by field f if it is not nil. It is meant for error messages.
+func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
+	first := true
+	sep := func() {
+		if !first {
+			b = append(b, '.')
+		}
+		first = false
+	}
+	for i := 1; i < len(w.frames); i++ {
+		if i == pathHead+1 && len(w.frames) > pathHead+pathTail+1 {
+			// Elide the middle of very deep paths.
+			skip := len(w.frames) - pathTail - i
+			sep()
+			b = append(b, "…("...)
+			b = strconv.AppendInt(b, int64(skip), 10)
+			b = append(b, " more)"...)
+			i += skip - 1
+			continue
+		}
+		fr := &w.frames[i]
+		if !fr.entry && w.frames[i-1].entry {
+			continue // a map value message: its entry already named it
+		}
+		sep()
+		b = appendFieldName(b, fr.via)
+		switch {
+		case fr.entry:
+			b = append(b, '[')
+			b = appendKey(b, fr.key, fr.via.MapKey.Kind)
+			b = append(b, ']')
+		case fr.index >= 0:
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(fr.index), 10)
+			b = append(b, ']')
+		}
+	}
+	if f != nil && !(len(w.frames) > 0 && w.frames[len(w.frames)-1].entry) {
+		sep()
+		b = appendFieldName(b, f)
+	}
+	return b
+}
+
+func appendFieldName(b []byte, f *layout.Field) []byte {
+	if f.Extension {
+		b = append(b, '[')
+		b = append(b, f.Desc.FullName()...)
+		return append(b, ']')
+	}
+	return append(b, f.Desc.Name()...)
+}
+
+func appendKey(b []byte, k protoreflect.MapKey, kind protoreflect.Kind) []byte {
+	switch kind {
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(b, k.Bool())
+	case protoreflect.StringKind:
+		return strconv.AppendQuote(b, k.String())
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
+		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return strconv.AppendUint(b, k.Uint(), 10)
+	}
+	return strconv.AppendInt(b, k.Int(), 10)
+}

@@ -1,0 +1,343 @@
+package encoder
+
+import (
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/internal/wire"
+	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/sizing"
+)
+
+// DefaultMaxDepth is the nesting limit used when MarshalOptions.MaxDepth is
+// 0. It equals proto.Unmarshal's default recursion limit.
+const DefaultMaxDepth = cursor.DefaultMaxDepth
+
+// DefaultMaxSize is the size limit used when MarshalOptions.MaxSize is 0:
+// 2 GiB - 1, the largest message protobuf can decode.
+const DefaultMaxSize = wire.MaxSize
+
+type noUnkeyedLiterals struct{}
+
+// MarshalOptions configures the encoder. The zero value encodes like
+// proto.MarshalOptions{} with the default limits. Use keyed literals; the
+// struct refuses positional ones so that fields can be added.
+type MarshalOptions struct {
+	_ noUnkeyedLiterals
+
+	// AllowPartial skips the check that required fields are set, as in
+	// proto.MarshalOptions.
+	AllowPartial bool
+
+	// Deterministic asks for the same bytes for the same message on every
+	// call, as proto.MarshalOptions.Deterministic does: map entries sorted
+	// by key. This encoder always sorts map entries, so output never
+	// depends on this flag; it is kept for drop-in compatibility.
+	Deterministic bool
+
+	// UseCachedSize is accepted for drop-in compatibility and ignored: the
+	// encoder computes every size itself, once per call.
+	UseCachedSize bool
+
+	// MaxDepth is the deepest message nesting allowed below the top
+	// message (the top message is at depth 0; map entries do not count).
+	// 0 means DefaultMaxDepth (10,000). Deeper input, including any
+	// message that contains itself, fails with ErrDepthExceeded.
+	MaxDepth int
+
+	// MaxSize is the largest encoding allowed, in bytes. 0, or anything
+	// above 2 GiB - 1, means DefaultMaxSize (2 GiB - 1). Larger output
+	// fails with ErrSizeExceeded before anything is written.
+	MaxSize int
+}
+
+func (o *MarshalOptions) maxSize() int {
+	if o.MaxSize <= 0 || o.MaxSize > DefaultMaxSize {
+		return DefaultMaxSize
+	}
+	return o.MaxSize
+}
+
+func (o *MarshalOptions) sizing(validate bool) sizing.Options {
+	return sizing.Options{
+		Walk: cursor.Options{
+			MaxDepth:      o.MaxDepth,
+			CheckRequired: validate && !o.AllowPartial,
+		},
+		MaxSize:      o.maxSize(),
+		ValidateUTF8: validate,
+	}
+}
+
+// Marshal returns the wire encoding of m, byte for byte what
+// proto.MarshalOptions{Deterministic: true}.Marshal returns, and fails
+// where it fails (invalid UTF-8, missing required fields) plus on the
+// limits proto.Marshal lacks. It is safe for concurrent use.
+func Marshal(m proto.Message) ([]byte, error) {
+	return MarshalOptions{}.Marshal(m)
+}
+
+// Size returns the size in bytes of the wire encoding of m, or 0 if m
+// cannot be encoded within the default limits.
+func Size(m proto.Message) int {
+	return MarshalOptions{}.Size(m)
+}
+
+// Marshal returns the wire encoding of m.
+//
+// A nil m gives (nil, nil), as does an invalid message (a typed nil)
+// without required fields; a valid message with nothing set gives an
+// empty, non-nil slice. On error the result is nil.
+func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
+	e := getEncoder(o)
+	b, err := e.marshalAppend(nil, m, true)
+	putEncoder(e)
+	return b, err
+}
+
+// MarshalAppend appends the wire encoding of m to b and returns the
+// extended buffer. It never changes b[:len(b)]. On error it returns b
+// unchanged, with nothing appended.
+func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
+	e := getEncoder(o)
+	b, err := e.marshalAppend(b, m, false)
+	putEncoder(e)
+	return b, err
+}
+
+// Size returns the size in bytes of the wire encoding of m, or 0 if m
+// cannot be encoded within the limits of o. Like proto.Size it neither
+// validates UTF-8 nor checks required fields.
+func (o MarshalOptions) Size(m proto.Message) int {
+	e := getEncoder(o)
+	n, _ := e.Size(m)
+	putEncoder(e)
+	return n
+}
+
+var encoders = sync.Pool{New: func() any { return new(Encoder) }}
+
+func getEncoder(o MarshalOptions) *Encoder {
+	e := encoders.Get().(*Encoder)
+	e.opts = o
+	return e
+}
+
+func putEncoder(e *Encoder) {
+	encoders.Put(e)
+}
+
+// Encoder encodes messages with fixed options, reusing its scratch space
+// (traversal frames, recorded sizes) across calls. Appending into a buffer
+// with room, it allocates nothing per call for messages read without
+// allocation (dynamicpb messages; generated messages allocate inside their
+// own reflection accessors for lists and maps). An Encoder belongs to one
+// goroutine at a time. Between calls it holds no reference to anything a
+// caller passed.
+type Encoder struct {
+	opts   MarshalOptions
+	walker cursor.Walker
+	sizer  sizing.Sizer
+	stack  []open
+}
+
+// open is a length-prefixed part being written.
+type open struct {
+	start   int // offset of the body in the buffer
+	want    int // recorded body size
+	restore int // slot position to resume after a replayed part, or -1
+}
+
+// NewEncoder returns an Encoder using options o.
+func NewEncoder(o MarshalOptions) *Encoder {
+	return &Encoder{opts: o}
+}
+
+// Marshal returns the wire encoding of m, as MarshalOptions.Marshal does.
+func (e *Encoder) Marshal(m proto.Message) ([]byte, error) {
+	return e.marshalAppend(nil, m, true)
+}
+
+// MarshalAppend appends the wire encoding of m to b, as
+// MarshalOptions.MarshalAppend does.
+func (e *Encoder) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
+	return e.marshalAppend(b, m, false)
+}
+
+// Size returns the size of the wire encoding of m, or the error that
+// encoding it would meet on the limits (depth, size). Like proto.Size it
+// neither validates UTF-8 nor checks required fields.
+func (e *Encoder) Size(m proto.Message) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	mr := m.ProtoReflect()
+	n, fault, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
+	var err error
+	if fault != cursor.OK {
+		n, err = 0, newError(fault, f, &e.walker, mr, &e.opts)
+	}
+	e.release()
+	return n, err
+}
+
+var emptyBytes [0]byte
+
+// marshalAppend is the one path every encoding takes.
+func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, error) {
+	if m == nil {
+		return b, nil
+	}
+	mr := m.ProtoReflect()
+	size, fault, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(true))
+	if fault != cursor.OK {
+		err := newError(fault, f, &e.walker, mr, &e.opts)
+		e.release()
+		return b, err
+	}
+	if size == 0 {
+		e.release()
+		if fresh && mr.IsValid() {
+			return emptyBytes[:], nil
+		}
+		return b, nil
+	}
+	out := grow(b, size)
+	out, fault, f = e.write(out, mr)
+	if fault == cursor.OK && len(out)-len(b) != size {
+		fault, f = cursor.SizeMismatch, nil
+	}
+	if fault != cursor.OK {
+		err := newError(fault, f, &e.walker, mr, &e.opts)
+		e.release()
+		return b, err
+	}
+	e.release()
+	return out, nil
+}
+
+// write is the write pass: it walks m again and appends its encoding to b,
+// taking every length from the sizes recorded by the size pass and checking
+// each part's length once it is written.
+func (e *Encoder) write(b []byte, m protoreflect.Message) ([]byte, cursor.Fault, *layout.Field) {
+	w := &e.walker
+	slots := e.sizer.Slots
+	pos := 0
+	w.Reset(m, e.opts.sizing(true).Walk)
+	for {
+		it := w.Next()
+		switch it.Kind {
+		case cursor.Done:
+			if len(e.stack) != 0 || pos != len(slots) {
+				return b, cursor.SizeMismatch, nil
+			}
+			return b, cursor.OK, nil
+
+		case cursor.Failed:
+			return b, it.Fault, it.Field
+
+		case cursor.Value:
+			f := it.Field
+			b = append(b, f.Tag...)
+			b = wire.AppendScalar(b, f.Kind, it.Value)
+
+		case cursor.Packed:
+			f := it.Field
+			if pos >= len(slots) {
+				return b, cursor.SizeMismatch, f
+			}
+			want := slots[pos].Size
+			pos++
+			b = append(b, f.PackedTag...)
+			b = wire.AppendVarint(b, uint64(want))
+			start := len(b)
+			l := it.List
+			for i, n := 0, l.Len(); i < n; i++ {
+				b = wire.AppendScalar(b, f.Kind, l.Get(i))
+			}
+			if len(b)-start != want {
+				return b, cursor.SizeMismatch, f
+			}
+
+		case cursor.Unknown:
+			b = append(b, it.Raw...)
+
+		case cursor.Enter, cursor.Entry:
+			f := it.Field
+			if pos >= len(slots) {
+				return b, cursor.SizeMismatch, f
+			}
+			s := slots[pos]
+			pos++
+			restore := -1
+			if s.Ref >= 0 {
+				// A shared message sized once: replay the nested sizes
+				// recorded for its first occurrence.
+				restore, pos = pos, s.Ref
+				if pos >= len(slots) {
+					return b, cursor.SizeMismatch, f
+				}
+				s = slots[pos]
+				pos++
+			}
+			b = append(b, f.Tag...)
+			if !f.Group {
+				b = wire.AppendVarint(b, uint64(s.Size))
+			}
+			e.stack = append(e.stack, open{start: len(b), want: s.Size, restore: restore})
+
+		case cursor.Exit:
+			f := it.Field
+			if len(e.stack) == 0 {
+				return b, cursor.SizeMismatch, f
+			}
+			p := e.stack[len(e.stack)-1]
+			e.stack = e.stack[:len(e.stack)-1]
+			if len(b)-p.start != p.want {
+				return b, cursor.SizeMismatch, f
+			}
+			if f.Group {
+				b = append(b, f.EndTag...)
+			}
+			if p.restore >= 0 {
+				pos = p.restore
+			}
+		}
+	}
+}
+
+func (e *Encoder) release() {
+	e.walker.Release()
+	e.sizer.Release()
+	e.stack = e.stack[:0]
+	if cap(e.stack) > cursor.MaxRetainedFrames {
+		e.stack = nil
+	}
+}
+
+// grow returns b with room for n more bytes. A new array is sized like
+// proto.Marshal sizes its output: exactly when that more than doubles the
+// capacity, else by doubling (small buffers) or by a quarter (large ones).
+func grow(b []byte, n int) []byte {
+	need := len(b) + n
+	if need <= cap(b) {
+		return b
+	}
+	c := cap(b)
+	switch {
+	case need > 2*c:
+		c = need
+	case c < 1024:
+		c *= 2
+	default:
+		for c < need {
+			c += c / 4
+		}
+	}
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
+}

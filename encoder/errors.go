@@ -1,0 +1,128 @@
+package encoder
+
+import (
+	"errors"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/layout"
+)
+
+// The reasons an encoding fails. Every error returned by this package is an
+// *Error that wraps one of them, so errors.Is(err, ErrInvalidUTF8) and the
+// like work, and errors.Is(err, proto.Error) holds for all of them.
+var (
+	// ErrInvalidUTF8: a string field whose schema requires valid UTF-8
+	// (proto3, or editions with utf8_validation = VERIFY) holds invalid
+	// UTF-8. proto.Marshal fails on the same input.
+	ErrInvalidUTF8 = errors.New("string field contains invalid UTF-8")
+	// ErrRequiredNotSet: a required field is not set and AllowPartial is
+	// false. proto.Marshal fails on the same input.
+	ErrRequiredNotSet = errors.New("required field not set")
+	// ErrDepthExceeded: messages nest deeper than MaxDepth, which includes
+	// every message that contains itself. proto.Marshal has no such limit
+	// and overflows the goroutine stack on a cycle.
+	ErrDepthExceeded = errors.New("message nesting exceeds the depth limit")
+	// ErrSizeExceeded: the encoding would be larger than MaxSize (at most
+	// 2 GiB - 1, the largest message protobuf can decode).
+	ErrSizeExceeded = errors.New("encoded size exceeds the size limit")
+	// ErrSizeMismatch: the bytes written differ from the size computed
+	// before writing, because the message changed during the call.
+	ErrSizeMismatch = errors.New("message changed during encoding (size mismatch)")
+	// ErrMessageSet: the message uses the legacy MessageSet wire format,
+	// which proto.Marshal also refuses for messages it encodes through
+	// reflection.
+	ErrMessageSet = errors.New("no support for message_set_wire_format")
+	// ErrForeignField: the message reported a set field that its own
+	// descriptor does not declare (a broken protoreflect implementation).
+	ErrForeignField = errors.New("message reported a field its descriptor does not declare")
+)
+
+// Error describes a failed encoding: why, which field, and where.
+type Error struct {
+	// Err is the reason, one of the Err* values of this package.
+	Err error
+	// Message is the full name of the message being encoded.
+	Message protoreflect.FullName
+	// Field is the full name of the field to blame, if there is one.
+	Field protoreflect.FullName
+	// Path locates the field (or the message, for limits) from the top
+	// message, such as `items[3].tags["k"].name`; very deep paths are
+	// shortened in the middle.
+	Path string
+	// Limit is the limit that was exceeded, for ErrDepthExceeded and
+	// ErrSizeExceeded.
+	Limit int
+}
+
+// Error returns a one-line description naming the field and its path.
+func (e *Error) Error() string {
+	b := []byte("protolayout: ")
+	switch {
+	case e.Err == ErrRequiredNotSet && e.Field != "":
+		b = append(b, "required field "...)
+		b = append(b, e.Field...)
+		b = append(b, " not set"...)
+	case e.Err == ErrInvalidUTF8 && e.Field != "":
+		b = append(b, "field "...)
+		b = append(b, e.Field...)
+		b = append(b, " contains invalid UTF-8"...)
+	default:
+		b = append(b, e.Err.Error()...)
+		if e.Limit > 0 {
+			b = append(b, " of "...)
+			b = strconv.AppendInt(b, int64(e.Limit), 10)
+		}
+		if e.Field != "" {
+			b = append(b, " (field "...)
+			b = append(b, e.Field...)
+			b = append(b, ')')
+		}
+	}
+	b = append(b, " in "...)
+	b = append(b, e.Message...)
+	if e.Path != "" {
+		b = append(b, " at "...)
+		b = append(b, e.Path...)
+	}
+	return string(b)
+}
+
+// Unwrap returns the reason, one of the Err* values of this package.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is proto.Error: every encoding error of this
+// package counts as a protobuf error, as proto.Marshal's do.
+func (e *Error) Is(target error) bool { return target == proto.Error }
+
+// newError builds the error for fault c on field f, reading the path from
+// the walker, which must still be positioned where the fault happened.
+func newError(c cursor.Fault, f *layout.Field, w *cursor.Walker, root protoreflect.Message, o *MarshalOptions) *Error {
+	e := &Error{Message: root.Descriptor().FullName()}
+	switch c {
+	case cursor.InvalidUTF8:
+		e.Err = ErrInvalidUTF8
+	case cursor.RequiredNotSet:
+		e.Err = ErrRequiredNotSet
+	case cursor.DepthExceeded:
+		e.Err = ErrDepthExceeded
+		e.Limit = w.MaxDepth()
+	case cursor.SizeExceeded:
+		e.Err = ErrSizeExceeded
+		e.Limit = o.maxSize()
+	case cursor.SizeMismatch:
+		e.Err = ErrSizeMismatch
+	case cursor.MessageSetUnsupported:
+		e.Err = ErrMessageSet
+	default:
+		e.Err = ErrForeignField
+	}
+	if f != nil {
+		e.Field = f.Desc.FullName()
+	}
+	e.Path = string(w.AppendPath(nil, f))
+	return e
+}

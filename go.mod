@@ -1,0 +1,13 @@
+module github.com/protolayout/protolayout
+
+go 1.26.0
+
+require (
+	github.com/bufbuild/protocompile v0.14.1 // indirect
+	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
+	go.opentelemetry.io/proto/otlp v1.11.1 // indirect
+	golang.org/x/sync v0.8.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)

@@ -1,0 +1,320 @@
+// Package layout compiles a protobuf message descriptor into an immutable
+// Layout: the fields in the order proto.Marshal emits them, each with
+// everything the encoder needs precomputed (wire type, encoded key, presence,
+// packing, UTF-8 rule, required flag, group encoding, map key and value
+// layouts, child layout).
+//
+// Layouts are built once per descriptor and cached by descriptor identity:
+// two loads of the same schema give two descriptors with the same full name,
+// and each gets its own Layout. Child layouts are linked lazily, on first use,
+// so recursive schemas terminate. Everything here is safe for concurrent use.
+//
+// The package is for the cursor, sizing and encoder packages of this module;
+// it encodes nothing itself.
+package layout
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/protolayout/protolayout/internal/wire"
+)
+
+// Layout is the compiled form of one message descriptor. It is immutable
+// once built and shared by every goroutine.
+type Layout struct {
+	// Desc is the descriptor the layout was built from.
+	Desc protoreflect.MessageDescriptor
+
+	// Fields holds every field of the message in emission order, the order
+	// proto.Marshal writes them: fields outside real oneofs by ascending
+	// number (proto3 optional fields count as outside), then the members
+	// of each real oneof, oneofs in declaration order and members by
+	// ascending number. Extensions are not listed; see Extension.
+	//
+	// The order lives here and only here, so that a second order (strict
+	// field-number order, for example) can later be offered as a second
+	// index slice over the same records.
+	Fields []Field
+
+	// Regular is the number of leading entries of Fields that are not
+	// members of a real oneof.
+	Regular int
+
+	// Oneofs lists the real (non-synthetic) oneofs in declaration order.
+	Oneofs []Oneof
+
+	// Extendable reports whether the message declares extension ranges.
+	Extendable bool
+
+	// MessageSet reports whether the message uses the legacy MessageSet
+	// wire format, which this module does not encode.
+	MessageSet bool
+
+	// Required reports whether any field of this message itself is
+	// required (proto2 required or editions LEGACY_REQUIRED).
+	Required bool
+
+	// position maps a field's declaration index to its position in Fields.
+	position []int32
+}
+
+// Oneof describes one real oneof of a message.
+type Oneof struct {
+	// Desc is the oneof's descriptor.
+	Desc protoreflect.OneofDescriptor
+	// First and End delimit the oneof's members in Layout.Fields.
+	First, End int
+}
+
+// Field is the compiled form of one field.
+type Field struct {
+	// Desc is the field's descriptor.
+	Desc protoreflect.FieldDescriptor
+	// Number is the field number.
+	Number protowire.Number
+	// Kind is the field's kind; for a map field it is MessageKind.
+	Kind protoreflect.Kind
+	// WireType is the wire type of one value of the field (the start-group
+	// type for groups); a packed list is written as one BytesType record.
+	WireType protowire.Type
+	// Tag is the encoded key of one value (for groups, the start key).
+	Tag []byte
+	// EndTag is the encoded end-group key; it is nil unless Group.
+	EndTag []byte
+	// PackedTag is the encoded key of a packed record; nil unless Packed.
+	PackedTag []byte
+
+	// List is set for repeated fields other than maps.
+	List bool
+	// Map is set for map fields.
+	Map bool
+	// Packed is set for repeated scalar fields written as one packed record.
+	Packed bool
+	// Explicit is set when the field tracks presence (proto2 optional,
+	// proto3 optional, editions EXPLICIT, messages, oneof members,
+	// extensions). Implicit-presence fields skip their zero value.
+	Explicit bool
+	// Oneof is the index in Layout.Oneofs of the real oneof holding the
+	// field, or -1.
+	Oneof int
+	// ValidateUTF8 is set for string fields whose values must be valid
+	// UTF-8 (proto3, or editions with utf8_validation = VERIFY).
+	ValidateUTF8 bool
+	// Required is set for proto2 required and editions LEGACY_REQUIRED
+	// fields.
+	Required bool
+	// Group is set for group-encoded (proto2 group, editions DELIMITED)
+	// message fields.
+	Group bool
+	// Extension is set for extension fields.
+	Extension bool
+	// FixedWidth is the encoded width of every value when it does not
+	// depend on the value, else 0.
+	FixedWidth int
+
+	// MapKey and MapValue describe a map field's entry fields.
+	MapKey, MapValue *Field
+
+	child atomic.Pointer[Layout]
+}
+
+// IsMessage reports whether values of the field are messages (including
+// groups and map values of message type).
+func (f *Field) IsMessage() bool {
+	return f.Kind == protoreflect.MessageKind || f.Kind == protoreflect.GroupKind
+}
+
+// Message returns the layout of the field's message type, building and
+// caching it on first use. It returns nil for fields that do not hold
+// messages and for map fields (use MapValue.Message).
+func (f *Field) Message() *Layout {
+	if l := f.child.Load(); l != nil {
+		return l
+	}
+	if f.Map || !f.IsMessage() {
+		return nil
+	}
+	l := Of(f.Desc.Message())
+	f.child.Store(l)
+	return l
+}
+
+// Lookup returns the field record for fd, a field of this message, or nil if
+// fd does not belong to the layout's message.
+func (l *Layout) Lookup(fd protoreflect.FieldDescriptor) *Field {
+	i := fd.Index()
+	if i < 0 || i >= len(l.position) {
+		return nil
+	}
+	f := &l.Fields[l.position[i]]
+	if f.Number != fd.Number() {
+		return nil
+	}
+	return f
+}
+
+var (
+	cache      sync.Map // protoreflect.MessageDescriptor -> *Layout
+	extensions sync.Map // protoreflect.FieldDescriptor -> *Field
+	builds     atomic.Int64
+)
+
+// Of returns the layout of md, building it on first use. Concurrent first
+// calls may each build a layout, but all of them return the one that was
+// stored first.
+func Of(md protoreflect.MessageDescriptor) *Layout {
+	if v, ok := cache.Load(md); ok {
+		return v.(*Layout)
+	}
+	v, _ := cache.LoadOrStore(md, build(md))
+	return v.(*Layout)
+}
+
+// Builds reports how many layouts have been built since the process
+// started, winners and losers of concurrent first use alike. Tests use it.
+func Builds() int64 { return builds.Load() }
+
+// Extension returns the field record of the extension xd. xd may be an
+// extension type descriptor; records are cached by the underlying
+// extension descriptor.
+func Extension(xd protoreflect.FieldDescriptor) *Field {
+	key := xd
+	if t, ok := xd.(protoreflect.ExtensionTypeDescriptor); ok {
+		key = t.Descriptor()
+	}
+	if v, ok := extensions.Load(key); ok {
+		return v.(*Field)
+	}
+	f := new(Field)
+	initField(f, key, -1)
+	v, _ := extensions.LoadOrStore(key, f)
+	return v.(*Field)
+}
+
+func build(md protoreflect.MessageDescriptor) *Layout {
+	builds.Add(1)
+	fds := md.Fields()
+	l := &Layout{
+		Desc:       md,
+		Fields:     make([]Field, fds.Len()),
+		Extendable: md.ExtensionRanges().Len() > 0,
+		MessageSet: isMessageSet(md),
+		position:   make([]int32, fds.Len()),
+	}
+
+	// Emission order (proto's legacy field order): fields outside real
+	// oneofs by number, then real oneof members by oneof declaration
+	// index, then by number.
+	order := make([]protoreflect.FieldDescriptor, fds.Len())
+	for i := range order {
+		order[i] = fds.Get(i)
+	}
+	slices.SortFunc(order, func(a, b protoreflect.FieldDescriptor) int {
+		oa, ob := realOneof(a), realOneof(b)
+		switch {
+		case oa == nil && ob != nil:
+			return -1
+		case oa != nil && ob == nil:
+			return 1
+		case oa != nil && ob != nil && oa.Index() != ob.Index():
+			return cmp.Compare(oa.Index(), ob.Index())
+		}
+		return cmp.Compare(a.Number(), b.Number())
+	})
+
+	oneofIndex := map[int]int{} // oneof declaration index -> index in l.Oneofs
+	for i, fd := range order {
+		oi := -1
+		if od := realOneof(fd); od != nil {
+			j, ok := oneofIndex[od.Index()]
+			if !ok {
+				j = len(l.Oneofs)
+				oneofIndex[od.Index()] = j
+				l.Oneofs = append(l.Oneofs, Oneof{Desc: od, First: i})
+			}
+			l.Oneofs[j].End = i + 1
+			oi = j
+		} else {
+			l.Regular = i + 1
+		}
+		f := &l.Fields[i]
+		initField(f, fd, oi)
+		l.position[fd.Index()] = int32(i)
+		if f.Required {
+			l.Required = true
+		}
+	}
+	return l
+}
+
+func initField(f *Field, fd protoreflect.FieldDescriptor, oneof int) {
+	f.Desc = fd
+	f.Number = fd.Number()
+	f.Kind = fd.Kind()
+	f.Oneof = oneof
+	f.Extension = fd.IsExtension()
+	f.Map = fd.IsMap()
+	f.List = fd.IsList()
+	f.Packed = f.List && fd.IsPacked()
+	f.Explicit = fd.HasPresence()
+	f.Required = fd.Cardinality() == protoreflect.Required
+	f.Group = f.Kind == protoreflect.GroupKind
+	f.ValidateUTF8 = f.Kind == protoreflect.StringKind && enforceUTF8(fd)
+	f.WireType = wire.WireType(f.Kind)
+	f.FixedWidth = wire.FixedWidth(f.Kind)
+	f.Tag = wire.AppendTag(nil, f.Number, f.WireType)
+	if f.Group {
+		f.EndTag = wire.AppendTag(nil, f.Number, protowire.EndGroupType)
+	}
+	if f.Packed {
+		f.PackedTag = wire.AppendTag(nil, f.Number, protowire.BytesType)
+	}
+	if f.Map {
+		f.Kind = protoreflect.MessageKind
+		f.WireType = protowire.BytesType
+		f.Tag = wire.AppendTag(nil, f.Number, protowire.BytesType)
+		f.MapKey = new(Field)
+		initField(f.MapKey, fd.MapKey(), -1)
+		f.MapValue = new(Field)
+		initField(f.MapValue, fd.MapValue(), -1)
+	}
+}
+
+// realOneof returns the real (non-synthetic) oneof holding fd, or nil.
+func realOneof(fd protoreflect.FieldDescriptor) protoreflect.OneofDescriptor {
+	if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+		return od
+	}
+	return nil
+}
+
+// enforceUTF8 is proto's rule for validating strings: editions files follow
+// the descriptor's resolved utf8_validation feature, which only field
+// descriptors expose (extension descriptors do not, so editions string
+// extensions are never validated, as in proto.Marshal); otherwise only
+// proto3 files validate.
+func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
+	if fd.Syntax() == protoreflect.Editions {
+		if v, ok := fd.(interface{ EnforceUTF8() bool }); ok {
+			return v.EnforceUTF8()
+		}
+	}
+	return fd.Syntax() == protoreflect.Proto3
+}
+
+func isMessageSet(md protoreflect.MessageDescriptor) bool {
+	if v, ok := md.(interface{ IsMessageSet() bool }); ok {
+		return v.IsMessageSet()
+	}
+	if opts, ok := md.Options().(*descriptorpb.MessageOptions); ok {
+		return opts.GetMessageSetWireFormat()
+	}
+	return false
+}

@@ -1,0 +1,303 @@
+// Package sizing is the size pass of the encoder. It walks a message over
+// its layouts (through a cursor.Walker), validates it before anything is
+// written (UTF-8 where the schema asks, required fields, depth, the size
+// limit), and records the size of every length-prefixed part (nested
+// messages, groups, map entries, packed fields) in traversal order, so that
+// the write pass takes each length from the record and never sizes anything
+// twice.
+//
+// All arithmetic is checked against the size limit, which is at most
+// 2 GiB - 1, so no sum can overflow.
+//
+// Shared subtrees (one message object reachable along several paths) are
+// handled by bounded identity summaries: a subtree whose sizing examined
+// more than MemoThreshold content units (fields, elements, unknown bytes,
+// string bytes) is remembered by message identity for the rest of the call.
+// When the same message shows up again, its recorded size is reused and the
+// record points the write pass at the first occurrence's nested sizes. Small
+// subtrees are never looked up, so ordinary trees pay nothing for this.
+//
+// The package is for the encoder package of this module.
+package sizing
+
+import (
+	"reflect"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/internal/wire"
+	"github.com/protolayout/protolayout/layout"
+)
+
+// MemoThreshold is the number of content units above which a sized subtree
+// is remembered by identity within one call.
+const MemoThreshold = 64
+
+// maxMemoLayouts bounds the list of layouts known to have remembered
+// subtrees; past it, every message is looked up.
+const maxMemoLayouts = 8
+
+// maxRetained bounds the slot capacity a Sizer keeps between calls.
+const maxRetained = 4096
+
+// Options configure a size pass.
+type Options struct {
+	// Walk configures the traversal (depth limit, required fields).
+	Walk cursor.Options
+	// MaxSize is the largest encoding allowed; 0 or anything above
+	// 2 GiB - 1 means 2 GiB - 1.
+	MaxSize int
+	// ValidateUTF8 checks strings whose schema requires valid UTF-8.
+	ValidateUTF8 bool
+}
+
+// Slot records the size of one length-prefixed part, in traversal order.
+type Slot struct {
+	// Size is the byte length of the part's body.
+	Size int
+	// Ref is -1, or the index of the slot of an earlier occurrence of the
+	// same message, whose nested slots the write pass replays.
+	Ref int
+}
+
+// Stats describe the last size pass, for tests and diagnostics.
+type Stats struct {
+	// Remembered counts subtrees stored by identity.
+	Remembered int
+	// Reused counts subtrees whose size came from an earlier occurrence.
+	Reused int
+	// Lookups counts identity lookups.
+	Lookups int
+}
+
+type level struct {
+	size   int
+	units  int
+	height int // deepest message nesting below this part
+	slot   int // index in Slots, or -1 for the root
+	field  *layout.Field
+	msg    protoreflect.Message // set for message parts eligible for memoizing
+	entry  bool
+}
+
+type memo struct {
+	slot, size, units, height int
+}
+
+// Sizer runs size passes. The zero Sizer is ready to use; it belongs to one
+// goroutine at a time and keeps its scratch space between calls.
+type Sizer struct {
+	// Slots are the sizes recorded by the last pass, in traversal order.
+	Slots []Slot
+	// Stats describe the last pass.
+	Stats Stats
+
+	stack   []level
+	memo    map[protoreflect.Message]memo
+	layouts []*layout.Layout // layouts with remembered subtrees
+	anyLay  bool             // too many layouts to track: look up everything
+}
+
+// Size walks m with w and returns the size of its encoding. On failure it
+// returns the fault and the field to blame (nil when none is), with w left
+// at the point of failure so the caller can read the path; the caller
+// releases w in either case.
+func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, cursor.Fault, *layout.Field) {
+	limit := o.MaxSize
+	if limit <= 0 || limit > wire.MaxSize {
+		limit = wire.MaxSize
+	}
+	s.reset()
+	w.Reset(m, o.Walk)
+	s.stack = append(s.stack, level{slot: -1})
+
+	for {
+		it := w.Next()
+		top := &s.stack[len(s.stack)-1]
+		var n int
+		switch it.Kind {
+		case cursor.Done:
+			return top.size, cursor.OK, nil
+
+		case cursor.Failed:
+			return 0, it.Fault, it.Field
+
+		case cursor.Value:
+			f := it.Field
+			top.units++
+			switch f.Kind {
+			case protoreflect.StringKind:
+				v := it.Value.String()
+				if o.ValidateUTF8 && f.ValidateUTF8 && !utf8.ValidString(v) {
+					return 0, cursor.InvalidUTF8, f
+				}
+				top.units += len(v)
+			case protoreflect.BytesKind:
+				top.units += len(it.Value.Bytes())
+			}
+			n = len(f.Tag) + wire.SizeScalar(f.Kind, it.Value)
+
+		case cursor.Packed:
+			f := it.Field
+			l := it.List
+			cnt := l.Len()
+			top.units += cnt
+			var body int
+			if f.FixedWidth > 0 {
+				var ok bool
+				if body, ok = wire.MulSize(cnt, f.FixedWidth, limit); !ok {
+					return 0, cursor.SizeExceeded, f
+				}
+			} else {
+				for i := range cnt {
+					body += wire.SizeScalar(f.Kind, l.Get(i))
+				}
+				if body > limit {
+					return 0, cursor.SizeExceeded, f
+				}
+			}
+			s.Slots = append(s.Slots, Slot{Size: body, Ref: -1})
+			n = len(f.PackedTag) + wire.SizeVarint(uint64(body)) + body
+
+		case cursor.Unknown:
+			n = len(it.Raw)
+			top.units += n
+
+		case cursor.Enter:
+			msg := it.Message
+			if msg != nil && s.memo != nil && s.mayLookup(msg) {
+				s.Stats.Lookups++
+				if e, ok := s.memo[msg]; ok && w.Depth()+e.height <= w.MaxDepth() {
+					w.Skip()
+					s.Stats.Reused++
+					s.Slots = append(s.Slots, Slot{Size: e.size, Ref: e.slot})
+					top.units += e.units
+					top.height = max(top.height, e.height+1)
+					if n, ok = wrapped(it.Field, e.size, limit); !ok {
+						return 0, cursor.SizeExceeded, it.Field
+					}
+					break
+				}
+			}
+			s.stack = append(s.stack, level{slot: len(s.Slots), field: it.Field, msg: msg})
+			s.Slots = append(s.Slots, Slot{Size: 0, Ref: -1})
+			continue
+
+		case cursor.Entry:
+			s.stack = append(s.stack, level{slot: len(s.Slots), field: it.Field, entry: true})
+			s.Slots = append(s.Slots, Slot{Size: 0, Ref: -1})
+			continue
+
+		case cursor.Exit:
+			lv := *top
+			s.stack[len(s.stack)-1] = level{}
+			s.stack = s.stack[:len(s.stack)-1]
+			top = &s.stack[len(s.stack)-1]
+			s.Slots[lv.slot].Size = lv.size
+			var ok bool
+			if n, ok = wrapped(lv.field, lv.size, limit); !ok {
+				return 0, cursor.SizeExceeded, lv.field
+			}
+			top.units += lv.units + 1
+			if lv.entry {
+				top.height = max(top.height, lv.height)
+			} else {
+				top.height = max(top.height, lv.height+1)
+				if lv.units > MemoThreshold && lv.msg != nil && reflect.TypeOf(lv.msg).Comparable() {
+					s.remember(lv)
+				}
+			}
+		}
+
+		var ok bool
+		if top.size, ok = wire.AddSize(top.size, n, limit); !ok {
+			return 0, cursor.SizeExceeded, it.Field
+		}
+	}
+}
+
+// wrapped returns the size of a part with body size n written through field
+// f: the key and length prefix, or the start and end keys of a group.
+func wrapped(f *layout.Field, n, limit int) (int, bool) {
+	if f.Group {
+		return wire.AddSize(n, len(f.Tag)+len(f.EndTag), limit)
+	}
+	return wire.AddSize(n, len(f.Tag)+wire.SizeVarint(uint64(n)), limit)
+}
+
+func (s *Sizer) remember(lv level) {
+	if s.memo == nil {
+		s.memo = make(map[protoreflect.Message]memo)
+	}
+	if _, dup := s.memo[lv.msg]; dup {
+		return
+	}
+	s.memo[lv.msg] = memo{slot: lv.slot, size: lv.size, units: lv.units, height: lv.height}
+	s.Stats.Remembered++
+	if s.anyLay {
+		return
+	}
+	lay := layout.Of(lv.msg.Descriptor())
+	for _, l := range s.layouts {
+		if l == lay {
+			return
+		}
+	}
+	if len(s.layouts) == maxMemoLayouts {
+		s.anyLay = true
+		return
+	}
+	s.layouts = append(s.layouts, lay)
+}
+
+// mayLookup reports whether msg could have been remembered: only messages
+// of a layout with remembered subtrees can, and only comparable ones.
+func (s *Sizer) mayLookup(msg protoreflect.Message) bool {
+	if len(s.memo) == 0 {
+		return false
+	}
+	if !s.anyLay {
+		md := msg.Descriptor()
+		found := false
+		for _, l := range s.layouts {
+			if l.Desc == md {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return reflect.TypeOf(msg).Comparable()
+}
+
+func (s *Sizer) reset() {
+	clear(s.stack)
+	s.stack = s.stack[:0]
+	s.Slots = s.Slots[:0]
+	s.Stats = Stats{}
+	if len(s.memo) > 0 {
+		clear(s.memo)
+	}
+	clear(s.layouts)
+	s.layouts = s.layouts[:0]
+	s.anyLay = false
+}
+
+// Release drops every message reference the Sizer holds and trims its
+// scratch space.
+func (s *Sizer) Release() {
+	if len(s.memo) > maxRetained {
+		s.memo = nil
+	}
+	s.reset()
+	if cap(s.Slots) > maxRetained {
+		s.Slots = nil
+	}
+	if cap(s.stack) > 64 {
+		s.stack = nil
+	}
+}
