@@ -1,0 +1,70 @@
+// Package encoder encodes protobuf messages into wire bytes by walking them
+// over layouts compiled from their descriptors: a drop-in for proto.Marshal
+// that works the same on generated messages and on dynamicpb messages built
+// from schemas loaded at run time.
+//
+// # Contract
+//
+// Bytes: for every message, generated or dynamic, Marshal returns what
+// proto.MarshalOptions{Deterministic: true}.Marshal returns for the same
+// message: set extensions by ascending number, then fields outside real
+// oneofs by ascending number, then the set member of each real oneof in
+// oneof declaration order, then unknown bytes verbatim; map entries sorted
+// by key. (Without Deterministic, proto.Marshal may order map entries, and
+// for dynamicpb messages even fields, differently on every call; this
+// package always writes the deterministic order.)
+//
+// Errors: every input proto.Marshal refuses is refused here too, invalid
+// UTF-8 where the schema asks for validation and required fields not set
+// (unless AllowPartial), with errors.Is(err, proto.Error) true and the
+// field's full name and path in the message. On top of that, limits that
+// proto.Marshal lacks: a depth limit (MaxDepth; a message that contains
+// itself is an error instead of a crashed process), a size limit (MaxSize,
+// at most 2 GiB - 1), and a check of every nested length after it is
+// written, so a message changed during the call is an error, never corrupt
+// output. Nothing panics on bad input, and on error nothing is appended to
+// the caller's buffer.
+//
+// # How it works
+//
+// Each call makes two passes over the message through a cursor.Walker, an
+// explicit stack of frames (no recursion, so depth never grows the
+// goroutine stack). The size pass (package sizing) validates everything and
+// records the size of every nested message, group, map entry and packed
+// field in traversal order; the write pass appends into a buffer presized to
+// the exact total, taking each length from that record. Nothing is sized
+// twice, however deep the nesting. Messages are read through protoreflect
+// with typed accessors only, so a reused Encoder allocates nothing per call
+// on dynamicpb messages.
+//
+// # Decisions where proto.Marshal's two paths disagree
+//
+// proto.Marshal encodes generated messages with a table-driven fast path
+// and everything else (dynamicpb) through reflection; the two differ in a
+// few corners. This package follows the reflection path:
+//
+//   - A repeated string extension declared in a proto3 file is validated as
+//     UTF-8 (the fast path skips it; the reflection path fails).
+//   - MessageSet types fail with ErrMessageSet (the fast path writes them
+//     without their unknown fields, with Size disagreeing with the output).
+//   - Where both paths agree we match them even against the spec's wording:
+//     string extensions of editions files are never validated.
+//
+// Known differences that reflection cannot avoid:
+//
+//   - A float32 signalling NaN is quieted (protoreflect stores float32 as
+//     float64, which sets the quiet bit); the fast path keeps the payload.
+//   - Lazily decoded fields of Opaque-API messages are written canonically;
+//     proto.Marshal in default mode copies their original bytes.
+//   - When a required field is missing, proto.Marshal returns the complete
+//     encoding together with its error; this package returns no bytes.
+//   - When several required fields are missing, the one named follows the
+//     fast path's rule (first in emission order, nested messages in turn).
+//
+// # Concurrency and allocation
+//
+// Marshal, Size and the MarshalOptions methods are safe for concurrent use;
+// they borrow pooled Encoders. An Encoder belongs to one goroutine at a
+// time, keeps its scratch space between calls (bounded), and holds no
+// reference to a caller's message once a call returns.
+package encoder
