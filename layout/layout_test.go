@@ -56,8 +56,8 @@ func TestEmissionOrder(t *testing.T) {
 	md := load(t, orderProto).Messages().ByName("M")
 	l := layout.Of(md)
 	var got []protoreflect.FieldNumber
-	for _, f := range l.Fields {
-		got = append(got, f.Number)
+	for i := range l.Fields {
+		got = append(got, l.Fields[i].Number)
 	}
 	// Fields outside oneofs by number, then oneof "second" (declared
 	// first) by number, then oneof "first".

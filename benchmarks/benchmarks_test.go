@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestBenchmarks verifies every contestant on every workload, as the
+// benchmarks and the report do before timing them.
+func TestBenchmarks(t *testing.T) {
+	ws, err := workloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if len(w.ref) == 0 {
+			t.Errorf("%s: empty workload", w.name)
+		}
+		for _, ct := range contestants {
+			c := &benchCase{workload: w, contestant: ct, marshal: ct.prepare(w)}
+			t.Run(c.name(), func(t *testing.T) {
+				if err := c.verify(); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}
+
+// TestWorkloadsDeterministic checks that building the workloads again gives
+// the same bytes, so that runs stay comparable.
+func TestWorkloadsDeterministic(t *testing.T) {
+	for _, build := range []func() (*workload, error){otlpWorkload, descriptorsWorkload} {
+		a, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.ref, b.ref) {
+			t.Errorf("%s: two builds differ", a.name)
+		}
+		if a.dynamic.ProtoReflect().Descriptor() == a.generated.ProtoReflect().Descriptor() {
+			t.Errorf("%s: the dynamic twin uses the compiled-in descriptor", a.name)
+		}
+	}
+}
+
+func BenchmarkMarshal(b *testing.B) {
+	all, err := cases(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range all {
+		b.Run(c.name(), c.body)
+	}
+}
+
+// TestReportSmoke runs the report program on one workload with a tiny
+// benchmark time, as text and as JSON.
+func TestReportSmoke(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"-workload", "^otlp$", "-benchtime", "1ms"}, &out, &errs); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errs.String())
+	}
+	text := out.String()
+	for _, want := range append([]string{"cpu:", "go:", "modules:", "contestant", "ns/op", "MB/s", "B/op", "allocs/op", "vs proto/generated", "otlp:"}, names()...) {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "descriptors:") {
+		t.Errorf("-workload did not filter:\n%s", text)
+	}
+	if !strings.Contains(errs.String(), "otlp") {
+		t.Errorf("no progress line on stderr: %q", errs.String())
+	}
+
+	out.Reset()
+	errs.Reset()
+	if code := run([]string{"-workload", "otlp", "-benchtime", "3x", "-count", "2", "-json"}, &out, &errs); code != 0 {
+		t.Fatalf("-json: exit code %d; stderr:\n%s", code, errs.String())
+	}
+	var rep jsonReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("-json output: %v\n%s", err, out.String())
+	}
+	if len(rep.Workloads) != 1 || len(rep.Workloads[0].Results) != len(contestants) {
+		t.Fatalf("-json: unexpected shape:\n%s", out.String())
+	}
+	for _, r := range rep.Workloads[0].Results {
+		if r.Iterations != 3 || len(r.Rounds) != 2 || r.NsPerOp <= 0 {
+			t.Errorf("-json: %s: iterations %d, rounds %v, ns/op %v", r.Contestant, r.Iterations, r.Rounds, r.NsPerOp)
+		}
+	}
+}
+
+func TestReportBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-workload", "("},
+		{"-workload", "^nothing$"},
+		{"-count", "0"},
+		{"-benchtime", "soon"},
+		{"extra"},
+	} {
+		var out, errs bytes.Buffer
+		if code := run(args, &out, &errs); code == 0 {
+			t.Errorf("run(%q) succeeded", args)
+		}
+	}
+}
+
+func names() []string {
+	var out []string
+	for _, c := range contestants {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// TestVerifyCatches checks that verify rejects wrong output, both byte for
+// byte and by decoding.
+func TestVerifyCatches(t *testing.T) {
+	ws, err := workloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ws[0]
+	flipped := bytes.Clone(w.ref)
+	flipped[len(flipped)-1] ^= 1
+	for _, tc := range []struct {
+		name  string
+		exact bool
+		out   []byte
+	}{
+		{"exact/flipped", true, flipped},
+		{"exact/short", true, w.ref[:len(w.ref)-1]},
+		{"decoded/flipped", false, flipped},
+		{"decoded/short", false, w.ref[:len(w.ref)-1]},
+	} {
+		c := &benchCase{
+			workload:   w,
+			contestant: contestant{name: tc.name, exact: tc.exact},
+			marshal:    func() ([]byte, error) { return tc.out, nil },
+		}
+		if err := c.verify(); err == nil {
+			t.Errorf("%s: verify accepted wrong output", tc.name)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+}
