@@ -3,11 +3,15 @@ module github.com/protolayout/protolayout
 go 1.26.0
 
 require (
-	github.com/bufbuild/protocompile v0.14.1 // indirect
-	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/bufbuild/protocompile v0.14.1
+	github.com/dustin/go-humanize v1.1.0
+	github.com/klauspost/cpuid/v2 v2.4.2
+	go.opentelemetry.io/proto/otlp v1.11.1
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.31.0 // indirect
-	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
-	go.opentelemetry.io/proto/otlp v1.11.1 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
@@ -15,5 +19,4 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/grpc v1.84.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )
