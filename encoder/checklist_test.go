@@ -125,7 +125,7 @@ func TestChecklist02FieldsAscendingProto3OptionalIsRegular(t *testing.T) {
 func TestChecklist03OneofsByDeclarationIndex(t *testing.T) {
 	m := &test2pb.TestAllTypes{
 		OneofField:    &test2pb.TestAllTypes_OneofClosedEnum{OneofClosedEnum: test2pb.ClosedEnum_CLOSED_TWO}, // 122, oneof 0
-		OneofOptional: &test2pb.TestAllTypes_OneofOptionalUint32{OneofOptionalUint32: 1},                   // 120, oneof 1
+		OneofOptional: &test2pb.TestAllTypes_OneofOptionalUint32{OneofOptionalUint32: 1},                     // 120, oneof 1
 	}
 	hasNumbers(t, m, 122, 120)
 	same(t, m)
@@ -339,7 +339,7 @@ func TestChecklist16OneofZeroWritten(t *testing.T) {
 
 func TestChecklist17NilMessagesAreEmpty(t *testing.T) {
 	cases := []proto.Message{
-		&test3pb.TestAllTypes{OneofField: &test3pb.TestAllTypes_OneofNestedMessage{}},                      // nil in a oneof wrapper
+		&test3pb.TestAllTypes{OneofField: &test3pb.TestAllTypes_OneofNestedMessage{}},                    // nil in a oneof wrapper
 		&test3pb.TestAllTypes{RepeatedNestedMessage: []*test3pb.TestAllTypes_NestedMessage{nil, {A: 1}}}, // nil element
 		&test3pb.TestAllTypes{MapStringNestedMessage: map[string]*test3pb.TestAllTypes_NestedMessage{"k": nil}},
 		&test2pb.TestAllTypes{OneofField: &test2pb.TestAllTypes_Oneofgroup{}},
