@@ -154,7 +154,7 @@ func TestWireTreeDescriptor(t *testing.T) {
 	}
 
 	// Maps, doubles, strings and a bytes field that looks like a message.
-	s, err := structpb.NewStruct(map[string]any{"a": -0.0, "b": "x\ny"})
+	s, err := structpb.NewStruct(map[string]any{"a": 0.0, "b": "x\ny"})
 	if err != nil {
 		t.Fatal(err)
 	}
