@@ -39,8 +39,10 @@ const MemoThreshold = 64
 // subtrees; past it, every message is looked up.
 const maxMemoLayouts = 8
 
-// maxRetained bounds the slot capacity a Sizer keeps between calls.
-const maxRetained = 4096
+// maxRetained bounds the slot capacity (and remembered subtrees) a Sizer
+// keeps between calls: 65,536 slots, 1 MiB, enough for messages of several
+// megabytes, so that a reused encoder does not allocate per call for them.
+const maxRetained = 1 << 16
 
 // Options configure a size pass.
 type Options struct {

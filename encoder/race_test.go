@@ -1,0 +1,5 @@
+//go:build race
+
+package encoder_test
+
+func init() { raceEnabled = true }
