@@ -2,7 +2,6 @@ package encoder_test
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -198,11 +197,4 @@ func TestDescriptorSetEquivalence(t *testing.T) {
 			t.Fatalf("file %d (%s)", i, f.GetName())
 		}
 	}
-}
-
-func ExampleMarshalOptions() {
-	m := &descriptorpb.FileDescriptorProto{Name: proto.String("a.proto"), Dependency: []string{"b.proto"}}
-	b, err := encoder.MarshalOptions{Deterministic: true}.Marshal(m)
-	fmt.Printf("% x %v\n", b, err)
-	// Output: 0a 07 61 2e 70 72 6f 74 6f 1a 07 62 2e 70 72 6f 74 6f <nil>
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -112,4 +113,24 @@ func ExampleMarshalOptions_maxDepth() {
 	_, err := encoder.MarshalOptions{MaxDepth: 100}.Marshal(m)
 	fmt.Println(errors.Is(err, encoder.ErrDepthExceeded))
 	// Output: true
+}
+
+func ExampleMarshalOptions() {
+	m := &descriptorpb.FileDescriptorProto{Name: proto.String("a.proto"), Dependency: []string{"b.proto"}}
+	b, err := encoder.MarshalOptions{Deterministic: true}.Marshal(m)
+	fmt.Printf("% x %v\n", b, err)
+	// Output: 0a 07 61 2e 70 72 6f 74 6f 1a 07 62 2e 70 72 6f 74 6f <nil>
+}
+
+// Encoder.Size reports the limits' errors that MarshalOptions.Size folds
+// into 0.
+func ExampleEncoder_Size() {
+	enc := encoder.NewEncoder(encoder.MarshalOptions{MaxSize: 4})
+	n, err := enc.Size(wrapperspb.String("hi"))
+	fmt.Println(n, err)
+	_, err = enc.Size(wrapperspb.String("hello"))
+	fmt.Println(errors.Is(err, encoder.ErrSizeExceeded))
+	// Output:
+	// 4 <nil>
+	// true
 }
