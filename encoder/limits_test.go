@@ -1,0 +1,134 @@
+package encoder_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
+)
+
+// Cycles of every shape fail with the depth error, quickly, for generated
+// and dynamic messages (proto.Marshal would overflow the stack).
+func TestCyclesFail(t *testing.T) {
+	gen := map[string]func() proto.Message{
+		"direct": func() proto.Message { m := &test3pb.TestRecursive{}; m.Child = m; return m },
+		"list":   func() proto.Message { m := &test3pb.TestRecursive{}; m.Children = []*test3pb.TestRecursive{{}, m}; return m },
+		"map": func() proto.Message {
+			m := &test3pb.TestRecursive{}
+			m.ByName = map[string]*test3pb.TestRecursive{"a": {}, "self": m}
+			return m
+		},
+		"oneof": func() proto.Message {
+			m := &test3pb.TestRecursive{}
+			m.Node = &test3pb.TestRecursive_OneofChild{OneofChild: m}
+			return m
+		},
+		"ring": func() proto.Message {
+			a, b, c := &test3pb.TestRecursive{}, &test3pb.TestRecursive{}, &test3pb.TestRecursive{}
+			a.Child, b.OptionalChild, c.Children = b, c, []*test3pb.TestRecursive{a}
+			return a
+		},
+	}
+	dt := protobuftest.TwinByName("protolayout.test3.TestRecursive").Dyn
+	fields := dt.Descriptor().Fields()
+	msg := protoreflect.ValueOfMessage
+	dyn := map[string]func() proto.Message{
+		"direct": func() proto.Message { m := dt.New(); m.Set(fields.ByName("child"), msg(m)); return m.Interface() },
+		"list": func() proto.Message {
+			m := dt.New()
+			m.Mutable(fields.ByName("children")).List().Append(msg(m))
+			return m.Interface()
+		},
+		"map": func() proto.Message {
+			m := dt.New()
+			m.Mutable(fields.ByName("by_name")).Map().Set(protoreflect.ValueOfString("self").MapKey(), msg(m))
+			return m.Interface()
+		},
+		"oneof": func() proto.Message { m := dt.New(); m.Set(fields.ByName("oneof_child"), msg(m)); return m.Interface() },
+		"ring": func() proto.Message {
+			a, b, c := dt.New(), dt.New(), dt.New()
+			a.Set(fields.ByName("child"), msg(b))
+			b.Set(fields.ByName("optional_child"), msg(c))
+			c.Mutable(fields.ByName("children")).List().Append(msg(a))
+			return a.Interface()
+		},
+	}
+	for _, set := range []map[string]func() proto.Message{gen, dyn} {
+		for name, build := range set {
+			m := build()
+			start := time.Now()
+			b, err := encoder.Marshal(m)
+			if !errors.Is(err, encoder.ErrDepthExceeded) || b != nil {
+				t.Errorf("%s %T: % x, %v", name, m, b, err)
+			}
+			if n := encoder.Size(m); n != 0 {
+				t.Errorf("%s: Size %d", name, n)
+			}
+			if el := time.Since(start); el > 2*time.Second {
+				t.Errorf("%s: took %v", name, el)
+			}
+		}
+	}
+}
+
+// mutating wraps a message and changes what a string field reads after a
+// number of reads, as a message mutated between the size pass and the
+// write pass would.
+type mutating struct {
+	protoreflect.Message
+	fd    protoreflect.FieldDescriptor
+	reads int
+	after int
+	child *mutating // returned for field childFD, if set
+	cfd   protoreflect.FieldDescriptor
+}
+
+func (m *mutating) ProtoReflect() protoreflect.Message { return m }
+func (m *mutating) Interface() protoreflect.ProtoMessage { return m }
+
+func (m *mutating) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	if m.child != nil && fd == m.cfd {
+		return protoreflect.ValueOfMessage(m.child)
+	}
+	if fd == m.fd {
+		m.reads++
+		if m.reads > m.after {
+			return protoreflect.ValueOfString("a much longer value than before")
+		}
+	}
+	return m.Message.Get(fd)
+}
+
+// A message that changes between the two passes is an error, never
+// corrupt output, and the caller's buffer is untouched.
+func TestMutationDuringEncode(t *testing.T) {
+	md := (&test3pb.TestAllTypes{}).ProtoReflect().Descriptor()
+	str := md.Fields().ByName("singular_string")
+	nested := md.Fields().ByName("singular_nested_message")
+
+	top := &mutating{Message: (&test3pb.TestAllTypes{SingularString: "short", SingularInt32: 1}).ProtoReflect(), fd: str, after: 1}
+
+	inner := &test3pb.TestAllTypes{SingularString: "short"}
+	nm := &test3pb.TestAllTypes_NestedMessage{A: 1, Corecursive: inner}
+	outerMsg := &test3pb.TestAllTypes{SingularNestedMessage: nm, SingularInt64: 5}
+	leaf := &mutating{Message: inner.ProtoReflect(), fd: str, after: 1}
+	mid := &mutating{Message: nm.ProtoReflect(), child: leaf, cfd: nm.ProtoReflect().Descriptor().Fields().ByName("corecursive")}
+	outer := &mutating{Message: outerMsg.ProtoReflect(), child: mid, cfd: nested}
+
+	for name, m := range map[string]proto.Message{"top": top, "nested": outer} {
+		prefix := []byte{7, 7}
+		b, err := encoder.MarshalOptions{}.MarshalAppend(prefix, m)
+		if !errors.Is(err, encoder.ErrSizeMismatch) || !errors.Is(err, proto.Error) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if len(b) != 2 || b[0] != 7 || b[1] != 7 {
+			t.Errorf("%s: buffer % x", name, b)
+		}
+	}
+}
