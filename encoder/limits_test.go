@@ -18,7 +18,11 @@ import (
 func TestCyclesFail(t *testing.T) {
 	gen := map[string]func() proto.Message{
 		"direct": func() proto.Message { m := &test3pb.TestRecursive{}; m.Child = m; return m },
-		"list":   func() proto.Message { m := &test3pb.TestRecursive{}; m.Children = []*test3pb.TestRecursive{{}, m}; return m },
+		"list": func() proto.Message {
+			m := &test3pb.TestRecursive{}
+			m.Children = []*test3pb.TestRecursive{{}, m}
+			return m
+		},
 		"map": func() proto.Message {
 			m := &test3pb.TestRecursive{}
 			m.ByName = map[string]*test3pb.TestRecursive{"a": {}, "self": m}
@@ -89,7 +93,7 @@ type mutating struct {
 	cfd   protoreflect.FieldDescriptor
 }
 
-func (m *mutating) ProtoReflect() protoreflect.Message { return m }
+func (m *mutating) ProtoReflect() protoreflect.Message   { return m }
 func (m *mutating) Interface() protoreflect.ProtoMessage { return m }
 
 func (m *mutating) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
