@@ -160,6 +160,26 @@ func (l *Layout) Lookup(fd protoreflect.FieldDescriptor) *Field {
 	return f
 }
 
+// ByNumber returns the field record with number n, or nil if the message
+// declares no such field (extensions included: see Extension).
+func (l *Layout) ByNumber(n protowire.Number) *Field {
+	fd := l.Desc.Fields().ByNumber(n)
+	if fd == nil {
+		return nil
+	}
+	return l.Lookup(fd)
+}
+
+// ByName returns the field record named name (the field's short name), or
+// nil if the message declares no such field.
+func (l *Layout) ByName(name protoreflect.Name) *Field {
+	fd := l.Desc.Fields().ByName(name)
+	if fd == nil {
+		return nil
+	}
+	return l.Lookup(fd)
+}
+
 var (
 	cache      sync.Map // protoreflect.MessageDescriptor -> *Layout
 	extensions sync.Map // protoreflect.FieldDescriptor -> *Field

@@ -213,3 +213,17 @@ func TestEditionsFeatures(t *testing.T) {
 		t.Errorf("extension record %+v", x)
 	}
 }
+
+func TestByNumberAndName(t *testing.T) {
+	md := load(t, orderProto).Messages().ByName("M")
+	l := layout.Of(md)
+	if f := l.ByNumber(2048); f == nil || f.Desc.Name() != "self" {
+		t.Errorf("ByNumber(2048) = %v", f)
+	}
+	if f := l.ByName("s9"); f == nil || f.Number != 9 {
+		t.Errorf("ByName(s9) = %v", f)
+	}
+	if l.ByNumber(4) != nil || l.ByNumber(150) != nil || l.ByName("nope") != nil {
+		t.Error("lookup of an undeclared field succeeded")
+	}
+}
