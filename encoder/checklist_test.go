@@ -216,12 +216,19 @@ func TestChecklist08DeterministicMapKeyOrder(t *testing.T) {
 func TestChecklist09NonDeterministicMapsAnyOrder(t *testing.T) {
 	m := &test3pb.TestAllTypes{MapStringString: map[string]string{"b": "1", "a": "2", "c": "3"}}
 	want, _ := det.Marshal(m)
-	// Any order is allowed; this encoder always writes the sorted one.
+	// Any order is allowed. The layout walk always writes the sorted one;
+	// generated messages on their own fast path follow proto.Marshal,
+	// whose order is random without Deterministic.
 	for _, x := range []proto.Message{m, dynOf(t, m)} {
-		got := mustMarshal(t, encoder.MarshalOptions{}, x)
+		got := mustMarshal(t, encoder.MarshalOptions{Checked: true}, x)
 		if !bytes.Equal(got, want) {
 			t.Errorf("%T: % x, want % x", x, got, want)
 		}
+	}
+	got := mustMarshal(t, encoder.MarshalOptions{}, m)
+	back := &test3pb.TestAllTypes{}
+	if err := proto.Unmarshal(got, back); err != nil || len(got) != len(want) || !proto.Equal(back, m) {
+		t.Errorf("fast path: % x", got)
 	}
 }
 
@@ -532,8 +539,13 @@ func TestChecklist29RepeatedStringExtensionValidated(t *testing.T) {
 	if _, err := det.Marshal(x); err != nil {
 		t.Fatalf("fast path no longer skips it: %v (revisit the decision)", err)
 	}
-	if _, err := encoder.Marshal(x); !errors.Is(err, encoder.ErrInvalidUTF8) {
-		t.Errorf("generated: %v, want ErrInvalidUTF8", err)
+	if _, err := (encoder.MarshalOptions{Checked: true}).Marshal(x); !errors.Is(err, encoder.ErrInvalidUTF8) {
+		t.Errorf("generated, checked walk: %v, want ErrInvalidUTF8", err)
+	}
+	// The generated fast path (the default for generated types) keeps its
+	// own behaviour, as documented on MarshalOptions.Checked.
+	if _, err := encoder.Marshal(x); err != nil {
+		t.Errorf("generated, fast path: %v", err)
 	}
 	// The dynamic twin, through proto.Marshal's reflection path, fails too.
 	d := dynamicpb.NewMessage(x.ProtoReflect().Descriptor())
@@ -747,9 +759,9 @@ func TestChecklist43DeterministicOnlyAffectsMapOrder(t *testing.T) {
 	g := &test3pb.TestAllTypes{}
 	protobuftest.Fill(g.ProtoReflect(), 43, protobuftest.RandOptions{MaxDepth: 2})
 	for _, x := range []proto.Message{g, dynOf(t, g)} {
-		a := mustMarshal(t, encoder.MarshalOptions{}, x)
-		b := mustMarshal(t, encoder.MarshalOptions{Deterministic: true}, x)
-		if !bytes.Equal(a, b) || (encoder.MarshalOptions{Deterministic: true}).Size(x) != len(a) {
+		a := mustMarshal(t, encoder.MarshalOptions{Checked: true}, x)
+		b := mustMarshal(t, encoder.MarshalOptions{Checked: true, Deterministic: true}, x)
+		if !bytes.Equal(a, b) || (encoder.MarshalOptions{Deterministic: true}).Size(x) != len(a) || encoder.Size(x) != len(a) {
 			t.Errorf("%T: modes differ", x)
 		}
 	}
@@ -775,10 +787,12 @@ func TestChecklist45CyclesAndDepthAreErrors(t *testing.T) {
 	if !errors.Is(err, encoder.ErrDepthExceeded) || !errors.Is(err, proto.Error) {
 		t.Fatalf("self-containing message: %v", err)
 	}
-	// The same through a generated type.
+	// The same through a generated type, on the checked walk (its own
+	// fast path, the default for generated types, has no depth limit).
+	checked := encoder.MarshalOptions{Checked: true}
 	g := &test3pb.TestRecursive{}
 	g.Child = g
-	if _, err := encoder.Marshal(g); !errors.Is(err, encoder.ErrDepthExceeded) {
+	if _, err := checked.Marshal(g); !errors.Is(err, encoder.ErrDepthExceeded) {
 		t.Fatalf("self-containing generated message: %v", err)
 	}
 	// 100,000 levels fail with the default limit and encode with a higher
@@ -790,10 +804,10 @@ func TestChecklist45CyclesAndDepthAreErrors(t *testing.T) {
 		cur.Child = &test3pb.TestRecursive{}
 		cur = cur.Child
 	}
-	if _, err := encoder.Marshal(root); !errors.Is(err, encoder.ErrDepthExceeded) {
+	if _, err := checked.Marshal(root); !errors.Is(err, encoder.ErrDepthExceeded) {
 		t.Fatalf("100,000 deep with the default limit: %v", err)
 	}
-	got, err := encoder.MarshalOptions{MaxDepth: n}.Marshal(root)
+	got, err := encoder.MarshalOptions{MaxDepth: n, Checked: true}.Marshal(root)
 	if err != nil {
 		t.Fatal(err)
 	}

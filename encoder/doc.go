@@ -25,6 +25,20 @@
 // output. Nothing panics on bad input, and on error nothing is appended to
 // the caller's buffer.
 //
+// # Generated messages
+//
+// A generated message is encoded by default through its own fast-path
+// methods (the ones proto.Marshal uses), under the size limit, so this
+// package is never slower than proto.Marshal on them: the bytes and the
+// errors are proto.Marshal's, and on error the checked walk runs to build
+// this package's detailed error while nothing is appended. The fast path's
+// own limits then apply: no depth limit (a generated message that contains
+// itself overflows the stack, as in proto.Marshal), no UTF-8 check of
+// repeated string extensions, map order random unless Deterministic.
+// MarshalOptions.Checked sends generated messages through the checked
+// layout walk instead, with every guarantee below; dynamicpb messages
+// always take it.
+//
 // # How it works
 //
 // Each call makes two passes over the message through a cursor.Walker, an

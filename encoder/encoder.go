@@ -34,9 +34,25 @@ type MarshalOptions struct {
 
 	// Deterministic asks for the same bytes for the same message on every
 	// call, as proto.MarshalOptions.Deterministic does: map entries sorted
-	// by key. This encoder always sorts map entries, so output never
-	// depends on this flag; it is kept for drop-in compatibility.
+	// by key. The layout walk always sorts map entries, so its output never
+	// depends on this flag; generated messages on their own fast path (see
+	// Checked) follow it exactly as proto.Marshal does.
 	Deterministic bool
+
+	// Checked makes generated messages take the checked layout walk too.
+	//
+	// By default a generated message (one whose ProtoMethods offer Marshal
+	// and Size) is encoded by its own fast-path methods, the ones
+	// proto.Marshal uses, under the size limit: the bytes and the errors
+	// are proto.Marshal's (on error the checked walk runs to build this
+	// package's detailed error, and nothing is appended), but the fast
+	// path has no depth limit and overflows the goroutine stack on a
+	// message that contains itself, skips UTF-8 validation of repeated
+	// string extensions, and reads each value twice (a message mutated
+	// concurrently is caught only by its final size check). Set Checked
+	// when generated messages may come from untrusted construction
+	// (cycles, extreme depth). dynamicpb messages always take the walk.
+	Checked bool
 
 	// UseCachedSize is accepted for drop-in compatibility and ignored: the
 	// encoder computes every size itself, once per call.
@@ -175,6 +191,13 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		return 0, nil
 	}
 	mr := m.ProtoReflect()
+	if e.fast(mr) {
+		n := proto.MarshalOptions{Deterministic: e.opts.Deterministic}.Size(m)
+		if max := e.opts.maxSize(); n > max {
+			return 0, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
+		}
+		return n, nil
+	}
 	n, fault, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
 	var err error
 	if fault != cursor.OK {
@@ -192,6 +215,56 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 		return b, nil
 	}
 	mr := m.ProtoReflect()
+	if e.fast(mr) {
+		return e.fastAppend(b, m, mr, fresh)
+	}
+	return e.walkAppend(b, mr, fresh)
+}
+
+// fast reports whether m goes through its own generated fast path.
+func (e *Encoder) fast(m protoreflect.Message) bool {
+	if e.opts.Checked {
+		return false
+	}
+	methods := m.ProtoMethods()
+	return methods != nil && methods.Marshal != nil && methods.Size != nil
+}
+
+// fastAppend encodes a generated message with its own fast-path methods:
+// a size pass (which fills the message's size cache) checked against the
+// limit, then the marshal, which reuses the cached sizes.
+func (e *Encoder) fastAppend(b []byte, m proto.Message, mr protoreflect.Message, fresh bool) ([]byte, error) {
+	o := proto.MarshalOptions{AllowPartial: true, Deterministic: e.opts.Deterministic}
+	size := o.Size(m)
+	if max := e.opts.maxSize(); size > max {
+		return b, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
+	}
+	o.AllowPartial = e.opts.AllowPartial
+	o.UseCachedSize = true
+	out, err := o.MarshalAppend(b, m)
+	if err != nil {
+		// Rebuild the error with the field and its path; the walk fails
+		// on everything the fast path fails on.
+		if _, werr := e.walkAppend(b, mr, false); werr != nil {
+			return b, werr
+		}
+		return b, err
+	}
+	if len(out)-len(b) != size {
+		return b, &Error{Err: ErrSizeMismatch, Message: mr.Descriptor().FullName()}
+	}
+	if size == 0 {
+		if fresh && mr.IsValid() {
+			return emptyBytes[:], nil
+		}
+		return b, nil
+	}
+	return out, nil
+}
+
+// walkAppend encodes m with the checked layout walk: the size pass, then
+// the write pass.
+func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]byte, error) {
 	size, fault, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(true))
 	if fault != cursor.OK {
 		err := newError(fault, f, &e.walker, mr, &e.opts)

@@ -85,13 +85,14 @@ func TestConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
-			enc := encoder.NewEncoder(encoder.MarshalOptions{})
+			opts := encoder.MarshalOptions{Deterministic: true}
+			enc := encoder.NewEncoder(opts)
 			for i := range 4 * len(msgs) {
 				k := (i + w*7) % len(msgs)
 				var got []byte
 				var err error
 				if i%2 == 0 {
-					got, err = encoder.Marshal(msgs[k])
+					got, err = opts.Marshal(msgs[k])
 				} else {
 					got, err = enc.Marshal(msgs[k])
 				}

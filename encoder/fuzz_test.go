@@ -9,6 +9,10 @@ import (
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
+// Seed corpora for every target live in testdata/fuzz/<Target>/ (crafted
+// edge inputs and regression seeds); go test runs them as ordinary tests.
+// `task fuzz` runs each target for a set time.
+
 // fuzzEquivalence decodes the fuzzer's bytes into the generated and the
 // dynamic form of one test message and, when they decode, holds protolayout
 // to the reference on both. Seeds are random messages of that type.
@@ -47,3 +51,47 @@ func FuzzProto3(f *testing.F)      { fuzzEquivalence(f, "protolayout.test3.TestA
 func FuzzEditions(f *testing.F)    { fuzzEquivalence(f, "protolayout.testeditions.TestAllTypes") }
 func FuzzRecursive(f *testing.F)   { fuzzEquivalence(f, "protolayout.test3.TestRecursive") }
 func FuzzFieldNumber(f *testing.F) { fuzzEquivalence(f, "protolayout.test3.TestFieldNumbers") }
+
+// Option bits of FuzzRandom.
+const (
+	fuzzDepthMask    = 0x3 // bits 0-1: RandOptions.MaxDepth-1 (1 to 4)
+	fuzzListShift    = 2   // bits 2-3: RandOptions.MaxList-1 (1 to 4)
+	fuzzUnknown      = 1 << 4
+	fuzzNoMaps       = 1 << 5
+	fuzzPartial      = 1 << 6 // may leave required fields unset
+	fuzzAllowPartial = 1 << 7
+	fuzzNonDet       = 1 << 8 // check without Deterministic (maps compared as sets)
+)
+
+// randomCase builds the generated and dynamic twins that FuzzRandom checks
+// for seed and bits: the twin is picked by seed modulo the number of twins,
+// so that every message of every test schema is reachable.
+func randomCase(twins []protobuftest.Twin, seed uint64, bits uint16) (g, d proto.Message, o protobuftest.CheckOptions) {
+	tw := twins[seed%uint64(len(twins))]
+	ro := protobuftest.RandOptions{
+		MaxDepth: 1 + int(bits&fuzzDepthMask),
+		MaxList:  1 + int(bits>>fuzzListShift&3),
+		Unknown:  bits&fuzzUnknown != 0,
+		NoMaps:   bits&fuzzNoMaps != 0,
+		Partial:  bits&fuzzPartial != 0,
+	}
+	g, d = protobuftest.NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, seed, ro)
+	o = protobuftest.CheckOptions{AllowPartial: bits&fuzzAllowPartial != 0, Deterministic: bits&fuzzNonDet == 0}
+	return g, d, o
+}
+
+// FuzzRandom builds a random message of any test schema from a seed and
+// option bits, in generated and dynamic form, and holds protolayout to the
+// reference on both: bytes (or both fail), Size == len, MarshalAppend
+// hygiene, round trip, and no panic (a panic fails the fuzz run).
+func FuzzRandom(f *testing.F) {
+	twins := protobuftest.Twins()
+	for i := range uint64(len(twins)) {
+		f.Add(i, uint16(i*37))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, bits uint16) {
+		g, d, o := randomCase(twins, seed, bits)
+		protobuftest.Equivalent(t, o, nil, g)
+		protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
+	})
+}

@@ -76,6 +76,9 @@ const treeContext = 40
 //     resolves as an extension), the two decodings must be equal instead.
 func Equivalent(t testing.TB, o CheckOptions, r Resolver, msgs ...proto.Message) {
 	t.Helper()
+	// The checked layout walk for every message, then the default options
+	// (generated messages on their own fast path).
+	equivalent(t, o, r, encoder.MarshalOptions{AllowPartial: o.AllowPartial, Deterministic: o.Deterministic, Checked: true}, msgs)
 	equivalent(t, o, r, encoder.MarshalOptions{AllowPartial: o.AllowPartial, Deterministic: o.Deterministic}, msgs)
 }
 
