@@ -47,8 +47,8 @@ const (
 	// element of an unpacked repeated field, or a map entry's key or
 	// value. Field and Value are set.
 	Value
-	// Packed is a whole non-empty packed repeated field. Field and List
-	// are set.
+	// Packed is a whole non-empty packed repeated field. Field, List and
+	// Value (the list as a value) are set.
 	Packed
 	// Enter opens a nested message (a singular, list-element, map-value,
 	// oneof or extension message, or a group). Field and Message are set;
@@ -407,7 +407,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) (Item, 
 			return Item{}, false
 		}
 		if fl.Packed {
-			return Item{Kind: Packed, Field: fl, List: l}, true
+			return Item{Kind: Packed, Field: fl, List: l, Value: v}, true
 		}
 		f.list, f.listF, f.j, f.listN = l, fl, 0, n
 		return Item{}, false

@@ -77,14 +77,17 @@ func (o *MarshalOptions) maxSize() int {
 	return o.MaxSize
 }
 
-func (o *MarshalOptions) sizing(validate bool) sizing.Options {
+// sizing returns the size pass options: for a marshal (which validates and
+// records the tape) or for Size alone.
+func (o *MarshalOptions) sizing(marshal bool) sizing.Options {
 	return sizing.Options{
 		Walk: cursor.Options{
 			MaxDepth:      o.MaxDepth,
-			CheckRequired: validate && !o.AllowPartial,
+			CheckRequired: marshal && !o.AllowPartial,
 		},
 		MaxSize:      o.maxSize(),
-		ValidateUTF8: validate,
+		ValidateUTF8: marshal,
+		Record:       marshal,
 	}
 }
 
@@ -162,9 +165,10 @@ type Encoder struct {
 
 // open is a length-prefixed part being written.
 type open struct {
-	start   int // offset of the body in the buffer
-	want    int // recorded body size
-	restore int // slot position to resume after a replayed part, or -1
+	start   int           // offset of the body in the buffer
+	want    int           // recorded body size
+	field   *layout.Field // the field it was opened through
+	restore int           // tape index to resume after a replayed part, or -1
 }
 
 // NewEncoder returns an Encoder using options o.
@@ -279,7 +283,7 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 		return b, nil
 	}
 	out := grow(b, size)
-	out, fault, f = e.write(out, mr)
+	out, fault, f = e.write(out)
 	if fault == cursor.OK && len(out)-len(b) != size {
 		fault, f = cursor.SizeMismatch, nil
 	}
@@ -292,94 +296,69 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 	return out, nil
 }
 
-// write is the write pass: it walks m again and appends its encoding to b,
-// taking every length from the sizes recorded by the size pass and checking
-// each part's length once it is written.
-func (e *Encoder) write(b []byte, m protoreflect.Message) ([]byte, cursor.Fault, *layout.Field) {
-	w := &e.walker
-	slots := e.sizer.Slots
-	pos := 0
-	w.Reset(m, e.opts.sizing(true).Walk)
-	for {
-		it := w.Next()
-		switch it.Kind {
-		case cursor.Done:
-			if len(e.stack) != 0 || pos != len(slots) {
-				return b, cursor.SizeMismatch, nil
-			}
-			return b, cursor.OK, nil
-
-		case cursor.Failed:
-			return b, it.Fault, it.Field
-
-		case cursor.Value:
-			f := it.Field
+// write is the write pass: it replays the tape recorded by the size pass,
+// appending to b, without reading the message again. It takes every length
+// from the tape and checks each part's length once it is written.
+func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
+	tape := e.sizer.Tape
+	for i := 0; i < len(tape); i++ {
+		op := &tape[i]
+		f := op.Field
+		switch op.Kind {
+		case sizing.OpValue:
 			b = append(b, f.Tag...)
-			b = wire.AppendScalar(b, f.Kind, it.Value)
+			b = wire.AppendScalar(b, f.Kind, op.Value)
 
-		case cursor.Packed:
-			f := it.Field
-			if pos >= len(slots) {
-				return b, cursor.SizeMismatch, f
-			}
-			want := slots[pos].Size
-			pos++
+		case sizing.OpPacked:
 			b = append(b, f.PackedTag...)
-			b = wire.AppendVarint(b, uint64(want))
+			b = wire.AppendVarint(b, uint64(op.Size))
 			start := len(b)
-			l := it.List
-			for i, n := 0, l.Len(); i < n; i++ {
-				b = wire.AppendScalar(b, f.Kind, l.Get(i))
+			l := op.Value.List()
+			for j, n := 0, l.Len(); j < n; j++ {
+				b = wire.AppendScalar(b, f.Kind, l.Get(j))
 			}
-			if len(b)-start != want {
+			if len(b)-start != op.Size {
 				return b, cursor.SizeMismatch, f
 			}
 
-		case cursor.Unknown:
-			b = append(b, it.Raw...)
+		case sizing.OpUnknown:
+			b = append(b, op.Value.Bytes()...)
 
-		case cursor.Enter, cursor.Entry:
-			f := it.Field
-			if pos >= len(slots) {
-				return b, cursor.SizeMismatch, f
-			}
-			s := slots[pos]
-			pos++
-			restore := -1
-			if s.Ref >= 0 {
-				// A shared message sized once: replay the nested sizes
-				// recorded for its first occurrence.
-				restore, pos = pos, s.Ref
-				if pos >= len(slots) {
-					return b, cursor.SizeMismatch, f
-				}
-				s = slots[pos]
-				pos++
-			}
+		case sizing.OpEnter, sizing.OpRef:
 			b = append(b, f.Tag...)
 			if !f.Group {
-				b = wire.AppendVarint(b, uint64(s.Size))
+				b = wire.AppendVarint(b, uint64(op.Size))
 			}
-			e.stack = append(e.stack, open{start: len(b), want: s.Size, restore: restore})
+			p := open{start: len(b), want: op.Size, field: f, restore: -1}
+			if op.Kind == sizing.OpRef {
+				// A shared message recorded once: replay the ops of its
+				// first occurrence, then come back.
+				p.restore = i
+				i = op.Ref
+			}
+			e.stack = append(e.stack, p)
 
-		case cursor.Exit:
-			f := it.Field
+		case sizing.OpExit:
 			if len(e.stack) == 0 {
 				return b, cursor.SizeMismatch, f
 			}
 			p := e.stack[len(e.stack)-1]
 			e.stack = e.stack[:len(e.stack)-1]
 			if len(b)-p.start != p.want {
-				return b, cursor.SizeMismatch, f
+				return b, cursor.SizeMismatch, p.field
 			}
-			if f.Group {
-				b = append(b, f.EndTag...)
+			if p.field.Group {
+				b = append(b, p.field.EndTag...)
 			}
 			if p.restore >= 0 {
-				pos = p.restore
+				i = p.restore
 			}
 		}
 	}
+	if len(e.stack) != 0 {
+		return b, cursor.SizeMismatch, nil
+	}
+	return b, cursor.OK, nil
 }
 
 func (e *Encoder) release() {

@@ -1,6 +1,7 @@
 package encoder_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"time"
@@ -84,16 +85,17 @@ func TestCyclesFail(t *testing.T) {
 	}
 }
 
-// mutating wraps a message and changes what a string field reads after a
-// number of reads, as a message mutated between the size pass and the
-// write pass would.
+// mutating wraps a message and changes what a field reads after a number
+// of reads, as a message mutated during the call would.
 type mutating struct {
 	protoreflect.Message
-	fd    protoreflect.FieldDescriptor
+	fd    protoreflect.FieldDescriptor // a string field that changes
 	reads int
 	after int
-	child *mutating // returned for field childFD, if set
+	child *mutating // returned for field cfd, if set
 	cfd   protoreflect.FieldDescriptor
+	list  *mutatingList // returned for field lfd, if set
+	lfd   protoreflect.FieldDescriptor
 }
 
 func (m *mutating) ProtoReflect() protoreflect.Message   { return m }
@@ -104,10 +106,12 @@ func (m *mutating) Interface() protoreflect.ProtoMessage { return m }
 func (m *mutating) ProtoMethods() *protoiface.Methods { return nil }
 
 func (m *mutating) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
-	if m.child != nil && fd == m.cfd {
+	switch {
+	case m.child != nil && fd == m.cfd:
 		return protoreflect.ValueOfMessage(m.child)
-	}
-	if fd == m.fd {
+	case m.list != nil && fd == m.lfd:
+		return protoreflect.ValueOfList(m.list)
+	case fd == m.fd:
 		m.reads++
 		if m.reads > m.after {
 			return protoreflect.ValueOfString("a much longer value than before")
@@ -116,23 +120,54 @@ func (m *mutating) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	return m.Message.Get(fd)
 }
 
-// A message that changes between the two passes is an error, never
-// corrupt output, and the caller's buffer is untouched.
+// mutatingList is an int32 list whose elements grow after a number of
+// reads.
+type mutatingList struct {
+	protoreflect.List
+	reads, after int
+}
+
+func (l *mutatingList) Get(i int) protoreflect.Value {
+	l.reads++
+	if l.reads > l.after {
+		return protoreflect.ValueOfInt32(1 << 30)
+	}
+	return l.List.Get(i)
+}
+
+// Each value is read once, in the size pass, and written from that
+// record: a message that changes afterwards still gives a consistent
+// encoding of what was read. Packed lists are read again by the write
+// pass; a list that changes in between is an error, never corrupt output,
+// and the caller's buffer is untouched.
 func TestMutationDuringEncode(t *testing.T) {
 	md := (&test3pb.TestAllTypes{}).ProtoReflect().Descriptor()
 	str := md.Fields().ByName("singular_string")
-	nested := md.Fields().ByName("singular_nested_message")
 
+	// A string that changes after its first read: the first read wins.
 	top := &mutating{Message: (&test3pb.TestAllTypes{SingularString: "short", SingularInt32: 1}).ProtoReflect(), fd: str, after: 1}
+	b, err := encoder.Marshal(top)
+	want, _ := proto.Marshal(&test3pb.TestAllTypes{SingularString: "short", SingularInt32: 1})
+	if err != nil || !bytes.Equal(b, want) {
+		t.Errorf("changed string: % x, %v; want % x", b, err, want)
+	}
 
-	inner := &test3pb.TestAllTypes{SingularString: "short"}
+	// A packed list whose elements change between the passes, at the top
+	// and nested.
+	ints := md.Fields().ByName("repeated_int32")
+	base := &test3pb.TestAllTypes{RepeatedInt32: []int32{1, 2, 3}, SingularInt32: 1}
+	flat := &mutating{Message: base.ProtoReflect(), lfd: ints,
+		list: &mutatingList{List: base.ProtoReflect().Get(ints).List(), after: 3}}
+
+	inner := &test3pb.TestAllTypes{RepeatedInt32: []int32{4, 5}}
 	nm := &test3pb.TestAllTypes_NestedMessage{A: 1, Corecursive: inner}
 	outerMsg := &test3pb.TestAllTypes{SingularNestedMessage: nm, SingularInt64: 5}
-	leaf := &mutating{Message: inner.ProtoReflect(), fd: str, after: 1}
+	leaf := &mutating{Message: inner.ProtoReflect(), lfd: ints,
+		list: &mutatingList{List: inner.ProtoReflect().Get(ints).List(), after: 2}}
 	mid := &mutating{Message: nm.ProtoReflect(), child: leaf, cfd: nm.ProtoReflect().Descriptor().Fields().ByName("corecursive")}
-	outer := &mutating{Message: outerMsg.ProtoReflect(), child: mid, cfd: nested}
+	outer := &mutating{Message: outerMsg.ProtoReflect(), child: mid, cfd: md.Fields().ByName("singular_nested_message")}
 
-	for name, m := range map[string]proto.Message{"top": top, "nested": outer} {
+	for name, m := range map[string]proto.Message{"top": flat, "nested": outer} {
 		prefix := []byte{7, 7}
 		b, err := encoder.MarshalOptions{}.MarshalAppend(prefix, m)
 		if !errors.Is(err, encoder.ErrSizeMismatch) || !errors.Is(err, proto.Error) {

@@ -9,23 +9,34 @@ import (
 	"github.com/protolayout/protolayout/sizing"
 )
 
-// The size pass returns the total and records the size of every
-// length-prefixed part in traversal order, for the write pass.
+// The size pass returns the total and records the tape the write pass
+// replays: each value, and the size of every length-prefixed part.
 func ExampleSizer() {
 	m, _ := structpb.NewList([]any{"ab", 1.0})
 	var (
 		s sizing.Sizer
 		w cursor.Walker
 	)
-	n, fault, _ := s.Size(&w, m.ProtoReflect(), sizing.Options{ValidateUTF8: true})
+	n, fault, _ := s.Size(&w, m.ProtoReflect(), sizing.Options{ValidateUTF8: true, Record: true})
 	fmt.Println(n, fault == cursor.OK)
-	for _, slot := range s.Slots {
-		fmt.Print(slot.Size, " ")
+	for _, op := range s.Tape {
+		switch op.Kind {
+		case sizing.OpEnter:
+			fmt.Printf("enter %s (%d bytes)\n", op.Field.Desc.Name(), op.Size)
+		case sizing.OpValue:
+			fmt.Printf("value %s = %v\n", op.Field.Desc.Name(), op.Value)
+		case sizing.OpExit:
+			fmt.Println("exit")
+		}
 	}
-	fmt.Println()
 	w.Release()
 	s.Release()
 	// Output:
 	// 17 true
-	// 4 9
+	// enter values (4 bytes)
+	// value string_value = ab
+	// exit
+	// enter values (9 bytes)
+	// value number_value = 1
+	// exit
 }

@@ -1,9 +1,10 @@
 // Package sizing is the size pass of the encoder. It walks a message over
 // its layouts (through a cursor.Walker), validates it before anything is
 // written (UTF-8 where the schema asks, required fields, depth, the size
-// limit), and records the size of every length-prefixed part (nested
-// messages, groups, map entries, packed fields) in traversal order, so that
-// the write pass takes each length from the record and never sizes anything
+// limit), and records a tape: every value it read, in emission order, with
+// the size of every length-prefixed part (nested messages, groups, map
+// entries, packed fields) on the op that opens it. The write pass replays
+// the tape: it never reads the message again and never sizes anything
 // twice.
 //
 // All arithmetic is checked against the size limit, which is at most
@@ -13,8 +14,8 @@
 // handled by bounded identity summaries: a subtree whose sizing examined
 // more than MemoThreshold content units (fields, elements, unknown bytes,
 // string bytes) is remembered by message identity for the rest of the call.
-// When the same message shows up again, its recorded size is reused and the
-// record points the write pass at the first occurrence's nested sizes. Small
+// When the same message shows up again, its recorded size is reused and a
+// Ref op points the write pass at the first occurrence's ops. Small
 // subtrees are never looked up, so ordinary trees pay nothing for this.
 //
 // The package is for the encoder package of this module.
@@ -39,13 +40,16 @@ const MemoThreshold = 64
 // subtrees; past it, every message is looked up.
 const maxMemoLayouts = 8
 
-// maxRetained bounds the slot capacity (and remembered subtrees) a Sizer
-// keeps between calls: 65,536 slots, 1 MiB, enough for messages of several
+// maxRetained bounds the tape capacity (and remembered subtrees) a Sizer
+// keeps between calls: 65,536 ops, 3.5 MiB, enough for messages of several
 // megabytes, so that a reused encoder does not allocate per call for them.
 const maxRetained = 1 << 16
 
 // Options configure a size pass.
 type Options struct {
+	// Record makes the pass record the tape for a write pass; without it
+	// only the size is computed.
+	Record bool
 	// Walk configures the traversal (depth limit, required fields).
 	Walk cursor.Options
 	// MaxSize is the largest encoding allowed; 0 or anything above
@@ -55,13 +59,37 @@ type Options struct {
 	ValidateUTF8 bool
 }
 
-// Slot records the size of one length-prefixed part, in traversal order.
-type Slot struct {
-	// Size is the byte length of the part's body.
-	Size int
-	// Ref is -1, or the index of the slot of an earlier occurrence of the
-	// same message, whose nested slots the write pass replays.
-	Ref int
+// OpKind says what an Op of the tape does.
+type OpKind uint8
+
+const (
+	// OpValue writes Field's key and Value.
+	OpValue OpKind = iota + 1
+	// OpPacked writes the packed record of Field: key, Size, then the
+	// elements of the list in Value.
+	OpPacked
+	// OpEnter opens a nested message, group or map entry through Field:
+	// its key and (except for groups) the body size, Size.
+	OpEnter
+	// OpExit closes the innermost open part (and writes a group's end
+	// key).
+	OpExit
+	// OpUnknown writes the unknown bytes in Value verbatim.
+	OpUnknown
+	// OpRef opens a message through Field whose body was recorded
+	// earlier: Size is its body size and Ref the index of the OpEnter of
+	// the first occurrence, whose ops up to the matching OpExit are
+	// replayed.
+	OpRef
+)
+
+// Op is one step of the tape.
+type Op struct {
+	Kind  OpKind
+	Field *layout.Field
+	Value protoreflect.Value
+	Size  int
+	Ref   int
 }
 
 // Stats describe the last size pass, for tests and diagnostics.
@@ -78,21 +106,21 @@ type level struct {
 	size   int
 	units  int
 	height int // deepest message nesting below this part
-	slot   int // index in Slots, or -1 for the root
+	op     int // index of the part's OpEnter in Tape, or -1
 	field  *layout.Field
 	msg    protoreflect.Message // set for message parts eligible for memoizing
 	entry  bool
 }
 
 type memo struct {
-	slot, size, units, height int
+	op, size, units, height int
 }
 
 // Sizer runs size passes. The zero Sizer is ready to use; it belongs to one
 // goroutine at a time and keeps its scratch space between calls.
 type Sizer struct {
-	// Slots are the sizes recorded by the last pass, in traversal order.
-	Slots []Slot
+	// Tape is what the last pass recorded with Options.Record.
+	Tape []Op
 	// Stats describe the last pass.
 	Stats Stats
 
@@ -113,7 +141,8 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 	}
 	s.reset()
 	w.Reset(m, o.Walk)
-	s.stack = append(s.stack, level{slot: -1})
+	s.stack = append(s.stack, level{op: -1})
+	rec := o.Record
 
 	for {
 		it := w.Next()
@@ -140,6 +169,9 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				top.units += len(it.Value.Bytes())
 			}
 			n = len(f.Tag) + wire.SizeScalar(f.Kind, it.Value)
+			if rec {
+				s.Tape = append(s.Tape, Op{Kind: OpValue, Field: f, Value: it.Value})
+			}
 
 		case cursor.Packed:
 			f := it.Field
@@ -160,12 +192,17 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					return 0, cursor.SizeExceeded, f
 				}
 			}
-			s.Slots = append(s.Slots, Slot{Size: body, Ref: -1})
+			if rec {
+				s.Tape = append(s.Tape, Op{Kind: OpPacked, Field: f, Value: it.Value, Size: body})
+			}
 			n = len(f.PackedTag) + wire.SizeVarint(uint64(body)) + body
 
 		case cursor.Unknown:
 			n = len(it.Raw)
 			top.units += n
+			if rec {
+				s.Tape = append(s.Tape, Op{Kind: OpUnknown, Value: protoreflect.ValueOfBytes(it.Raw)})
+			}
 
 		case cursor.Enter:
 			msg := it.Message
@@ -174,7 +211,9 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				if e, ok := s.memo[msg]; ok && w.Depth()+e.height <= w.MaxDepth() {
 					w.Skip()
 					s.Stats.Reused++
-					s.Slots = append(s.Slots, Slot{Size: e.size, Ref: e.slot})
+					if rec {
+						s.Tape = append(s.Tape, Op{Kind: OpRef, Field: it.Field, Size: e.size, Ref: e.op})
+					}
 					top.units += e.units
 					top.height = max(top.height, e.height+1)
 					if n, ok = wrapped(it.Field, e.size, limit); !ok {
@@ -183,13 +222,11 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					break
 				}
 			}
-			s.stack = append(s.stack, level{slot: len(s.Slots), field: it.Field, msg: msg})
-			s.Slots = append(s.Slots, Slot{Size: 0, Ref: -1})
+			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, msg: msg})
 			continue
 
 		case cursor.Entry:
-			s.stack = append(s.stack, level{slot: len(s.Slots), field: it.Field, entry: true})
-			s.Slots = append(s.Slots, Slot{Size: 0, Ref: -1})
+			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, entry: true})
 			continue
 
 		case cursor.Exit:
@@ -197,7 +234,10 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			s.stack[len(s.stack)-1] = level{}
 			s.stack = s.stack[:len(s.stack)-1]
 			top = &s.stack[len(s.stack)-1]
-			s.Slots[lv.slot].Size = lv.size
+			if rec {
+				s.Tape[lv.op].Size = lv.size
+				s.Tape = append(s.Tape, Op{Kind: OpExit, Field: lv.field})
+			}
 			var ok bool
 			if n, ok = wrapped(lv.field, lv.size, limit); !ok {
 				return 0, cursor.SizeExceeded, lv.field
@@ -220,6 +260,16 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 	}
 }
 
+// open records the OpEnter of a part entered through f and returns its
+// index, or -1 when not recording.
+func (s *Sizer) open(rec bool, f *layout.Field) int {
+	if !rec {
+		return -1
+	}
+	s.Tape = append(s.Tape, Op{Kind: OpEnter, Field: f})
+	return len(s.Tape) - 1
+}
+
 // wrapped returns the size of a part with body size n written through field
 // f: the key and length prefix, or the start and end keys of a group.
 func wrapped(f *layout.Field, n, limit int) (int, bool) {
@@ -236,7 +286,7 @@ func (s *Sizer) remember(lv level) {
 	if _, dup := s.memo[lv.msg]; dup {
 		return
 	}
-	s.memo[lv.msg] = memo{slot: lv.slot, size: lv.size, units: lv.units, height: lv.height}
+	s.memo[lv.msg] = memo{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
 	s.Stats.Remembered++
 	if s.anyLay {
 		return
@@ -279,7 +329,8 @@ func (s *Sizer) mayLookup(msg protoreflect.Message) bool {
 func (s *Sizer) reset() {
 	clear(s.stack)
 	s.stack = s.stack[:0]
-	s.Slots = s.Slots[:0]
+	clear(s.Tape) // drop the references to the caller's values
+	s.Tape = s.Tape[:0]
 	s.Stats = Stats{}
 	if len(s.memo) > 0 {
 		clear(s.memo)
@@ -296,8 +347,8 @@ func (s *Sizer) Release() {
 		s.memo = nil
 	}
 	s.reset()
-	if cap(s.Slots) > maxRetained {
-		s.Slots = nil
+	if cap(s.Tape) > maxRetained {
+		s.Tape = nil
 	}
 	if cap(s.stack) > 64 {
 		s.stack = nil
