@@ -21,6 +21,7 @@ import (
 	"strconv"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/layout"
 )
@@ -148,6 +149,13 @@ type frame struct {
 	// the set extensions, in Walker.exts[extFrom:extTo]
 	extFrom, extTo int
 
+	// ranged frames read their set fields with one Range call into
+	// Walker.set[setFrom:setTo], sorted into emission order; req is the
+	// next entry of the layout's RequiredFields to check
+	ranged         bool
+	setFrom, setTo int
+	req            int
+
 	// a map entry frame's key and value
 	key protoreflect.MapKey
 	val protoreflect.Value
@@ -156,6 +164,18 @@ type frame struct {
 type entry struct {
 	k protoreflect.MapKey
 	v protoreflect.Value
+}
+
+// extField is a set extension and its value.
+type extField struct {
+	fd protoreflect.FieldDescriptor
+	v  protoreflect.Value
+}
+
+// setField is a set field, by position in its layout, and its value.
+type setField struct {
+	pos int32
+	v   protoreflect.Value
 }
 
 // Walker walks one message at a time. The zero Walker is ready to use. A
@@ -167,11 +187,15 @@ type Walker struct {
 	required bool
 
 	entries []entry
-	exts    []protoreflect.FieldDescriptor
+	exts    []extField
+	set     []setField
+	ranging *layout.Layout // the layout of the message being ranged over
+	foreign bool           // Range reported a field the layout lacks
 
 	// callbacks bound once, so that Range does not allocate a closure per call
 	collectEntry func(protoreflect.MapKey, protoreflect.Value) bool
 	collectExt   func(protoreflect.FieldDescriptor, protoreflect.Value) bool
+	collectSet   func(protoreflect.FieldDescriptor, protoreflect.Value) bool
 }
 
 // Reset starts a walk over m. Call Release when the walk is over, whether
@@ -180,6 +204,7 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 	if w.collectEntry == nil {
 		w.collectEntry = w.appendEntry
 		w.collectExt = w.appendExt
+		w.collectSet = w.appendSet
 	}
 	w.Release()
 	w.maxDepth = o.MaxDepth
@@ -209,6 +234,12 @@ func (w *Walker) Release() {
 	if cap(w.exts) > maxRetainedArena {
 		w.exts = nil
 	}
+	clear(w.set)
+	w.set = w.set[:0]
+	if cap(w.set) > maxRetainedArena {
+		w.set = nil
+	}
+	w.ranging = nil
 	w.depth = 0
 }
 
@@ -301,22 +332,40 @@ func (w *Walker) Next() Item {
 				return Item{Kind: Failed, Fault: MessageSetUnsupported}
 			}
 			f.state = stateFields
-			if lay.Extendable {
-				f.extFrom = len(w.exts)
-				f.msg.Range(w.collectExt)
-				f.extTo = len(w.exts)
-				if f.extTo > f.extFrom {
-					slices.SortFunc(w.exts[f.extFrom:f.extTo], byNumber)
-					f.state = stateExtensions
-					f.i = f.extFrom
+			f.extFrom = len(w.exts)
+			if _, ok := f.msg.(*dynamicpb.Message); ok {
+				// dynamicpb keeps set fields in a map: one Range visits
+				// exactly those, cheaper than Has and Get per declared
+				// field. Sorting by position gives emission order,
+				// oneof members included.
+				f.ranged = true
+				f.setFrom = len(w.set)
+				w.ranging = lay
+				f.msg.Range(w.collectSet)
+				w.ranging = nil
+				if w.foreign {
+					w.foreign = false
+					return Item{Kind: Failed, Fault: ForeignField}
 				}
+				f.setTo = len(w.set)
+				sortSet(w.set[f.setFrom:f.setTo])
+			} else if lay.Extendable {
+				f.msg.Range(w.collectExt)
+			}
+			f.extTo = len(w.exts)
+			if f.extTo > f.extFrom {
+				slices.SortFunc(w.exts[f.extFrom:f.extTo], byNumber)
+				f.state = stateExtensions
+				f.i = f.extFrom
+			} else if f.ranged {
+				f.i = f.setFrom
 			}
 
 		case stateExtensions:
 			if f.i < f.extTo {
-				xd := w.exts[f.i]
+				x := w.exts[f.i]
 				f.i++
-				if it, ok := w.value(f, layout.Extension(xd), f.msg.Get(xd)); ok {
+				if it, ok := w.value(f, layout.Extension(x.fd), x.v); ok {
 					return it
 				}
 				continue
@@ -324,8 +373,37 @@ func (w *Walker) Next() Item {
 			clear(w.exts[f.extFrom:f.extTo])
 			w.exts = w.exts[:f.extFrom]
 			f.state, f.i = stateFields, 0
+			if f.ranged {
+				f.i = f.setFrom
+			}
 
 		case stateFields:
+			if f.ranged {
+				for f.i < f.setTo {
+					sf := w.set[f.i]
+					f.i++
+					if w.required && f.req < len(lay.RequiredFields) {
+						if r := lay.RequiredFields[f.req]; r < sf.pos {
+							return Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[r]}
+						} else if r == sf.pos {
+							f.req++
+						}
+					}
+					if it, ok := w.value(f, &lay.Fields[sf.pos], sf.v); ok {
+						return it
+					}
+					break // a list or map was opened
+				}
+				if f.list == nil && f.mapF == nil && f.i >= f.setTo {
+					if w.required && f.req < len(lay.RequiredFields) {
+						return Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[lay.RequiredFields[f.req]]}
+					}
+					clear(w.set[f.setFrom:f.setTo])
+					w.set = w.set[:f.setFrom]
+					f.state = stateUnknown
+				}
+				continue
+			}
 			for f.i < lay.Regular {
 				fl := &lay.Fields[f.i]
 				f.i++
@@ -444,15 +522,44 @@ func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {
 	return true
 }
 
-func (w *Walker) appendExt(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+func (w *Walker) appendExt(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 	if fd.IsExtension() {
-		w.exts = append(w.exts, fd)
+		w.exts = append(w.exts, extField{fd, v})
 	}
 	return true
 }
 
-func byNumber(a, b protoreflect.FieldDescriptor) int {
-	return cmp.Compare(a.Number(), b.Number())
+// appendSet collects one set field of the message being ranged over.
+func (w *Walker) appendSet(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	if fd.IsExtension() {
+		w.exts = append(w.exts, extField{fd, v})
+		return true
+	}
+	p := w.ranging.Position(fd)
+	if p < 0 {
+		w.foreign = true
+		return false
+	}
+	w.set = append(w.set, setField{int32(p), v})
+	return true
+}
+
+func byNumber(a, b extField) int {
+	return cmp.Compare(a.fd.Number(), b.fd.Number())
+}
+
+// sortSet orders set fields by position: an insertion sort, since most
+// messages have few set fields.
+func sortSet(s []setField) {
+	if len(s) > 24 {
+		slices.SortFunc(s, func(a, b setField) int { return cmp.Compare(a.pos, b.pos) })
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].pos < s[j-1].pos; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 }
 
 // sortEntries orders map entries by key the way proto.Marshal does in

@@ -61,6 +61,10 @@ type Layout struct {
 	// required (proto2 required or editions LEGACY_REQUIRED).
 	Required bool
 
+	// RequiredFields lists the positions in Fields of the required
+	// fields, ascending.
+	RequiredFields []int32
+
 	// position maps a field's declaration index to its position in Fields.
 	position []int32
 }
@@ -149,15 +153,24 @@ func (f *Field) Message() *Layout {
 // Lookup returns the field record for fd, a field of this message, or nil if
 // fd does not belong to the layout's message.
 func (l *Layout) Lookup(fd protoreflect.FieldDescriptor) *Field {
+	if p := l.Position(fd); p >= 0 {
+		return &l.Fields[p]
+	}
+	return nil
+}
+
+// Position returns the position in Fields of fd, a field of this message,
+// or -1 if fd does not belong to the layout's message.
+func (l *Layout) Position(fd protoreflect.FieldDescriptor) int {
 	i := fd.Index()
 	if i < 0 || i >= len(l.position) {
-		return nil
+		return -1
 	}
-	f := &l.Fields[l.position[i]]
-	if f.Number != fd.Number() {
-		return nil
+	p := int(l.position[i])
+	if l.Fields[p].Number != fd.Number() {
+		return -1
 	}
-	return f
+	return p
 }
 
 // ByNumber returns the field record with number n, or nil if the message
@@ -269,6 +282,7 @@ func build(md protoreflect.MessageDescriptor) *Layout {
 		l.position[fd.Index()] = int32(i)
 		if f.Required {
 			l.Required = true
+			l.RequiredFields = append(l.RequiredFields, int32(i))
 		}
 	}
 	return l
