@@ -1,0 +1,60 @@
+// Package inlinetest keeps the hot paths' small helpers within the
+// compiler's inlining budget: a function that stops inlining costs a call
+// on every value encoded, and nothing else would notice.
+package inlinetest
+
+import (
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// hot lists, per package, the functions that must inline.
+var hot = map[string][]string{
+	"github.com/protolayout/protolayout/internal/wire": {
+		"AppendVarint", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth",
+	},
+	"github.com/protolayout/protolayout/layout": {
+		"(*Field).IsMessage", "(*Layout).Lookup",
+	},
+	"github.com/protolayout/protolayout/cursor": {
+		"(*Walker).pop", "(*Walker).Skip", "(*Walker).Depth", "(*Walker).appendEntry", "(*Walker).appendExt",
+	},
+	"github.com/protolayout/protolayout/sizing": {
+		"(*Sizer).open",
+	},
+	"github.com/protolayout/protolayout/encoder": {
+		"grow", "(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",
+	},
+}
+
+func TestHotFunctionsInline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the packages with -gcflags=-m")
+	}
+	pkgs := make([]string, 0, len(hot))
+	for p := range hot {
+		pkgs = append(pkgs, p)
+	}
+	args := append([]string{"build", "-gcflags=-m"}, pkgs...)
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+	}
+	inlinable := map[string]bool{}
+	re := regexp.MustCompile(`^(\S+?)/[^/]+\.go:\d+:\d+: can inline (\S+)$`)
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := re.FindStringSubmatch(line); m != nil {
+			inlinable[m[1]+" "+m[2]] = true
+		}
+	}
+	for pkg, fns := range hot {
+		dir := strings.TrimPrefix(pkg, "github.com/protolayout/protolayout/")
+		for _, fn := range fns {
+			if !inlinable[dir+" "+fn] {
+				t.Errorf("%s.%s no longer inlines", pkg, fn)
+			}
+		}
+	}
+}
