@@ -18,8 +18,7 @@ func TestBenchmarks(t *testing.T) {
 		if len(w.ref) == 0 {
 			t.Errorf("%s: empty workload", w.name)
 		}
-		for _, ct := range contestants {
-			c := &benchCase{workload: w, contestant: ct, marshal: ct.prepare(w)}
+		for _, c := range casesOf(w) {
 			t.Run(c.name(), func(t *testing.T) {
 				if err := c.verify(); err != nil {
 					t.Error(err)
@@ -32,7 +31,7 @@ func TestBenchmarks(t *testing.T) {
 // TestWorkloadsDeterministic checks that building the workloads again gives
 // the same bytes, so that runs stay comparable.
 func TestWorkloadsDeterministic(t *testing.T) {
-	for _, build := range []func() (*workload, error){otlpWorkload, descriptorsWorkload} {
+	for _, build := range builders {
 		a, err := build()
 		if err != nil {
 			t.Fatal(err)
@@ -46,6 +45,20 @@ func TestWorkloadsDeterministic(t *testing.T) {
 		}
 		if a.dynamic.ProtoReflect().Descriptor() == a.generated.ProtoReflect().Descriptor() {
 			t.Errorf("%s: the dynamic twin uses the compiled-in descriptor", a.name)
+		}
+	}
+}
+
+// TestHasMaps checks which workloads have maps, which decides how
+// protolayout/generated is verified.
+func TestHasMaps(t *testing.T) {
+	ws, err := workloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if want := w.name == "collections"; w.hasMaps != want {
+			t.Errorf("%s: hasMaps = %v, want %v", w.name, w.hasMaps, want)
 		}
 	}
 }
@@ -68,7 +81,7 @@ func TestReportSmoke(t *testing.T) {
 		t.Fatalf("exit code %d; stderr:\n%s", code, errs.String())
 	}
 	text := out.String()
-	for _, want := range append([]string{"cpu:", "go:", "modules:", "contestant", "ns/op", "MB/s", "B/op", "allocs/op", "vs proto/generated", "otlp:"}, names()...) {
+	for _, want := range append([]string{"cpu:", "go:", "modules:", "contestant", "ns/op", "MB/s", "B/op", "allocs/op", "vs proto/generated", "vs floor", "otlp:"}, names()...) {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
@@ -89,12 +102,15 @@ func TestReportSmoke(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("-json output: %v\n%s", err, out.String())
 	}
-	if len(rep.Workloads) != 1 || len(rep.Workloads[0].Results) != len(contestants) {
+	if len(rep.Workloads) != 1 || len(rep.Workloads[0].Results) != len(contestants) { // all apply to otlp
 		t.Fatalf("-json: unexpected shape:\n%s", out.String())
 	}
 	for _, r := range rep.Workloads[0].Results {
 		if r.Iterations != 3 || len(r.Rounds) != 2 || r.NsPerOp <= 0 {
 			t.Errorf("-json: %s: iterations %d, rounds %v, ns/op %v", r.Contestant, r.Iterations, r.Rounds, r.NsPerOp)
+		}
+		if r.VsGenerated <= 0 || r.VsDynamic <= 0 || r.VsFloor <= 0 {
+			t.Errorf("-json: %s: ratios %v %v %v", r.Contestant, r.VsGenerated, r.VsDynamic, r.VsFloor)
 		}
 	}
 }
@@ -132,19 +148,23 @@ func TestVerifyCatches(t *testing.T) {
 	w := ws[0]
 	flipped := bytes.Clone(w.ref)
 	flipped[len(flipped)-1] ^= 1
+	digest := bytes.Clone(w.digest)
+	digest[0] ^= 1
 	for _, tc := range []struct {
 		name  string
-		exact bool
+		check check
 		out   []byte
 	}{
-		{"exact/flipped", true, flipped},
-		{"exact/short", true, w.ref[:len(w.ref)-1]},
-		{"decoded/flipped", false, flipped},
-		{"decoded/short", false, w.ref[:len(w.ref)-1]},
+		{"exact/flipped", checkExact, flipped},
+		{"exact/short", checkExact, w.ref[:len(w.ref)-1]},
+		{"decoded/flipped", checkDecoded, flipped},
+		{"decoded/short", checkDecoded, w.ref[:len(w.ref)-1]},
+		{"digest/flipped", checkDigest, digest},
+		{"digest/encoding", checkDigest, w.ref},
 	} {
 		c := &benchCase{
 			workload:   w,
-			contestant: contestant{name: tc.name, exact: tc.exact},
+			contestant: contestant{name: tc.name, check: tc.check},
 			marshal:    func() ([]byte, error) { return tc.out, nil },
 		}
 		if err := c.verify(); err == nil {

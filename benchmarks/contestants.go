@@ -2,59 +2,108 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"testing"
 
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/protolayout/protolayout/encoder"
 )
 
 // marshalFunc encodes a workload's message once. The result may alias a
-// buffer that the next call overwrites.
+// buffer that the next call overwrites. For the floor contestants, which
+// read without encoding, the result is the digest of what they read.
 type marshalFunc func() ([]byte, error)
 
-// contestant is one way of encoding a workload.
+// check is how a contestant's output is verified.
+type check int
+
+const (
+	// checkExact: the output must equal the reference byte for byte.
+	checkExact check = iota
+	// checkDecoded: for proto.Marshal without Deterministic, whose field
+	// order may vary on dynamic messages, the output must have the
+	// reference's length and decode to a message equal to the workload's.
+	checkDecoded
+	// checkExactWithoutMaps: as checkExact, except on workloads with map
+	// fields, where it is checkDecoded. For protolayout on generated
+	// messages with default options, which go through the message's own
+	// fast path and, like proto.Marshal, write map entries in random order.
+	checkExactWithoutMaps
+	// checkDigest: for the read floor, which writes nothing, the output is
+	// the digest of what it read and must equal the workload's digest.
+	checkDigest
+)
+
+// contestant is one way of encoding (or, for the floor, of reading) a
+// workload.
 type contestant struct {
-	name string
-	// exact: the output must equal the reference byte for byte. Otherwise
-	// (proto.Marshal without Deterministic, whose field order may vary on
-	// dynamic messages) it must have the reference's length and decode to
-	// a message equal to the workload's.
-	exact bool
+	name  string
+	check check
+	// only, if set, is the one workload the contestant applies to.
+	only string
 	// prepare returns the encoding of w, with any state it reuses.
 	prepare func(w *workload) marshalFunc
 }
+
+// appliesTo reports whether the contestant runs on w.
+func (ct *contestant) appliesTo(w *workload) bool { return ct.only == "" || ct.only == w.name }
 
 // Baselines of the ratio columns.
 const (
 	baseGenerated = "proto/generated"
 	baseDynamic   = "proto/dynamic"
+	baseFloor     = "floor/range"
 )
 
 var contestants = []contestant{
-	{baseGenerated, false, func(w *workload) marshalFunc {
+	{baseGenerated, checkDecoded, "", func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return proto.Marshal(w.generated) }
 	}},
-	{baseDynamic, false, func(w *workload) marshalFunc {
+	{baseDynamic, checkDecoded, "", func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return proto.Marshal(w.dynamic) }
 	}},
-	{"proto/dynamic-det", true, func(w *workload) marshalFunc {
+	{"proto/dynamic-det", checkExact, "", func(w *workload) marshalFunc {
 		o := proto.MarshalOptions{Deterministic: true}
 		return func() ([]byte, error) { return o.Marshal(w.dynamic) }
 	}},
-	{"protolayout/generated", true, func(w *workload) marshalFunc {
+	{baseFloor, checkDigest, "", func(w *workload) marshalFunc {
+		r, m := newFloorReader(false), w.dynamic.ProtoReflect()
+		return func() ([]byte, error) { return r.read(m), nil }
+	}},
+	{"floor/has-get", checkDigest, "", func(w *workload) marshalFunc {
+		r, m := newFloorReader(true), w.dynamic.ProtoReflect()
+		return func() ([]byte, error) { return r.read(m), nil }
+	}},
+	{"protolayout/generated", checkExactWithoutMaps, "", func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return encoder.Marshal(w.generated) }
 	}},
-	{"protolayout/dynamic", true, func(w *workload) marshalFunc {
+	{"protolayout/dynamic", checkExact, "", func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return encoder.Marshal(w.dynamic) }
 	}},
-	{"protolayout/dynamic-reuse", true, func(w *workload) marshalFunc {
+	{"protolayout/dynamic-reuse", checkExact, "", func(w *workload) marshalFunc {
 		e := encoder.NewEncoder(encoder.MarshalOptions{})
 		var buf []byte
 		return func() ([]byte, error) {
 			out, err := e.MarshalAppend(buf[:0], w.dynamic)
+			buf = out
+			return out, err
+		}
+	}},
+	{"handwritten", checkExact, "otlp", func(w *workload) marshalFunc {
+		req, ok := w.generated.(*coltracepb.ExportTraceServiceRequest)
+		if !ok {
+			return func() ([]byte, error) {
+				return nil, fmt.Errorf("handwritten encodes an OTLP trace export, not %T", w.generated)
+			}
+		}
+		e := new(otlpEncoder)
+		var buf []byte
+		return func() ([]byte, error) {
+			out, err := e.MarshalAppend(buf[:0], req)
 			buf = out
 			return out, err
 		}
@@ -97,8 +146,7 @@ func cases(filter *regexp.Regexp) ([]*benchCase, error) {
 		if filter != nil && !filter.MatchString(w.name) {
 			continue
 		}
-		for _, ct := range contestants {
-			c := &benchCase{workload: w, contestant: ct, marshal: ct.prepare(w)}
+		for _, c := range casesOf(w) {
 			if err := c.verify(); err != nil {
 				return nil, err
 			}
@@ -106,6 +154,18 @@ func cases(filter *regexp.Regexp) ([]*benchCase, error) {
 		}
 	}
 	return out, nil
+}
+
+// casesOf returns the contestants that apply to w, prepared and not yet
+// verified.
+func casesOf(w *workload) []*benchCase {
+	var out []*benchCase
+	for _, ct := range contestants {
+		if ct.appliesTo(w) {
+			out = append(out, &benchCase{workload: w, contestant: ct, marshal: ct.prepare(w)})
+		}
+	}
+	return out
 }
 
 // verify checks the case's output against the reference, on a first call
@@ -117,10 +177,24 @@ func (c *benchCase) verify() error {
 		if err != nil {
 			return fmt.Errorf("%s: call %d: %v", c.name(), call, err)
 		}
-		if c.contestant.exact {
+		check := c.contestant.check
+		if check == checkExactWithoutMaps {
+			check = checkExact
+			if w.hasMaps {
+				check = checkDecoded
+			}
+		}
+		switch check {
+		case checkExact:
 			if !bytes.Equal(got, w.ref) {
 				return fmt.Errorf("%s: call %d: output differs from proto.MarshalOptions{Deterministic: true}.Marshal: %s",
 					c.name(), call, describeDiff(got, w.ref))
+			}
+			continue
+		case checkDigest:
+			if !bytes.Equal(got, w.digest) {
+				return fmt.Errorf("%s: call %d: read %s, but the message holds %s",
+					c.name(), call, describeDigest(got), describeDigest(w.digest))
 			}
 			continue
 		}
@@ -150,4 +224,12 @@ func describeDiff(got, want []byte) string {
 	}
 	return fmt.Sprintf("%d bytes, want %d; first difference at offset %d: got %#02x, want %#02x",
 		len(got), len(want), i, got[i], want[i])
+}
+
+// describeDigest prints a floor digest.
+func describeDigest(d []byte) string {
+	if len(d) != 16 {
+		return fmt.Sprintf("a %d-byte digest", len(d))
+	}
+	return fmt.Sprintf("%d values summing to %#x", binary.LittleEndian.Uint64(d), binary.LittleEndian.Uint64(d[8:]))
 }

@@ -14,27 +14,71 @@
 //   - descriptors: a google.protobuf.FileDescriptorSet of every .proto file
 //     linked into the program, sorted by path.
 //
+// and five small shapes, messages of proto/shapes.proto (proto3):
+//
+//   - scalar: one flat message of 12 numeric fields of mixed kinds (int32,
+//     int64, uint32, uint64, sint32, sint64, fixed32, fixed64, sfixed64,
+//     float, double, bool), 85 bytes: per-call overhead.
+//   - text: six long UTF-8 strings (ASCII prose, Latin with diacritics,
+//     Greek and Cyrillic, Japanese, emoji) and 16 tags, about 5 KB: UTF-8
+//     validation and copying.
+//   - nested: five levels of messages (Nested, Level2 to Level5), a few
+//     fields each, some repeated, 43 messages: length prefixes.
+//   - collections: packed int64 and sint32 lists, a list of strings, a
+//     map<string, int64> and a map<string, Item>, 50 entries each: lists
+//     and sorted maps.
+//   - large: one 1 MiB bytes field and three small fields: copying.
+//
 // Each workload exists twice: as the generated Go message, and as a
 // dynamicpb message over descriptors loaded at run time from a serialized
 // FileDescriptorSet of the schema (protodesc.NewFiles), the way a proxy
-// that learns schemas on the wire holds them.
+// that learns schemas on the wire holds them. The shapes' Go code is
+// generated without protoc by internal/genshapes
+// (go run ./benchmarks/internal/genshapes), whose test fails when
+// internal/shapespb is stale.
 //
 // # Contestants
 //
 //	proto/generated            proto.Marshal of the generated message (baseline)
 //	proto/dynamic              proto.Marshal of the dynamicpb message (baseline)
 //	proto/dynamic-det          proto.MarshalOptions{Deterministic: true} on dynamicpb
+//	floor/range                read floor: Message.Range over the dynamicpb message (baseline)
+//	floor/has-get              read floor: Has and Get per declared field
 //	protolayout/generated      encoder.Marshal of the generated message
 //	protolayout/dynamic        encoder.Marshal of the dynamicpb message
 //	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
+//	handwritten                otlp only: a hand-written protowire encoder
+//
+// The two floor contestants are not encoders: they read every populated
+// field of the dynamicpb message through protoreflect, recursively, lists
+// element by element and maps entry by entry, touching each value with its
+// typed accessor (never Interface) and writing nothing. floor/range visits
+// the set fields with Message.Range; floor/has-get calls Has and Get on
+// every declared field, and WhichOneof once per real oneof. They allocate
+// nothing, and they are the least an encoder that reads dynamicpb messages
+// through protoreflect has to spend: the read floor. Their MB/s counts the
+// workload's encoded size, so it compares with the encoders'. Reading a
+// string or bytes value takes its header only, so on text and large the
+// floor is far below any encoder, which must copy the bytes.
+//
+// handwritten encodes the OTLP workload from the generated Go structs with
+// google.golang.org/protobuf/encoding/protowire, as a person who knows the
+// schema would write it (handwritten.go): a size pass that records the size
+// of every nested message and validates every string as UTF-8, then a
+// write pass; one reused encoder appends into one reused buffer, as
+// protolayout/dynamic-reuse does.
 //
 // Before anything is timed, every contestant's output is checked against
 // proto.MarshalOptions{Deterministic: true}.Marshal of the generated
-// message: byte for byte for protolayout and for Deterministic proto; for
-// plain proto.Marshal, whose field order on dynamic messages varies, by
-// length and by decoding to an equal message. A failure stops the program
-// with a non-zero exit code; TestBenchmarks runs the same checks under
-// go test.
+// message: byte for byte for protolayout, handwritten and Deterministic
+// proto; for plain proto.Marshal, whose field order on dynamic messages
+// varies, and for protolayout on generated messages on the collections
+// workload (generated messages take their own fast path, which writes map
+// entries in random order unless Deterministic), by length and by decoding
+// to an equal message. The floor contestants return a digest of what they
+// read (count and sum of the values), checked against one computed with
+// protorange over the generated message. A failure stops the program with
+// a non-zero exit code; TestBenchmarks runs the same checks under go test.
 //
 // # The report
 //
@@ -46,15 +90,21 @@
 // extensions), the Go version and platform, and the protolayout and
 // protobuf module versions, then prints one table per workload: ns/op,
 // MB/s, B/op and allocs/op of each contestant, and its time as a ratio to
-// proto/generated and to proto/dynamic (below 1.00x is faster). Flags:
+// proto/generated, to proto/dynamic and to floor/range (below 1.00x is
+// faster). A progress line per workload goes to standard error. Flags:
 //
 //	-count N          rounds of each contestant, contestants interleaved;
 //	                  the median round is reported (default 1)
-//	-benchtime D      time of each round, or Nx iterations (default 1s)
+//	-benchtime D      time of each round, or Nx iterations (default 500ms,
+//	                  trimmed from go test's 1s to keep the run short)
 //	-workload REGEXP  only the workloads whose name matches
 //	-json             JSON instead of tables, with stable field names
+//	                  (vs_proto_generated, vs_proto_dynamic, vs_floor, ...)
 //
-// With the defaults the whole run takes 15 to 20 seconds on two cores.
+// With the defaults the whole run, 57 cases, takes about a minute on two
+// cores. On a shared machine the numbers are noisy, the large workload's
+// most of all (each encoder but the reused ones allocates 1 MiB per call);
+// use -count and benchstat for decisions.
 //
 // # Comparing changes with benchstat
 //
@@ -64,4 +114,12 @@
 //	# change something
 //	go test ./benchmarks -run '^$' -bench . -count 10 > new.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest old.txt new.txt
+//
+// One workload, or one contestant across workloads, with a -bench filter:
+//
+//	go test ./benchmarks -run '^$' -bench 'Marshal/otlp/' -count 10 > old.txt
+//	go test ./benchmarks -run '^$' -bench 'Marshal/.*/protolayout/dynamic$' -count 10 > old.txt
+//
+// benchstat compares each case with itself across the two files; for the
+// ratios between contestants within one run, use the report.
 package main

@@ -36,14 +36,26 @@ type workload struct {
 	generated   proto.Message
 	dynamic     proto.Message
 	// ref is proto.MarshalOptions{Deterministic: true}.Marshal(generated),
-	// the bytes every contestant must reproduce.
+	// the bytes every encoder must reproduce.
 	ref []byte
+	// digest is what a read of every populated field of generated should
+	// add up to, the check of the floor contestants (see floorDigest).
+	digest []byte
+	// hasMaps: the schema has map fields, whose entries proto.Marshal
+	// without Deterministic writes in random order.
+	hasMaps bool
+}
+
+// builders build the workloads, in report order.
+var builders = []func() (*workload, error){
+	otlpWorkload, descriptorsWorkload,
+	scalarWorkload, textWorkload, nestedWorkload, collectionsWorkload, largeWorkload,
 }
 
 // workloads returns the workloads, built once per process.
 var workloads = sync.OnceValues(func() ([]*workload, error) {
 	var out []*workload
-	for _, build := range []func() (*workload, error){otlpWorkload, descriptorsWorkload} {
+	for _, build := range builders {
 		w, err := build()
 		if err != nil {
 			return nil, err
@@ -67,7 +79,33 @@ func newWorkload(name, description string, m proto.Message) (*workload, error) {
 	if err := (proto.UnmarshalOptions{Resolver: types}).Unmarshal(ref, dyn); err != nil {
 		return nil, fmt.Errorf("workload %s: dynamic twin: %w", name, err)
 	}
-	return &workload{name: name, description: description, generated: m, dynamic: dyn, ref: ref}, nil
+	digest, err := floorDigest(m)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: digest: %w", name, err)
+	}
+	return &workload{
+		name: name, description: description, generated: m, dynamic: dyn, ref: ref, digest: digest,
+		hasMaps: hasMaps(m.ProtoReflect().Descriptor(), make(map[protoreflect.FullName]bool)),
+	}, nil
+}
+
+// hasMaps reports whether md or a message type it reaches has a map field.
+func hasMaps(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsMap() {
+			return true
+		}
+		if sub := fd.Message(); sub != nil && hasMaps(sub, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 // loadAtRunTime returns a fresh descriptor for md, and the dynamic types of
