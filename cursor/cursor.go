@@ -48,13 +48,13 @@ const (
 	// element of an unpacked repeated field, or a map entry's key or
 	// value. Field and Value are set.
 	Value
-	// Packed is a whole non-empty packed repeated field. Field, List and
-	// Value (the list as a value) are set.
+	// Packed is a whole non-empty packed repeated field. Field is set and
+	// Value holds the list.
 	Packed
 	// Enter opens a nested message (a singular, list-element, map-value,
-	// oneof or extension message, or a group). Field and Message are set;
-	// Message may be nil or invalid, and then the message is empty. Its
-	// contents follow, closed by Exit.
+	// oneof or extension message, or a group). Field is set and Value
+	// holds the message (see Item.Message); it may be invalid, and then
+	// the message is empty. Its contents follow, closed by Exit.
 	Enter
 	// Entry opens one map entry of the map field Field. The key (a Value)
 	// and the value (a Value, or an Enter ... Exit) follow, closed by Exit.
@@ -62,7 +62,7 @@ const (
 	// Exit closes the innermost open message or map entry; Field is the
 	// field it was opened through.
 	Exit
-	// Unknown is the current message's unknown bytes, in Raw.
+	// Unknown is the current message's unknown bytes, as a bytes Value.
 	Unknown
 	// Failed reports a fault; Fault and, where one is to blame, Field are
 	// set. The walk cannot continue.
@@ -93,15 +93,24 @@ const (
 	SizeMismatch
 )
 
-// Item is one step of a walk. Which fields are set depends on Kind.
+// Item is one step of a walk: a kind, the field it concerns, and a value
+// whose meaning depends on the kind (a scalar for Value, the list for
+// Packed, the message for Enter, the raw bytes for Unknown). It is kept
+// small, since every value of a message passes through one.
 type Item struct {
-	Kind    Kind
-	Fault   Fault
-	Field   *layout.Field
-	Value   protoreflect.Value
-	List    protoreflect.List
-	Message protoreflect.Message
-	Raw     protoreflect.RawFields
+	Kind  Kind
+	Fault Fault
+	Field *layout.Field
+	Value protoreflect.Value
+}
+
+// Message returns the message an Enter item opens, or nil when the field
+// holds no valid value (it then encodes as an empty message).
+func (it *Item) Message() protoreflect.Message {
+	if !it.Value.IsValid() {
+		return nil
+	}
+	return it.Value.Message()
 }
 
 // Options configure a walk.
@@ -446,7 +455,7 @@ func (w *Walker) Next() Item {
 		case stateUnknown:
 			f.state = stateExit
 			if raw := f.msg.GetUnknown(); len(raw) > 0 {
-				return Item{Kind: Unknown, Raw: raw}
+				return Item{Kind: Unknown, Value: protoreflect.ValueOfBytes(raw)}
 			}
 
 		case stateExit:
@@ -485,7 +494,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) (Item, 
 			return Item{}, false
 		}
 		if fl.Packed {
-			return Item{Kind: Packed, Field: fl, List: l, Value: v}, true
+			return Item{Kind: Packed, Field: fl, Value: v}, true
 		}
 		f.list, f.listF, f.j, f.listN = l, fl, 0, n
 		return Item{}, false
@@ -514,7 +523,7 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) Item {
 	}
 	w.frames = append(w.frames, frame{lay: lay, msg: m, via: fl, index: index})
 	w.depth++
-	return Item{Kind: Enter, Field: fl, Message: m}
+	return Item{Kind: Enter, Field: fl, Value: v}
 }
 
 func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {

@@ -175,7 +175,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 
 		case cursor.Packed:
 			f := it.Field
-			l := it.List
+			l := it.Value.List()
 			cnt := l.Len()
 			top.units += cnt
 			var body int
@@ -198,14 +198,14 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			n = len(f.PackedTag) + wire.SizeVarint(uint64(body)) + body
 
 		case cursor.Unknown:
-			n = len(it.Raw)
+			n = len(it.Value.Bytes())
 			top.units += n
 			if rec {
-				s.Tape = append(s.Tape, Op{Kind: OpUnknown, Value: protoreflect.ValueOfBytes(it.Raw)})
+				s.Tape = append(s.Tape, Op{Kind: OpUnknown, Value: it.Value})
 			}
 
 		case cursor.Enter:
-			msg := it.Message
+			msg := it.Message()
 			if msg != nil && s.memo != nil && s.mayLookup(msg) {
 				s.Stats.Lookups++
 				if e, ok := s.memo[msg]; ok && w.Depth()+e.height <= w.MaxDepth() {
