@@ -33,9 +33,9 @@
 // dynamicpb message over descriptors loaded at run time from a serialized
 // FileDescriptorSet of the schema (protodesc.NewFiles), the way a proxy
 // that learns schemas on the wire holds them. The shapes' Go code is
-// generated without protoc by internal/genshapes
-// (go run ./benchmarks/internal/genshapes), whose test fails when
-// internal/shapespb is stale.
+// generated without protoc by the module's internal/protogen
+// (go run ./internal/protogen/cmd), whose test in internal/shapespb fails
+// when it is stale.
 //
 // # Contestants
 //

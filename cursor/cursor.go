@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/layout"
 )
 
@@ -342,16 +343,18 @@ func (w *Walker) Next() Item {
 			}
 			f.state = stateFields
 			f.extFrom = len(w.exts)
-			if _, ok := f.msg.(*dynamicpb.Message); ok {
-				// dynamicpb keeps set fields in a map: one Range visits
-				// exactly those, cheaper than Has and Get per declared
-				// field. Sorting by position gives emission order,
-				// oneof members included.
+			if dm, ok := f.msg.(*dynamicpb.Message); ok {
+				// dynamicpb keeps set fields in a map: reading it once
+				// visits exactly those, cheaper than Has and Get per
+				// declared field. Sorting by position gives emission
+				// order, oneof members included.
 				f.ranged = true
 				f.setFrom = len(w.set)
-				w.ranging = lay
-				f.msg.Range(w.collectSet)
-				w.ranging = nil
+				if !w.collectStored(dm, lay) {
+					w.ranging = lay
+					f.msg.Range(w.collectSet)
+					w.ranging = nil
+				}
 				if w.foreign {
 					w.foreign = false
 					return Item{Kind: Failed, Fault: ForeignField}
@@ -534,6 +537,33 @@ func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {
 func (w *Walker) appendExt(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 	if fd.IsExtension() {
 		w.exts = append(w.exts, extField{fd, v})
+	}
+	return true
+}
+
+// collectStored collects the set fields of m straight from dynamicpb's
+// storage, deciding what counts as set from the layout. It reports false
+// when direct reads are disabled; the caller then uses Range.
+func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) bool {
+	known, ext, ok := dynstore.Fields(m)
+	if !ok {
+		return false
+	}
+	for num, v := range known {
+		if xd := ext[num]; xd != nil {
+			if layout.Extension(xd).IsSet(v) {
+				w.exts = append(w.exts, extField{xd, v})
+			}
+			continue
+		}
+		p := lay.PositionOfNumber(num)
+		if p < 0 {
+			w.foreign = true
+			return true
+		}
+		if lay.Fields[p].IsSet(v) {
+			w.set = append(w.set, setField{int32(p), v})
+		}
 	}
 	return true
 }

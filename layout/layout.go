@@ -15,6 +15,7 @@ package layout
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -67,7 +68,16 @@ type Layout struct {
 
 	// position maps a field's declaration index to its position in Fields.
 	position []int32
+
+	// byNumber maps a field number to its position in Fields plus one (0:
+	// no such field), densely for schemas whose numbers are small, else
+	// through numberMap.
+	byNumber  []int32
+	numberMap map[protowire.Number]int32
 }
+
+// maxDenseNumber bounds the field numbers indexed densely.
+const maxDenseNumber = 1024
 
 // Oneof describes one real oneof of a message.
 type Oneof struct {
@@ -176,11 +186,55 @@ func (l *Layout) Position(fd protoreflect.FieldDescriptor) int {
 // ByNumber returns the field record with number n, or nil if the message
 // declares no such field (extensions included: see Extension).
 func (l *Layout) ByNumber(n protowire.Number) *Field {
-	fd := l.Desc.Fields().ByNumber(n)
-	if fd == nil {
-		return nil
+	if p := l.PositionOfNumber(n); p >= 0 {
+		return &l.Fields[p]
 	}
-	return l.Lookup(fd)
+	return nil
+}
+
+// PositionOfNumber returns the position in Fields of the field numbered n,
+// or -1 if the message declares no such field.
+func (l *Layout) PositionOfNumber(n protowire.Number) int {
+	if uint64(n) < uint64(len(l.byNumber)) {
+		return int(l.byNumber[n]) - 1
+	}
+	if p, ok := l.numberMap[n]; ok {
+		return int(p)
+	}
+	return -1
+}
+
+// IsSet reports whether v, the value stored for field f, counts as set, as
+// protoreflect's Has would: a non-empty list or map; any value of a field
+// with presence; a non-zero value of an implicit-presence field, where
+// only +0.0 is zero among floats.
+func (f *Field) IsSet(v protoreflect.Value) bool {
+	switch {
+	case f.Map:
+		return v.Map().Len() > 0
+	case f.List:
+		return v.List().Len() > 0
+	case f.Explicit:
+		return true
+	}
+	switch f.Kind {
+	case protoreflect.BoolKind:
+		return v.Bool()
+	case protoreflect.EnumKind:
+		return v.Enum() != 0
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return v.Int() != 0
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return v.Uint() != 0
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return math.Float64bits(v.Float()) != 0
+	case protoreflect.StringKind:
+		return v.String() != ""
+	case protoreflect.BytesKind:
+		return len(v.Bytes()) > 0
+	}
+	return true
 }
 
 // ByName returns the field record named name (the field's short name), or
@@ -262,6 +316,16 @@ func build(md protoreflect.MessageDescriptor) *Layout {
 		return cmp.Compare(a.Number(), b.Number())
 	})
 
+	maxNum := protowire.Number(0)
+	for _, fd := range order {
+		maxNum = max(maxNum, fd.Number())
+	}
+	if maxNum <= maxDenseNumber {
+		l.byNumber = make([]int32, maxNum+1)
+	} else {
+		l.numberMap = make(map[protowire.Number]int32, len(order))
+	}
+
 	oneofIndex := map[int]int{} // oneof declaration index -> index in l.Oneofs
 	for i, fd := range order {
 		oi := -1
@@ -280,6 +344,11 @@ func build(md protoreflect.MessageDescriptor) *Layout {
 		f := &l.Fields[i]
 		initField(f, fd, oi)
 		l.position[fd.Index()] = int32(i)
+		if l.byNumber != nil {
+			l.byNumber[fd.Number()] = int32(i) + 1
+		} else {
+			l.numberMap[fd.Number()] = int32(i)
+		}
 		if f.Required {
 			l.Required = true
 			l.RequiredFields = append(l.RequiredFields, int32(i))

@@ -20,8 +20,7 @@
 // After editing a .proto file, regenerate protobuftest/gen from the module
 // root with
 //
-//	go run ./protobuftest/internal/genproto/...
+//	go run ./internal/protogen/cmd
 //
-// A test in protobuftest/internal/genproto fails while the generated files
-// are stale.
+// A test in protobuftest/gen fails while the generated files are stale.
 package protobuftest

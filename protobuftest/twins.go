@@ -16,11 +16,11 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/internal/protoschema"
 	"github.com/protolayout/protolayout/protobuftest/gen/customoptionspb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/testeditionspb"
-	"github.com/protolayout/protolayout/protobuftest/internal/schema"
 )
 
 // protoSources holds the .proto sources, rooted like the protobuftest
@@ -149,7 +149,7 @@ func DynamicTypes() *protoregistry.Types {
 // FileDescriptorProto with protoimpl.DescBuilder, the builder generated code
 // uses, so that their descriptors report IsMessageSet like generated ones.
 func LoadFiles() (*protoregistry.Files, error) {
-	_, protos, err := schema.Compile(context.Background(), protoSources, schema.Glob, schema.LegacyGlob)
+	_, protos, err := protoschema.Compile(context.Background(), protoSources, "protobuftest/", "proto/*.proto", "proto/legacy/*.proto")
 	if err != nil {
 		return nil, err
 	}
