@@ -56,6 +56,9 @@ type Error struct {
 	// Limit is the limit that was exceeded, for ErrDepthExceeded and
 	// ErrSizeExceeded.
 	Limit int
+	// Detail explains the failure further where the reason alone does not,
+	// such as the order a Writer expected; it may be empty.
+	Detail string
 }
 
 // Error returns a one-line description naming the field and its path.
@@ -82,8 +85,14 @@ func (e *Error) Error() string {
 			b = append(b, ')')
 		}
 	}
-	b = append(b, " in "...)
-	b = append(b, e.Message...)
+	if e.Detail != "" {
+		b = append(b, ": "...)
+		b = append(b, e.Detail...)
+	}
+	if e.Message != "" {
+		b = append(b, " in "...)
+		b = append(b, e.Message...)
+	}
 	if e.Path != "" {
 		b = append(b, " at "...)
 		b = append(b, e.Path...)

@@ -1,0 +1,94 @@
+package encoder_test
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/protolayout/protolayout/encoder"
+)
+
+// A proxy-like loop: a schema loaded at run time, messages written from
+// plain values, one Writer reused for every message.
+func ExampleWriter() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(`
+		name: "log.proto" package: "log" syntax: "proto3"
+		message_type {
+		  name: "Line"
+		  field { name: "level" number: 1 type: TYPE_INT32 json_name: "level" }
+		  field { name: "text" number: 2 type: TYPE_STRING json_name: "text" }
+		  field { name: "tags" number: 3 label: LABEL_REPEATED type: TYPE_MESSAGE type_name: ".log.Line.TagsEntry" json_name: "tags" }
+		  nested_type {
+		    name: "TagsEntry" options { map_entry: true }
+		    field { name: "key" number: 1 type: TYPE_STRING json_name: "key" }
+		    field { name: "value" number: 2 type: TYPE_STRING json_name: "value" }
+		  }
+		}`), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	w := encoder.NewWriter(fd.Messages().ByName("Line"))
+	level, text, tags := w.Number("level"), w.Number("text"), w.Number("tags")
+
+	for _, line := range []struct {
+		level int32
+		text  string
+		tags  [][2]string // sorted by key
+	}{
+		{1, "hi", [][2]string{{"host", "a"}}},
+		{0, "", nil},
+	} {
+		w.Reset()
+		w.Int32(level, line.level)
+		w.String(text, line.text)
+		for _, kv := range line.tags {
+			w.BeginEntryString(tags, kv[0])
+			w.String(encoder.MapValue, kv[1])
+			w.End()
+		}
+		b, err := w.Finish()
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("% x\n", b)
+	}
+	// Output:
+	// 08 01 12 02 68 69 1a 09 0a 04 68 6f 73 74 12 01 61
+	//
+}
+
+// Every call is checked; the first failure sticks and names the order
+// that was expected.
+func ExampleWriter_errors() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(`
+		name: "p.proto" package: "p" syntax: "proto3"
+		message_type {
+		  name: "Point"
+		  field { name: "x" number: 1 type: TYPE_SINT32 json_name: "x" }
+		  field { name: "y" number: 2 type: TYPE_SINT32 json_name: "y" }
+		}`), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	w := encoder.NewWriter(fd.Messages().ByName("Point"))
+	w.Int32(2, -1)
+	w.Int32(1, 5) // out of order: fails, writes nothing
+	w.Int32(2, 7) // ignored: the first error sticks
+	_, err = w.Finish()
+	fmt.Println(errors.Is(err, encoder.ErrOutOfOrder))
+	fmt.Println(err)
+	// Output:
+	// true
+	// protolayout: field out of order (field p.Point.x): field 1 (x) after field 2 (y); proto.Marshal's order is extensions by ascending number, then fields outside oneofs by ascending number, then one member per oneof, oneofs in declaration order, then unknown fields; expected next: unknown fields, End or Finish in p.Point at x
+}

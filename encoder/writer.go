@@ -1,0 +1,778 @@
+package encoder
+
+import (
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/protolayout/protolayout/internal/wire"
+	"github.com/protolayout/protolayout/layout"
+)
+
+// LengthStrategy chooses how many bytes a Writer reserves for the length
+// prefix of a nested message, map entry or packed record whose length is
+// not known when it starts (Begin, or the first element of a packed field).
+// When the body ends its length is written in place; if it needs another
+// width than was reserved, the body moves once (Writer.Stats counts the
+// moves). Whatever the strategy, the output is the same, with minimal
+// varint lengths as proto.Marshal writes them; only the moves differ.
+type LengthStrategy uint8
+
+const (
+	// LengthLearned (the default) reserves, per field of each message
+	// type, the width that field's lengths most often needed, learned
+	// from a sample of the bodies every Writer on every goroutine wrote
+	// (lock-free counters in a side table of the shared layout). Reading
+	// the guess costs one atomic load per body.
+	LengthLearned LengthStrategy = iota
+	// LengthOneByte always reserves one byte, as proto.Marshal's
+	// reflection path does: bodies under 128 bytes never move, larger
+	// ones always do.
+	LengthOneByte
+)
+
+// String returns the strategy's name.
+func (s LengthStrategy) String() string {
+	switch s {
+	case LengthLearned:
+		return "learned"
+	case LengthOneByte:
+		return "one-byte"
+	}
+	return "LengthStrategy(?)"
+}
+
+// WriterOptions configures a Writer. The zero value checks required
+// fields and applies the default limits. Use keyed literals.
+type WriterOptions struct {
+	_ noUnkeyedLiterals
+
+	// AllowPartial skips the check that required fields are written.
+	AllowPartial bool
+
+	// MaxDepth is the deepest nesting allowed below the top message (map
+	// entries do not count); 0 means DefaultMaxDepth (10,000).
+	MaxDepth int
+
+	// MaxSize is the largest encoding allowed; 0, or anything above
+	// 2 GiB - 1, means DefaultMaxSize.
+	MaxSize int
+
+	// Lengths chooses how nested lengths are reserved; the zero value is
+	// LengthLearned.
+	Lengths LengthStrategy
+
+	// Extensions resolves extension field numbers of extendable messages
+	// (protoregistry.GlobalTypes, a dynamicpb.Types, ...). With nil, only
+	// declared fields can be written. Each extension number is resolved
+	// once per Writer.
+	Extensions protoregistry.ExtensionTypeResolver
+}
+
+// Field numbers of a map entry's key and value, for use inside
+// Begin(mapField) ... End().
+const (
+	MapKey   protowire.Number = 1
+	MapValue protowire.Number = 2
+)
+
+// Writer encodes one message of a given descriptor from plain values, fed
+// field by field, without building a message object: the schema-checked,
+// allocation-free way to produce protobuf bytes from a JSON document, a
+// database row or a log line.
+//
+//	w := encoder.NewWriter(md)
+//	w.String(1, "checkout")             // field 1, a string
+//	w.Begin(2)                          // field 2, a nested message
+//	w.Int64(1, -7)
+//	w.End()
+//	b, err := w.Finish()
+//
+// Fields are addressed by number (Number resolves a name once). The
+// field's kind decides the wire form: Int64 writes a varint to an int64
+// field, a zigzag varint to sint64 and 8 bytes to sfixed64. Repeated fields
+// take their elements one call at a time, consecutively, or a whole slice
+// in one call (Int64s and the like); packed fields are packed into one
+// record, closed when another field starts or the message ends. Nested
+// messages and groups are written between Begin and End on the same
+// Writer; a map entry is Begin(mapField), its key (field MapKey), its value
+// (field MapValue, Begin for a message value), End. Message embeds a
+// proto.Message encoded by this package's encoder, Raw embeds a
+// pre-encoded message, Unknown appends unknown fields (last).
+//
+// # Output
+//
+// The bytes equal proto.MarshalOptions{Deterministic: true}.Marshal of the
+// message the same values describe: implicit-presence fields (proto3
+// without optional, editions IMPLICIT) skip their zero value, where for
+// floats only +0.0 is zero (-0.0 and NaN are written); explicit-presence
+// fields, oneof members and repeated elements are written whatever their
+// value; a map entry always holds its key and its value (End writes the
+// zero key or value, or the enum's default, for the one not written); an
+// empty packed field writes nothing; Begin then End writes an empty
+// message.
+//
+// # Checks
+//
+// Every call is checked, always: the field exists; the method fits the
+// field's kind (ErrKindMismatch) and the value its range (ErrOutOfRange);
+// fields come in proto.Marshal's order (extensions by ascending number,
+// then fields outside real oneofs by ascending number, then the one member
+// of each oneof, oneofs in declaration order, then unknown fields;
+// ErrOutOfOrder names the order expected); a singular field once
+// (ErrDuplicateField); a repeated field's elements consecutive
+// (ErrNotConsecutive); one member per oneof (ErrOneofConflict); map keys
+// ascending and unique (ErrMapKeyOrder); valid UTF-8 where the schema asks
+// (ErrInvalidUTF8); required fields written by End and Finish
+// (ErrRequiredNotSet, unless AllowPartial); depth and size limits
+// (ErrDepthExceeded, ErrSizeExceeded); End without Begin, Finish with open
+// messages, use of a zero Writer or after Finish.
+//
+// The first failure is kept, as bufio.Writer keeps its first error: the
+// failing call writes nothing and every later call does nothing until
+// Reset. Err reports it at any time and Finish returns it; it is an *Error
+// naming the field and its path, and errors.Is(err, proto.Error) holds.
+//
+// # Lengths
+//
+// The length of a nested message is reserved when Begin writes its tag and
+// written in place by End; when the length needs another width than was
+// reserved, the body moves once. LengthStrategy chooses the reservation;
+// Stats counts the moves. Message, Raw and whole-slice packed calls know
+// their length and write it exactly.
+//
+// # Allocation and concurrency
+//
+// A Writer reused with Reset allocates nothing per message in the steady
+// state (its buffer and frame stack keep their capacity; the first use of
+// an extension number, and the first use of each message type by any
+// Writer, allocate once). A Writer belongs to one goroutine at a time;
+// the layouts and learned lengths behind it are shared and safe for
+// concurrent use.
+type Writer struct {
+	root     *wtable
+	opts     WriterOptions
+	maxDepth int
+	maxSize  int
+
+	buf    []byte
+	base   int  // len(buf) when the message started
+	append bool // buf belongs to the caller (ResetAppend)
+
+	frames []wframe
+	depth  int // open message frames below the root; map entries excluded
+	// slack is the sum over open length-prefixed parts of (reserved - 1):
+	// len(buf)-base-slack is the smallest size the output can still have.
+	slack int
+
+	state  uint8
+	err    error
+	exts   map[extKey]*extInfo
+	stats  WriterStats
+	lastAt int // offset of the last finished top-level item, or -1
+	lastN  int
+	tick   uint32 // counts learned bodies, for sampling
+}
+
+// WriterStats counts the work of one message, since the last Reset.
+type WriterStats struct {
+	// Moves is how many bodies (nested messages, map entries, packed
+	// records) moved because their length needed another width than was
+	// reserved.
+	Moves int
+	// MovedBytes is the total size of the bodies moved.
+	MovedBytes int
+}
+
+const (
+	stateZero uint8 = iota
+	stateOpen
+	stateFinished
+)
+
+// frame phases
+const (
+	phaseExt uint8 = iota
+	phaseFields
+	phaseUnknown
+)
+
+type extKey struct {
+	t   *wtable
+	num protowire.Number
+}
+
+// wframe is one message (or map entry) being written.
+type wframe struct {
+	tab   *wtable
+	via   *layout.Field // the parent's field that opened the frame; nil for the root
+	index int           // element index within via, or -1
+	tagAt int           // offset of the frame's tag in buf
+	start int           // offset of the body in buf
+	width int           // bytes reserved for the length prefix (0: root or group)
+	learn *learnState   // where to record a missed width, or nil
+	entry bool          // a map entry
+
+	phase  uint8
+	pos    int // index in tab.lay.Fields of the last regular field started, or -1
+	cur    *layout.Field
+	curNum protowire.Number
+	curIdx int      // index of cur in tab.lay.Fields, or -1 for an extension
+	curExt *extInfo // cur's record when it is an extension
+	ext    protowire.Number
+	count  int // elements of cur written
+
+	pack      int // body offset of the open packed record of cur, or -1
+	packWidth int
+	packLearn *learnState
+
+	written []uint64 // bit i: field i of tab.lay.Fields started
+
+	// the last key of the map field cur, for the order check
+	keyValid bool
+	keyU     uint64 // numeric keys, ordered as unsigned (signed ones offset)
+	keyS     []byte // string keys
+}
+
+func (fr *wframe) isWritten(i int) bool { return fr.written[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (fr *wframe) setWritten(i int)     { fr.written[i>>6] |= 1 << (uint(i) & 63) }
+
+// NewWriter returns a Writer for messages of type md, ready to write the
+// first message. At most one WriterOptions may be given; without one the
+// defaults apply.
+func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer {
+	w := new(Writer)
+	if len(opts) > 0 {
+		w.opts = opts[len(opts)-1]
+	}
+	w.maxDepth = w.opts.MaxDepth
+	if w.maxDepth <= 0 {
+		w.maxDepth = DefaultMaxDepth
+	}
+	w.maxSize = w.opts.MaxSize
+	if w.maxSize <= 0 || w.maxSize > DefaultMaxSize {
+		w.maxSize = DefaultMaxSize
+	}
+	if md != nil {
+		w.root = tableOf(layout.Of(md))
+	}
+	w.Reset()
+	return w
+}
+
+// Reset discards the message being written and its error, and starts a new
+// message in the Writer's own buffer. The bytes returned by an earlier
+// Finish are overwritten by the next message.
+func (w *Writer) Reset() {
+	w.reset(w.bufStart(), 0, false)
+}
+
+func (w *Writer) bufStart() []byte {
+	if w.append {
+		return nil
+	}
+	return w.buf[:0]
+}
+
+// ResetAppend is Reset, with the next message appended to b: Finish
+// returns b extended, and never changes b[:len(b)]. On error Finish
+// returns b unchanged.
+func (w *Writer) ResetAppend(b []byte) {
+	w.reset(b, len(b), true)
+}
+
+func (w *Writer) reset(b []byte, base int, appendMode bool) {
+	w.buf, w.base, w.append = b, base, appendMode
+	w.err = nil
+	w.slack = 0
+	w.depth = 0
+	w.stats = WriterStats{}
+	w.lastAt, w.lastN = -1, 0
+	for i := range w.frames {
+		fr := &w.frames[i]
+		fr.tab, fr.via, fr.cur, fr.curExt, fr.learn, fr.packLearn = nil, nil, nil, nil, nil, nil
+	}
+	if cap(w.frames) > maxRetainedFrames {
+		w.frames = nil
+	}
+	w.frames = w.frames[:0]
+	if w.root == nil {
+		w.state = stateZero
+		return
+	}
+	w.state = stateOpen
+	w.push(w.root, nil, -1, len(b), 0, nil, false)
+	if w.root.lay.MessageSet {
+		w.fail(ErrMessageSet, nil, "")
+	}
+}
+
+// maxRetainedFrames bounds the frame stack a Writer keeps between
+// messages.
+const maxRetainedFrames = 64
+
+// push opens a frame for a message of table t.
+func (w *Writer) push(t *wtable, via *layout.Field, index, tagAt, width int, learn *learnState, entry bool) {
+	n := len(w.frames)
+	if n < cap(w.frames) {
+		w.frames = w.frames[:n+1]
+	} else {
+		w.frames = append(w.frames, wframe{})
+	}
+	fr := &w.frames[n]
+	words := (len(t.lay.Fields) + 63) >> 6
+	if cap(fr.written) < words {
+		fr.written = make([]uint64, words)
+	} else {
+		fr.written = fr.written[:words]
+		clear(fr.written)
+	}
+	fr.tab, fr.via, fr.index, fr.tagAt = t, via, index, tagAt
+	fr.start, fr.width, fr.learn, fr.entry = len(w.buf), width, learn, entry
+	fr.phase, fr.pos, fr.cur, fr.curNum, fr.curIdx, fr.curExt = phaseExt, -1, nil, 0, -1, nil
+	fr.ext, fr.count = 0, 0
+	fr.pack, fr.packWidth, fr.packLearn = -1, 0, nil
+	fr.keyValid = false
+}
+
+// Err returns the first error met since the last Reset, or nil.
+func (w *Writer) Err() error { return w.err }
+
+// Len returns how many bytes the Writer has written for the message so
+// far, reserved length prefixes included.
+func (w *Writer) Len() int { return len(w.buf) - w.base }
+
+// Depth returns the nesting depth of the innermost open message: 0 for the
+// top message (map entries count as a level here).
+func (w *Writer) Depth() int { return max(len(w.frames)-1, 0) }
+
+// Stats returns the moves made for the message so far.
+func (w *Writer) Stats() WriterStats { return w.stats }
+
+// LastItem returns the byte range of the last item finished at the top
+// level of the message (a nested message or group closed by End, a map
+// entry, or a Message or Raw embed): its offset in the bytes Finish
+// returns (relative to the start of this message in ResetAppend mode) and
+// its length, tag and length prefix included. Top-level items never move
+// once finished, so the range stays valid. It returns (-1, 0) before the
+// first such item.
+func (w *Writer) LastItem() (offset, length int) {
+	if w.lastAt < 0 {
+		return -1, 0
+	}
+	return w.lastAt - w.base, w.lastN
+}
+
+// LastItemBytes returns the bytes of LastItem, aliasing the Writer's
+// buffer: they are valid until the next call. It returns nil before the
+// first item.
+func (w *Writer) LastItemBytes() []byte {
+	if w.lastAt < 0 {
+		return nil
+	}
+	return w.buf[w.lastAt : w.lastAt+w.lastN : w.lastAt+w.lastN]
+}
+
+// Number returns the number of the field called name in the innermost
+// open message: a field's short name, or an extension's full name (which
+// WriterOptions.Extensions must know). It returns 0, a number no field
+// has, when there is none; writing to it then fails with ErrUnknownField.
+// Resolve names once, outside loops.
+func (w *Writer) Number(name string) protowire.Number {
+	if len(w.frames) == 0 {
+		return 0
+	}
+	t := w.frames[len(w.frames)-1].tab
+	if f := t.lay.ByName(protoreflect.Name(name)); f != nil {
+		return f.Number
+	}
+	if w.opts.Extensions != nil {
+		if xt, err := w.opts.Extensions.FindExtensionByName(protoreflect.FullName(name)); err == nil {
+			xd := xt.TypeDescriptor()
+			if xd.ContainingMessage().FullName() == t.lay.Desc.FullName() {
+				return xd.Number()
+			}
+		}
+	}
+	return 0
+}
+
+// failState records the error of a call made in the wrong state.
+func (w *Writer) failState() {
+	if w.state == stateZero {
+		w.err = &Error{Err: ErrNotStarted}
+		return
+	}
+	w.fail(ErrFinished, nil, "")
+}
+
+// target is a field a call writes to, once checked.
+type target struct {
+	f    *layout.Field
+	idx  int      // index in the frame's fields, or -1 for an extension
+	x    *extInfo // the extension's record
+	same bool     // the frame's current field again (another element)
+}
+
+// prepare checks that field num of the innermost message may take a value
+// of one of the kinds in mask now: the Writer is usable, the field exists,
+// the kind fits, the order holds. It changes nothing.
+func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
+	if w.err != nil {
+		return target{}, false
+	}
+	if w.state != stateOpen {
+		w.failState()
+		return target{}, false
+	}
+	fr := &w.frames[len(w.frames)-1]
+	if fr.cur != nil && num == fr.curNum {
+		f := fr.cur
+		if kindBit(f.Kind)&mask == 0 {
+			w.failKind(f, mask)
+			return target{}, false
+		}
+		if !f.List && !f.Map {
+			w.fail(ErrDuplicateField, f, "")
+			return target{}, false
+		}
+		return target{f: f, idx: fr.curIdx, x: fr.curExt, same: true}, true
+	}
+	idx := fr.tab.index(num)
+	if idx < 0 {
+		return w.prepareExt(fr, num, mask)
+	}
+	f := &fr.tab.lay.Fields[idx]
+	if kindBit(f.Kind)&mask == 0 {
+		w.failKind(f, mask)
+		return target{}, false
+	}
+	if fr.phase == phaseUnknown {
+		w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
+		return target{}, false
+	}
+	if f.Oneof >= 0 && w.oneofTaken(fr, f.Oneof) {
+		if fr.isWritten(idx) {
+			w.fail(ErrDuplicateField, f, "")
+		} else {
+			w.fail(ErrOneofConflict, f, "oneof "+string(fr.tab.lay.Oneofs[f.Oneof].Desc.Name())+" already has a member")
+		}
+		return target{}, false
+	}
+	if idx < fr.pos {
+		switch {
+		case !fr.isWritten(idx):
+			w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
+		case f.List || f.Map:
+			w.fail(ErrNotConsecutive, f, "")
+		default:
+			w.fail(ErrDuplicateField, f, "")
+		}
+		return target{}, false
+	}
+	return target{f: f, idx: idx}, true
+}
+
+// oneofTaken reports whether a member of oneof o of the frame's message
+// was written.
+func (w *Writer) oneofTaken(fr *wframe, o int) bool {
+	od := &fr.tab.lay.Oneofs[o]
+	for i := od.First; i < od.End; i++ {
+		if fr.isWritten(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareExt is prepare for a number the message does not declare: an
+// extension, if the resolver knows one.
+func (w *Writer) prepareExt(fr *wframe, num protowire.Number, mask uint32) (target, bool) {
+	x := w.extension(fr.tab, num)
+	if x == nil {
+		w.fail(ErrUnknownField, nil, "field "+itoa(int64(num))+" of "+string(fr.tab.lay.Desc.FullName()))
+		return target{}, false
+	}
+	f := x.f
+	if kindBit(f.Kind)&mask == 0 {
+		w.failKind(f, mask)
+		return target{}, false
+	}
+	if fr.phase != phaseExt || num < fr.ext {
+		w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
+		return target{}, false
+	}
+	return target{f: f, idx: -1, x: x}, true
+}
+
+// extension returns the record of extension num of t's message, or nil.
+func (w *Writer) extension(t *wtable, num protowire.Number) *extInfo {
+	if w.opts.Extensions == nil || !t.lay.Extendable || num <= 0 || num > protowire.MaxValidNumber {
+		return nil
+	}
+	k := extKey{t, num}
+	if x, ok := w.exts[k]; ok {
+		return x
+	}
+	var x *extInfo
+	if xt, err := w.opts.Extensions.FindExtensionByNumber(t.lay.Desc.FullName(), num); err == nil {
+		x = extInfoOf(layout.Extension(xt.TypeDescriptor()))
+	}
+	if w.exts == nil {
+		w.exts = make(map[extKey]*extInfo)
+	}
+	w.exts[k] = x
+	return x
+}
+
+// over reports whether adding n bytes to the smallest size the output can
+// still have exceeds the size limit.
+func (w *Writer) over(n int) bool {
+	cur := len(w.buf) - w.base - w.slack
+	return n > w.maxSize-cur
+}
+
+// closeDelta is how much closing the frame's open packed record grows the
+// smallest output size, when a call of target t would close it.
+func (w *Writer) closeDelta(fr *wframe, t target) int {
+	if t.same || fr.pack < 0 {
+		return 0
+	}
+	return wire.SizeVarint(uint64(len(w.buf)-fr.pack)) - 1
+}
+
+// commit makes t the frame's current field, closing the previous field's
+// packed record. It must follow successful checks only.
+func (w *Writer) commit(fr *wframe, t target) {
+	if t.same {
+		return
+	}
+	if fr.pack >= 0 {
+		w.closePacked(fr)
+	}
+	fr.cur, fr.curNum, fr.curIdx, fr.curExt = t.f, t.f.Number, t.idx, t.x
+	fr.count = 0
+	fr.keyValid = false
+	if t.idx >= 0 {
+		fr.pos = t.idx
+		fr.setWritten(t.idx)
+		fr.phase = phaseFields
+	} else {
+		fr.ext = t.f.Number
+	}
+}
+
+// learnFor returns the learned-width record of target t.
+func learnFor(fr *wframe, t target) *learnState {
+	if t.idx >= 0 {
+		return &fr.tab.learned[t.idx]
+	}
+	return t.x.learned
+}
+
+// reserve appends room for a length prefix and returns its width.
+func (w *Writer) reserve(l *learnState) int {
+	r := 1
+	if w.opts.Lengths == LengthLearned {
+		r = l.guess()
+	}
+	w.buf = append(w.buf, make([]byte, r)...)
+	w.slack += r - 1
+	return r
+}
+
+// patch writes the length of the body that runs from start to the end of
+// the buffer into the r bytes reserved before it, moving the body when the
+// length needs another width.
+func (w *Writer) patch(start, r int, l *learnState) {
+	n := len(w.buf) - start
+	a := wire.SizeVarint(uint64(n))
+	if a != r {
+		w.stats.Moves++
+		w.stats.MovedBytes += n
+		if a > r {
+			w.buf = append(w.buf, make([]byte, a-r)...)
+		}
+		copy(w.buf[start-r+a:], w.buf[start:start+n])
+		w.buf = w.buf[:start-r+a+n]
+	}
+	if l != nil && w.opts.Lengths == LengthLearned {
+		w.tick++
+		if w.tick%learnSample == 0 {
+			l.record(a)
+		}
+	}
+	wire.AppendVarint(w.buf[start-r:start-r], uint64(n))
+	w.slack -= r - 1
+}
+
+// closePacked ends the frame's open packed record.
+func (w *Writer) closePacked(fr *wframe) {
+	w.patch(fr.pack, fr.packWidth, fr.packLearn)
+	fr.pack, fr.packLearn = -1, nil
+}
+
+// implicitZero reports whether a zero value of f in frame fr is skipped.
+func implicitZero(fr *wframe, f *layout.Field) bool {
+	return !f.Explicit && !f.List && !fr.entry
+}
+
+// put writes scalar wire value x (already checked) to target t.
+func (w *Writer) put(t target, x uint64) {
+	fr := &w.frames[len(w.frames)-1]
+	f := t.f
+	var defKey []byte
+	if fr.entry {
+		var ok bool
+		if defKey, ok = entryPre(w, fr, t, keyOrd(f.Kind, x), ""); !ok {
+			return
+		}
+	}
+	add := w.closeDelta(fr, t) + len(defKey)
+	skip := x == 0 && implicitZero(fr, f)
+	if !skip {
+		if f.Packed {
+			if !t.same || fr.pack < 0 {
+				add += len(f.PackedTag) + 1
+			}
+			add += sizeOf(f, x)
+		} else {
+			add += len(f.Tag) + sizeOf(f, x)
+		}
+	}
+	if w.over(add) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	if fr.entry {
+		entryPost(w, fr, t, defKey, keyOrd(f.Kind, x), "")
+	}
+	w.commit(fr, t)
+	if f.List {
+		fr.count++
+	}
+	if skip {
+		return
+	}
+	if f.Packed {
+		if fr.pack < 0 {
+			w.buf = append(w.buf, f.PackedTag...)
+			l := learnFor(fr, t)
+			fr.packWidth = w.reserve(l)
+			fr.pack, fr.packLearn = len(w.buf), l
+		}
+	} else {
+		w.buf = append(w.buf, f.Tag...)
+	}
+	w.buf = appendWire(w.buf, f, x)
+}
+
+// entryPre checks a call of target t in map entry frame fr: a key (of
+// order ord, or string s) must come after the previous entry's key of the
+// same map; a value written before any key brings the zero key, which
+// must too, and is returned to be written first.
+func entryPre[S string | []byte](w *Writer, fr *wframe, t target, ord uint64, s S) ([]byte, bool) {
+	var defKey []byte
+	if t.idx != 0 {
+		if t.idx != 1 || fr.isWritten(0) {
+			return nil, true
+		}
+		defKey, ord, s = fr.tab.defKey, fr.tab.zeroKey, s[:0]
+	}
+	p := &w.frames[len(w.frames)-2]
+	if !p.keyValid {
+		return defKey, true
+	}
+	var c int
+	if fr.tab.lay.Fields[0].Kind == protoreflect.StringKind {
+		c = cmpBytes(s, p.keyS)
+	} else if ord > p.keyU {
+		c = 1
+	} else if ord < p.keyU {
+		c = -1
+	}
+	if c <= 0 {
+		detail := "key below the previous entry's key"
+		if c == 0 {
+			detail = "key equal to the previous entry's key"
+		}
+		w.fail(ErrMapKeyOrder, fr.via, detail)
+		return nil, false
+	}
+	return defKey, true
+}
+
+// entryPost records the key checked by entryPre, writing the zero key
+// first if entryPre returned it.
+func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte, ord uint64, s S) {
+	if t.idx != 0 {
+		if defKey == nil {
+			return
+		}
+		w.buf = append(w.buf, defKey...)
+		fr.setWritten(0)
+		fr.pos, fr.phase = 0, phaseFields
+		ord, s = fr.tab.zeroKey, s[:0]
+	}
+	p := &w.frames[len(w.frames)-2]
+	p.keyValid = true
+	p.keyU = ord
+	p.keyS = append(p.keyS[:0], s...)
+}
+
+// appendWire appends wire value x of field f.
+func appendWire(b []byte, f *layout.Field, x uint64) []byte {
+	switch f.WireType {
+	case protowire.Fixed32Type:
+		return protowire.AppendFixed32(b, uint32(x))
+	case protowire.Fixed64Type:
+		return protowire.AppendFixed64(b, x)
+	}
+	return wire.AppendVarint(b, x)
+}
+
+// putLen writes string or bytes value s (already checked) to target t.
+func putLen[S string | []byte](w *Writer, t target, s S) {
+	fr := &w.frames[len(w.frames)-1]
+	f := t.f
+	var defKey []byte
+	if fr.entry {
+		var ok bool
+		if defKey, ok = entryPre(w, fr, t, 0, s); !ok {
+			return
+		}
+	}
+	add := w.closeDelta(fr, t) + len(defKey)
+	skip := len(s) == 0 && implicitZero(fr, f)
+	if !skip {
+		add += len(f.Tag) + wire.SizeVarint(uint64(len(s)))
+		if len(s) > w.maxSize-add {
+			w.fail(ErrSizeExceeded, f, "")
+			return
+		}
+		add += len(s)
+	}
+	if w.over(add) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	if fr.entry {
+		entryPost(w, fr, t, defKey, 0, s)
+	}
+	w.commit(fr, t)
+	if f.List {
+		fr.count++
+	}
+	if skip {
+		return
+	}
+	w.buf = append(w.buf, f.Tag...)
+	w.buf = wire.AppendVarint(w.buf, uint64(len(s)))
+	w.buf = append(w.buf, s...)
+}
+
+func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
+func utoa(v uint64) string  { return strconv.FormatUint(v, 10) }
+func quote(s string) string { return strconv.Quote(s) }

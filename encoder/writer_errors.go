@@ -1,0 +1,245 @@
+package encoder
+
+import (
+	"errors"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/layout"
+)
+
+// The reasons a Writer call fails, on top of ErrInvalidUTF8,
+// ErrRequiredNotSet, ErrDepthExceeded, ErrSizeExceeded and ErrMessageSet,
+// which mean for a Writer what they mean for Marshal. A failing call
+// returns an *Error wrapping one of them (read it with Writer.Err or
+// Writer.Finish); errors.Is(err, proto.Error) holds for all of them.
+var (
+	// ErrUnknownField: the message declares no field with that number (and
+	// no extension type the Writer was given has it).
+	ErrUnknownField = errors.New("no such field")
+	// ErrKindMismatch: the method does not fit the field's kind, e.g.
+	// Bool on an int32 field, Int64 on a uint64 field, Begin on a scalar
+	// field, or Message with a message of another type.
+	ErrKindMismatch = errors.New("value type does not match the field's kind")
+	// ErrOutOfRange: the value does not fit the field, e.g. Int64(1<<40)
+	// on an int32 field, or a float64 beyond float32's range on a float
+	// field.
+	ErrOutOfRange = errors.New("value out of the field's range")
+	// ErrUnknownEnumName: EnumName with a name the field's enum does not
+	// declare.
+	ErrUnknownEnumName = errors.New("enum has no value of that name")
+	// ErrOutOfOrder: a field comes after one that proto.Marshal writes
+	// later. The message names the order expected.
+	ErrOutOfOrder = errors.New("field out of order")
+	// ErrDuplicateField: a singular field written a second time.
+	ErrDuplicateField = errors.New("singular field written twice")
+	// ErrNotConsecutive: an element of a repeated field (or an entry of a
+	// map) after another field came in between.
+	ErrNotConsecutive = errors.New("elements of a repeated field not consecutive")
+	// ErrOneofConflict: a second member of one oneof.
+	ErrOneofConflict = errors.New("second member of a oneof")
+	// ErrMapKeyOrder: a map entry whose key is not greater than the
+	// previous entry's key of the same map (keys must be ascending and
+	// unique, the order proto.Marshal writes with Deterministic).
+	ErrMapKeyOrder = errors.New("map keys not ascending and unique")
+	// ErrEndWithoutBegin: End with no open message.
+	ErrEndWithoutBegin = errors.New("no open message to end")
+	// ErrNotEnded: Finish while messages opened by Begin are still open.
+	ErrNotEnded = errors.New("messages still open at finish")
+	// ErrNotStarted: a zero Writer, not made by NewWriter.
+	ErrNotStarted = errors.New("zero writer used (make one with NewWriter)")
+	// ErrFinished: a call after Finish, before Reset.
+	ErrFinished = errors.New("writer used after finish")
+)
+
+// fail records the Writer's first error: reason err, blaming field f (nil
+// for none), with an optional detail.
+func (w *Writer) fail(err error, f *layout.Field, detail string) {
+	if w.err != nil {
+		return
+	}
+	e := &Error{Err: err, Detail: detail}
+	if len(w.frames) > 0 {
+		e.Message = w.frames[0].tab.lay.Desc.FullName()
+	} else if w.root != nil {
+		e.Message = w.root.lay.Desc.FullName()
+	}
+	if f != nil {
+		e.Field = f.Desc.FullName()
+	}
+	switch err {
+	case ErrDepthExceeded:
+		e.Limit = w.maxDepth
+	case ErrSizeExceeded:
+		e.Limit = w.maxSize
+	}
+	e.Path = string(w.appendPath(nil, f))
+	w.err = e
+}
+
+// appendPath appends the path of field f from the top message, such as
+// `resource_spans[0].scope_spans[2].spans[7].name`.
+func (w *Writer) appendPath(b []byte, f *layout.Field) []byte {
+	first := true
+	sep := func() {
+		if !first {
+			b = append(b, '.')
+		}
+		first = false
+	}
+	n := len(w.frames)
+	for i := 1; i < n; i++ {
+		if i == pathHead+1 && n > pathHead+pathTail+1 {
+			skip := n - pathTail - i
+			sep()
+			b = append(b, "…("...)
+			b = strconv.AppendInt(b, int64(skip), 10)
+			b = append(b, " more)"...)
+			i += skip - 1
+			continue
+		}
+		fr := &w.frames[i]
+		if !fr.entry && w.frames[i-1].entry {
+			continue // a map value: its entry already named it
+		}
+		sep()
+		b = appendFieldName(b, fr.via)
+		switch {
+		case fr.entry && fr.isWritten(0) && w.frames[i-1].keyValid:
+			b = append(b, '[')
+			b = w.frames[i-1].appendKey(b, fr.tab.lay.Fields[0].Kind)
+			b = append(b, ']')
+		case fr.index >= 0:
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(fr.index), 10)
+			b = append(b, ']')
+		}
+	}
+	if f != nil && !(n > 0 && w.frames[n-1].entry) {
+		sep()
+		b = appendFieldName(b, f)
+	}
+	return b
+}
+
+// Paths longer than pathHead+pathTail frames are shown with their middle
+// elided.
+const (
+	pathHead = 8
+	pathTail = 8
+)
+
+func appendFieldName(b []byte, f *layout.Field) []byte {
+	if f.Extension {
+		b = append(b, '[')
+		b = append(b, f.Desc.FullName()...)
+		return append(b, ']')
+	}
+	return append(b, f.Desc.Name()...)
+}
+
+// orderDetail explains an order violation in frame fr by field f: what
+// was written last, and what may come next.
+func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) string {
+	b := []byte("field ")
+	b = appendNumName(b, num, f)
+	if fr.phase == phaseUnknown {
+		b = append(b, " after unknown fields, which come last"...)
+		return string(b)
+	}
+	if fr.cur != nil {
+		b = append(b, " after field "...)
+		b = appendNumName(b, fr.cur.Number, fr.cur)
+	}
+	b = append(b, "; proto.Marshal's order is extensions by ascending number, then fields outside oneofs by ascending number, then one member per oneof, oneofs in declaration order, then unknown fields"...)
+	lay := fr.tab.lay
+	if len(lay.Oneofs) > 0 {
+		b = append(b, " (oneofs: "...)
+		for i, o := range lay.Oneofs {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, o.Desc.Name()...)
+		}
+		b = append(b, ')')
+	}
+	// What may still come.
+	next := fr.pos + 1
+	if fr.pos < 0 && fr.cur != nil {
+		next = 0 // after an extension
+	}
+	b = append(b, "; expected next: "...)
+	shown := 0
+	for i := next; i < len(lay.Fields) && shown < 8; i++ {
+		g := &lay.Fields[i]
+		if g.Oneof >= 0 && w.oneofTaken(fr, g.Oneof) {
+			continue
+		}
+		if shown > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendNumName(b, g.Number, g)
+		shown++
+	}
+	if shown == 8 {
+		b = append(b, ", …"...)
+	}
+	if shown > 0 {
+		b = append(b, ", "...)
+	}
+	b = append(b, "unknown fields, End or Finish"...)
+	return string(b)
+}
+
+func appendNumName(b []byte, num protowire.Number, f *layout.Field) []byte {
+	b = strconv.AppendInt(b, int64(num), 10)
+	if f != nil {
+		b = append(b, " ("...)
+		b = appendFieldName(b, f)
+		b = append(b, ')')
+	}
+	return b
+}
+
+// appendKey appends the last map key recorded in fr, of kind k.
+func (fr *wframe) appendKey(b []byte, k protoreflect.Kind) []byte {
+	switch k {
+	case protoreflect.StringKind:
+		return strconv.AppendQuote(b, string(fr.keyS))
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(b, fr.keyU != 0)
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return strconv.AppendUint(b, fr.keyU, 10)
+	}
+	return strconv.AppendInt(b, int64(fr.keyU^(1<<63)), 10)
+}
+
+// failKind records that a method taking the kinds in mask was called on
+// field f.
+func (w *Writer) failKind(f *layout.Field, mask uint32) {
+	b := []byte("field is ")
+	switch {
+	case f.Map:
+		b = append(b, "a map"...)
+	case f.List:
+		b = append(b, "repeated "...)
+		b = append(b, f.Kind.String()...)
+	default:
+		b = append(b, f.Kind.String()...)
+	}
+	b = append(b, "; the call takes "...)
+	first := true
+	for k := protoreflect.Kind(1); k <= protoreflect.Sint64Kind; k++ {
+		if mask&kindBit(k) == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, '/')
+		}
+		first = false
+		b = append(b, k.String()...)
+	}
+	w.fail(ErrKindMismatch, f, string(b))
+}

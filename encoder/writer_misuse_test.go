@@ -1,0 +1,210 @@
+package encoder_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
+	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
+)
+
+var (
+	test3Desc    = (&test3pb.TestAllTypes{}).ProtoReflect().Descriptor()
+	requiredDesc = (&test2pb.TestRequired{}).ProtoReflect().Descriptor()
+	extsDesc     = (&test2pb.TestAllExtensions{}).ProtoReflect().Descriptor()
+	recDesc      = (&test3pb.TestRecursive{}).ProtoReflect().Descriptor()
+)
+
+// TestWriterMisuse covers every check of the Writer: each case makes some
+// valid calls, then one bad call, which must fail with the documented
+// error and write nothing; every later call must do nothing, and Finish
+// must return the same error.
+func TestWriterMisuse(t *testing.T) {
+	type tc struct {
+		name string
+		md   protoreflect.MessageDescriptor
+		opts encoder.WriterOptions
+		pre  func(w *encoder.Writer)
+		bad  func(w *encoder.Writer)
+		want error
+		text string // a substring of the error text
+	}
+	nop := func(*encoder.Writer) {}
+	cases := []tc{
+		{"unknown field", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32(999, 1) }, encoder.ErrUnknownField, "field 999"},
+		{"field number 0", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32(0, 1) }, encoder.ErrUnknownField, ""},
+		{"bool on int32", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Bool(1, true) }, encoder.ErrKindMismatch, "field is int32"},
+		{"uint on int32", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Uint32(1, 1) }, encoder.ErrKindMismatch, ""},
+		{"Begin on scalar", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Begin(1) }, encoder.ErrKindMismatch, ""},
+		{"string on message", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.String(18, "x") }, encoder.ErrKindMismatch, ""},
+		{"slice on singular", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32s(1, []int32{1}) }, encoder.ErrKindMismatch, ""},
+		{"Message of another type", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Message(18, &test3pb.ForeignMessage{}) }, encoder.ErrKindMismatch, "ForeignMessage"},
+		{"Message on map", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Message(131, nil) }, encoder.ErrKindMismatch, ""},
+		{"entry helper on message", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.BeginEntryString(18, "k") }, encoder.ErrKindMismatch, "not a map"},
+		{"int64 into int32", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int64(1, 1<<40) }, encoder.ErrOutOfRange, ""},
+		{"int64 into sint32", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int64(5, math.MinInt32-1) }, encoder.ErrOutOfRange, ""},
+		{"uint64 into uint32", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Uint64(3, 1<<33) }, encoder.ErrOutOfRange, ""},
+		{"float64 into float", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Float64(11, 1e300) }, encoder.ErrOutOfRange, ""},
+		{"slice element out of range", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int64s(31, []int64{1, 1 << 40}) }, encoder.ErrOutOfRange, "element 1"},
+		{"unknown enum name", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.EnumName(21, "NOPE") }, encoder.ErrUnknownEnumName, "NOPE"},
+		{"out of order", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(2, 1) }, func(w *encoder.Writer) { w.Int32(1, 1) }, encoder.ErrOutOfOrder, "expected next: 3 (singular_uint32)"},
+		{"oneof before field", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Uint32(111, 1) }, func(w *encoder.Writer) { w.Int32(1, 1) }, encoder.ErrOutOfOrder, "oneofs: oneof_field, oneof_second"},
+		{"oneofs out of declaration order", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(120, 1) }, func(w *encoder.Writer) { w.Uint32(111, 1) }, encoder.ErrOutOfOrder, ""},
+		{"field after unknown", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Unknown([]byte{0xf8, 0x3e, 1}) }, func(w *encoder.Writer) { w.Int32(1, 1) }, encoder.ErrOutOfOrder, "unknown fields"},
+		{"singular twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(1, 1) }, func(w *encoder.Writer) { w.Int32(1, 2) }, encoder.ErrDuplicateField, ""},
+		{"implicit zero twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(1, 0) }, func(w *encoder.Writer) { w.Int32(1, 0) }, encoder.ErrDuplicateField, ""},
+		{"message twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(18); w.End() }, func(w *encoder.Writer) { w.Begin(18) }, encoder.ErrDuplicateField, ""},
+		{"repeated not consecutive", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(31, 1); w.Int64(32, 1) }, func(w *encoder.Writer) { w.Int32(31, 2) }, encoder.ErrNotConsecutive, ""},
+		{"second oneof member", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Uint32(111, 0) }, func(w *encoder.Writer) { w.String(113, "x") }, encoder.ErrOneofConflict, "oneof_field"},
+		{"oneof member twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Uint32(111, 0) }, func(w *encoder.Writer) { w.Uint32(111, 1) }, encoder.ErrDuplicateField, ""},
+		{"map keys descending", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "b"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "a") }, encoder.ErrMapKeyOrder, "below"},
+		{"map key repeated", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, -1); w.End() }, func(w *encoder.Writer) { w.BeginEntryInt(131, -1) }, encoder.ErrMapKeyOrder, "equal"},
+		{"map zero key after a key", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, 5); w.End(); w.Begin(131) }, func(w *encoder.Writer) { w.End() }, encoder.ErrMapKeyOrder, ""},
+		{"unknown in map entry", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(131) }, func(w *encoder.Writer) { w.Unknown([]byte{8, 1}) }, encoder.ErrKindMismatch, ""},
+		{"invalid UTF-8", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.String(14, "a\xffb") }, encoder.ErrInvalidUTF8, "contains invalid UTF-8"},
+		{"invalid UTF-8 bytes into string", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Bytes(14, []byte{0xff}) }, encoder.ErrInvalidUTF8, ""},
+		{"invalid UTF-8 map key", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(144) }, func(w *encoder.Writer) { w.String(1, "\xff") }, encoder.ErrInvalidUTF8, ""},
+		{"required missing at Finish", requiredDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(5, 1) }, func(w *encoder.Writer) { _, _ = w.Finish() }, encoder.ErrRequiredNotSet, "required field protolayout.test2.TestRequired.r2 not set"},
+		{"required missing at End", requiredDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(1); w.Int32(2, 1) }, func(w *encoder.Writer) { w.End() }, encoder.ErrRequiredNotSet, "at inner.x"},
+		{"required missing in embed", requiredDesc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Message(1, &test2pb.TestRequired_Inner{}) }, encoder.ErrRequiredNotSet, ""},
+		{"depth", test3Desc, encoder.WriterOptions{MaxDepth: 2}, func(w *encoder.Writer) { w.Begin(18); w.Begin(2) }, func(w *encoder.Writer) { w.Begin(18) }, encoder.ErrDepthExceeded, "of 2"},
+		{"size", test3Desc, encoder.WriterOptions{MaxSize: 10}, func(w *encoder.Writer) { w.Int32(1, 1) }, func(w *encoder.Writer) { w.String(14, "0123456789") }, encoder.ErrSizeExceeded, "of 10"},
+		{"size on End", test3Desc, encoder.WriterOptions{MaxSize: 131}, func(w *encoder.Writer) { w.Begin(18); w.Unknown(make([]byte, 128)) }, func(w *encoder.Writer) { w.End() }, encoder.ErrSizeExceeded, ""},
+		{"size closing packed", test3Desc, encoder.WriterOptions{MaxSize: 131}, func(w *encoder.Writer) { w.Int32s(31, make([]int32, 128)) }, func(w *encoder.Writer) { _, _ = w.Finish() }, encoder.ErrSizeExceeded, ""},
+		{"End without Begin", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.End() }, encoder.ErrEndWithoutBegin, ""},
+		{"Finish with open Begin", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(18) }, func(w *encoder.Writer) { _, _ = w.Finish() }, encoder.ErrNotEnded, "1 Begin without End"},
+		{"after Finish", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { _, _ = w.Finish() }, func(w *encoder.Writer) { w.Int32(1, 1) }, encoder.ErrFinished, ""},
+		{"extensions descending", extsDesc, encoder.WriterOptions{Extensions: protoregistry.GlobalTypes}, func(w *encoder.Writer) { w.Int64(2, 1) }, func(w *encoder.Writer) { w.Int32(1, 1) }, encoder.ErrOutOfOrder, ""},
+		{"extension without resolver", extsDesc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32(1, 1) }, encoder.ErrUnknownField, ""},
+		{"extension after field", requiredDesc, encoder.WriterOptions{Extensions: protoregistry.GlobalTypes, AllowPartial: true}, func(w *encoder.Writer) { w.Int32(2, 1) }, func(w *encoder.Writer) { w.Begin(100) }, encoder.ErrOutOfOrder, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := encoder.NewWriter(c.md, c.opts)
+			c.pre(w)
+			if err := w.Err(); err != nil {
+				t.Fatalf("valid calls failed: %v", err)
+			}
+			n := w.Len()
+			c.bad(w)
+			err := w.Err()
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, c.want) || !errors.Is(err, proto.Error) {
+				t.Fatalf("got %v, want %v (and proto.Error)", err, c.want)
+			}
+			var e *encoder.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%T is not an *encoder.Error", err)
+			}
+			if !strings.Contains(err.Error(), c.text) {
+				t.Errorf("error %q does not contain %q", err, c.text)
+			}
+			if w.Len() != n {
+				t.Errorf("the failing call wrote %d bytes", w.Len()-n)
+			}
+			w.Int32(1, 5)
+			w.Begin(18)
+			w.End()
+			w.Unknown([]byte{1})
+			if w.Len() != n || w.Err() != err {
+				t.Errorf("later calls wrote or changed the error: len %d -> %d, %v", n, w.Len(), w.Err())
+			}
+			if b, ferr := w.Finish(); ferr != err || b != nil {
+				t.Errorf("Finish = %x, %v; want nil, the first error", b, ferr)
+			}
+			w.Reset()
+			if w.Err() != nil || w.Len() != 0 {
+				t.Errorf("Reset left error %v, %d bytes", w.Err(), w.Len())
+			}
+		})
+	}
+	t.Run("zero Writer", func(t *testing.T) {
+		var w encoder.Writer
+		w.Int32(1, 1)
+		if !errors.Is(w.Err(), encoder.ErrNotStarted) || !errors.Is(w.Err(), proto.Error) {
+			t.Errorf("got %v, want ErrNotStarted", w.Err())
+		}
+		if _, err := w.Finish(); !errors.Is(err, encoder.ErrNotStarted) {
+			t.Errorf("Finish: %v", err)
+		}
+	})
+}
+
+// TestWriterResetAppend checks buffer hygiene in ResetAppend mode: the
+// prefix is kept, bytes past its length are untouched on error.
+func TestWriterResetAppend(t *testing.T) {
+	w := encoder.NewWriter(test3Desc)
+	prefix := []byte("abc")
+	w.ResetAppend(prefix)
+	w.Int32(1, 1)
+	b, err := w.Finish()
+	if err != nil || string(b) != "abc\x08\x01" {
+		t.Fatalf("got %q, %v", b, err)
+	}
+	w.ResetAppend(prefix[:3:3])
+	w.String(14, "\xff")
+	b, err = w.Finish()
+	if err == nil || string(b) != "abc" {
+		t.Fatalf("on error got %q, %v; want the prefix", b, err)
+	}
+	off, n := w.LastItem()
+	if off != -1 || n != 0 {
+		t.Errorf("LastItem before any item = %d, %d", off, n)
+	}
+}
+
+// TestWriterLastItem checks the byte ranges of finished top-level items.
+func TestWriterLastItem(t *testing.T) {
+	for _, s := range strategies {
+		w := encoder.NewWriter(test3Desc, encoder.WriterOptions{Lengths: s})
+		w.ResetAppend([]byte("prefix"))
+		w.Int32(1, 7)
+		var ranges [][2]int
+		for i := range 3 {
+			w.Begin(48)
+			w.Int32(1, int32(i))
+			w.Unknown(bytes.Repeat([]byte{0x18, 0x01}, 100*i))
+			w.End()
+			off, n := w.LastItem()
+			ranges = append(ranges, [2]int{off, n})
+			if got := w.LastItemBytes(); len(got) != n {
+				t.Fatalf("LastItemBytes has %d bytes, LastItem says %d", len(got), n)
+			}
+		}
+		b, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = b[len("prefix"):]
+		for i, r := range ranges {
+			item := b[r[0] : r[0]+r[1]]
+			num, typ, tn := protowire.ConsumeTag(item)
+			body, bn := protowire.ConsumeBytes(item[tn:])
+			if num != 48 || typ != protowire.BytesType || tn+bn != len(item) {
+				t.Fatalf("%v item %d: range %v is not one record: % x", s, i, r, item[:min(len(item), 8)])
+			}
+			m := new(test3pb.TestAllTypes_NestedMessage)
+			if err := proto.Unmarshal(body, m); err != nil || m.GetA() != int32(i) {
+				t.Fatalf("%v item %d: %v %v", s, i, m, err)
+			}
+		}
+	}
+	_ = protobuftest.Op(0)
+}
+
+var globalTypes = protoregistry.GlobalTypes

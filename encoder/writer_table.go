@@ -1,0 +1,280 @@
+package encoder
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/wire"
+	"github.com/protolayout/protolayout/layout"
+)
+
+// wtable is the Writer's side table for one layout: a field-number index
+// into the layout's fields, the required fields, the child tables, and the
+// learned length-prefix widths. It is built once per layout, shared by
+// every Writer and goroutine, and only ever changed through atomics.
+type wtable struct {
+	lay *layout.Layout
+	// dense maps a field number below len(dense) to its index in
+	// lay.Fields plus one (0: no such field); larger numbers go to sparse.
+	dense  []int32
+	sparse map[protowire.Number]int32
+	// required lists the indexes in lay.Fields of the required fields.
+	required []int32
+	// entry is set for the table of a map entry message.
+	entry bool
+	// maxNumber is the largest field number declared.
+	maxNumber protowire.Number
+	// children holds the table of each field's message (for map fields,
+	// of the map entry message), built on first use.
+	children []atomic.Pointer[wtable]
+	// learned holds, per field, the learned width of its length prefixes
+	// (nested messages, map entries, packed records); see learnState.
+	learned []learnState
+
+	// For a map entry: the encodings of the key and of the value at their
+	// defaults (written by End when the caller wrote neither), and the
+	// zero key's order.
+	defKey, defVal []byte
+	zeroKey        uint64
+}
+
+// maxDense bounds the dense index: numbers up to 4 times the field count
+// (at least 64) are indexed by slice, larger ones by map.
+const maxDense = 64
+
+var wtables sync.Map // *layout.Layout -> *wtable
+
+// tableOf returns the Writer table of l, building it on first use.
+func tableOf(l *layout.Layout) *wtable {
+	if v, ok := wtables.Load(l); ok {
+		return v.(*wtable)
+	}
+	v, _ := wtables.LoadOrStore(l, buildTable(l))
+	return v.(*wtable)
+}
+
+func buildTable(l *layout.Layout) *wtable {
+	t := &wtable{
+		lay:      l,
+		entry:    l.Desc.IsMapEntry(),
+		children: make([]atomic.Pointer[wtable], len(l.Fields)),
+		learned:  make([]learnState, len(l.Fields)),
+	}
+	limit := protowire.Number(max(maxDense, 4*len(l.Fields)))
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		t.maxNumber = max(t.maxNumber, f.Number)
+		if f.Required {
+			t.required = append(t.required, int32(i))
+		}
+	}
+	if t.entry && len(l.Fields) == 2 {
+		k, v := &l.Fields[0], &l.Fields[1]
+		t.defKey = appendDefault(nil, k)
+		t.defVal = appendDefault(nil, v)
+		t.zeroKey = keyOrd(k.Kind, 0)
+	}
+	t.dense = make([]int32, min(t.maxNumber, limit)+1)
+	for i := range l.Fields {
+		n := l.Fields[i].Number
+		if n < protowire.Number(len(t.dense)) {
+			t.dense[n] = int32(i + 1)
+			continue
+		}
+		if t.sparse == nil {
+			t.sparse = make(map[protowire.Number]int32)
+		}
+		t.sparse[n] = int32(i + 1)
+	}
+	return t
+}
+
+// index returns the position in lay.Fields of field num, or -1.
+func (t *wtable) index(num protowire.Number) int {
+	if uint64(num) < uint64(len(t.dense)) {
+		return int(t.dense[num]) - 1
+	}
+	if t.sparse != nil {
+		if i, ok := t.sparse[num]; ok {
+			return int(i) - 1
+		}
+	}
+	return -1
+}
+
+// child returns the table of the message held by field i (the map entry
+// message for a map field).
+func (t *wtable) child(i int) *wtable {
+	if c := t.children[i].Load(); c != nil {
+		return c
+	}
+	c := childTable(&t.lay.Fields[i])
+	t.children[i].Store(c)
+	return c
+}
+
+// childTable returns the table of f's message type, or of its map entry.
+func childTable(f *layout.Field) *wtable {
+	if f.Map {
+		return tableOf(layout.Of(f.Desc.Message()))
+	}
+	return tableOf(f.Message())
+}
+
+// extInfo is the Writer's record of one extension field.
+type extInfo struct {
+	f       *layout.Field
+	learned *learnState
+	child   atomic.Pointer[wtable]
+}
+
+var extInfos sync.Map // *layout.Field -> *extInfo
+
+func extInfoOf(f *layout.Field) *extInfo {
+	if v, ok := extInfos.Load(f); ok {
+		return v.(*extInfo)
+	}
+	v, _ := extInfos.LoadOrStore(f, &extInfo{f: f, learned: new(learnState)})
+	return v.(*extInfo)
+}
+
+func (x *extInfo) table() *wtable {
+	if c := x.child.Load(); c != nil {
+		return c
+	}
+	c := childTable(x.f)
+	x.child.Store(c)
+	return c
+}
+
+// learnState learns the width of one field's length prefixes: four 8-bit
+// counters, for widths 1 to 4 (width 5 counts as 4), of the widths seen in
+// a sample of the bodies (every learnSample-th body a Writer ends); the
+// guess is the width seen most often (the smaller on ties; 1 with no
+// samples). Reading the guess is one atomic load; only sampled bodies
+// write, so Writers on many goroutines rarely touch the shared cache line.
+// A field whose widths vary settles on its most common width, which
+// minimizes its moves.
+type learnState struct{ v atomic.Uint32 }
+
+// learnSample is the sampling period of learnState.
+const learnSample = 8
+
+// guess returns the width to reserve.
+func (s *learnState) guess() int {
+	v := s.v.Load()
+	if v == 0 {
+		return 1
+	}
+	best, bc := 1, v&0xff
+	for w := 2; w <= 4; w++ {
+		v >>= 8
+		if c := v & 0xff; c > bc {
+			best, bc = w, c
+		}
+	}
+	return best
+}
+
+// record counts a body whose length needed width w.
+func (s *learnState) record(w int) {
+	w = min(w, 4)
+	shift := uint(8 * (w - 1))
+	for {
+		old := s.v.Load()
+		v := old
+		if (v>>shift)&0xff == 0xff {
+			v = (v >> 1) & 0x7f7f7f7f // halve every counter
+		}
+		v += 1 << shift
+		if s.v.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// fieldKindMask returns the bit of kind k in a kind mask.
+func kindBit(k protoreflect.Kind) uint32 { return 1 << uint(k) }
+
+// kind masks of the value methods
+var (
+	maskSigned = kindBit(protoreflect.Int32Kind) | kindBit(protoreflect.Sint32Kind) | kindBit(protoreflect.Sfixed32Kind) |
+		kindBit(protoreflect.Int64Kind) | kindBit(protoreflect.Sint64Kind) | kindBit(protoreflect.Sfixed64Kind)
+	maskUnsigned = kindBit(protoreflect.Uint32Kind) | kindBit(protoreflect.Fixed32Kind) |
+		kindBit(protoreflect.Uint64Kind) | kindBit(protoreflect.Fixed64Kind)
+	maskFloat   = kindBit(protoreflect.FloatKind) | kindBit(protoreflect.DoubleKind)
+	maskBool    = kindBit(protoreflect.BoolKind)
+	maskEnum    = kindBit(protoreflect.EnumKind)
+	maskString  = kindBit(protoreflect.StringKind) | kindBit(protoreflect.BytesKind)
+	maskMessage = kindBit(protoreflect.MessageKind) | kindBit(protoreflect.GroupKind)
+)
+
+// is32 reports whether kind k holds 32-bit values.
+func is32(k protoreflect.Kind) bool {
+	switch k {
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return true
+	}
+	return false
+}
+
+// sizeOf reports the encoded size of wire value x for field f (without
+// its tag).
+func sizeOf(f *layout.Field, x uint64) int {
+	if f.FixedWidth != 0 {
+		return f.FixedWidth
+	}
+	return wire.SizeVarint(x)
+}
+
+// appendDefault appends field f with its default value: zero, empty, or
+// an enum's default number.
+func appendDefault(b []byte, f *layout.Field) []byte {
+	b = append(b, f.Tag...)
+	switch f.Kind {
+	case protoreflect.EnumKind:
+		return wire.AppendVarint(b, uint64(int64(f.Desc.Default().Enum())))
+	case protoreflect.GroupKind:
+		return append(b, f.EndTag...)
+	}
+	return appendWire(b, f, 0)
+}
+
+// keyOrd maps wire value x of a map key of kind k to a number whose
+// unsigned order is the key order proto.Marshal sorts by.
+func keyOrd(k protoreflect.Kind, x uint64) uint64 {
+	const sign = 1 << 63
+	switch k {
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sfixed64Kind:
+		return x ^ sign
+	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		return uint64(protowire.DecodeZigZag(x)) ^ sign
+	case protoreflect.Sfixed32Kind:
+		return uint64(int64(int32(uint32(x)))) ^ sign
+	}
+	return x
+}
+
+// cmpBytes compares a and b bytewise, as Go compares strings.
+func cmpBytes[S string | []byte](a S, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case len(a) < len(b):
+		return -1
+	case len(a) > len(b):
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,858 @@
+package encoder
+
+import (
+	"errors"
+	"math"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/wire"
+	"github.com/protolayout/protolayout/layout"
+)
+
+// Int32 writes v to field num, an int32, sint32, sfixed32, int64, sint64
+// or sfixed64 field (one element, for a repeated field).
+func (w *Writer) Int32(num protowire.Number, v int32) { w.signed(num, int64(v)) }
+
+// Int64 writes v to field num, a signed integer field of any width (int32,
+// sint32, sfixed32, int64, sint64, sfixed64); a 32-bit field fails with
+// ErrOutOfRange when v does not fit.
+func (w *Writer) Int64(num protowire.Number, v int64) { w.signed(num, v) }
+
+// Uint32 writes v to field num, a uint32, fixed32, uint64 or fixed64
+// field.
+func (w *Writer) Uint32(num protowire.Number, v uint32) { w.unsigned(num, uint64(v)) }
+
+// Uint64 writes v to field num, an unsigned integer field of any width; a
+// 32-bit field fails with ErrOutOfRange when v does not fit.
+func (w *Writer) Uint64(num protowire.Number, v uint64) { w.unsigned(num, v) }
+
+// Float32 writes v to field num, a float or double field.
+func (w *Writer) Float32(num protowire.Number, v float32) {
+	t, ok := w.prepare(num, maskFloat)
+	if !ok {
+		return
+	}
+	x, _ := float32Wire(t.f.Kind, v)
+	w.put(t, x)
+}
+
+// Float64 writes v to field num, a double or float field. For a float
+// field v is rounded to float32; a finite v beyond float32's range fails
+// with ErrOutOfRange.
+func (w *Writer) Float64(num protowire.Number, v float64) {
+	t, ok := w.prepare(num, maskFloat)
+	if !ok {
+		return
+	}
+	x, ok := float64Wire(t.f.Kind, v)
+	if !ok {
+		w.fail(ErrOutOfRange, t.f, "float64 beyond float32's range")
+		return
+	}
+	w.put(t, x)
+}
+
+// Bool writes v to field num, a bool field.
+func (w *Writer) Bool(num protowire.Number, v bool) {
+	t, ok := w.prepare(num, maskBool)
+	if !ok {
+		return
+	}
+	x, _ := boolWire(t.f.Kind, v)
+	w.put(t, x)
+}
+
+// Enum writes enum number v to field num, an enum field. Numbers the enum
+// does not declare are written as they are, as proto.Marshal writes them.
+func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
+	t, ok := w.prepare(num, maskEnum)
+	if !ok {
+		return
+	}
+	w.put(t, uint64(int64(v)))
+}
+
+// EnumName writes the value called name (such as "STATUS_CODE_OK") to
+// field num, an enum field; a name the enum does not declare fails with
+// ErrUnknownEnumName.
+func (w *Writer) EnumName(num protowire.Number, name string) {
+	t, ok := w.prepare(num, maskEnum)
+	if !ok {
+		return
+	}
+	ev := t.f.Desc.Enum().Values().ByName(protoreflect.Name(name))
+	if ev == nil {
+		w.fail(ErrUnknownEnumName, t.f, "enum "+string(t.f.Desc.Enum().FullName())+" has no value "+quote(name))
+		return
+	}
+	w.put(t, uint64(int64(ev.Number())))
+}
+
+// String writes s to field num, a string or bytes field. A string field
+// whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
+func (w *Writer) String(num protowire.Number, s string) {
+	t, ok := w.prepare(num, maskString)
+	if !ok {
+		return
+	}
+	if t.f.ValidateUTF8 && !utf8.ValidString(s) {
+		w.fail(ErrInvalidUTF8, t.f, "")
+		return
+	}
+	putLen(w, t, s)
+}
+
+// Bytes writes b to field num, a bytes or string field (validated as
+// String validates). nil and empty b are the same value.
+func (w *Writer) Bytes(num protowire.Number, b []byte) {
+	t, ok := w.prepare(num, maskString)
+	if !ok {
+		return
+	}
+	if t.f.ValidateUTF8 && !utf8.Valid(b) {
+		w.fail(ErrInvalidUTF8, t.f, "")
+		return
+	}
+	putLen(w, t, b)
+}
+
+func (w *Writer) signed(num protowire.Number, v int64) {
+	t, ok := w.prepare(num, maskSigned)
+	if !ok {
+		return
+	}
+	x, ok := signedWire(t.f.Kind, v)
+	if !ok {
+		w.fail(ErrOutOfRange, t.f, "value "+itoa(v)+" does not fit "+t.f.Kind.String())
+		return
+	}
+	w.put(t, x)
+}
+
+func (w *Writer) unsigned(num protowire.Number, v uint64) {
+	t, ok := w.prepare(num, maskUnsigned)
+	if !ok {
+		return
+	}
+	x, ok := unsignedWire(t.f.Kind, v)
+	if !ok {
+		w.fail(ErrOutOfRange, t.f, "value "+utoa(v)+" does not fit "+t.f.Kind.String())
+		return
+	}
+	w.put(t, x)
+}
+
+// The wire value of a Go value for a field of kind k, and whether it fits.
+
+func signedWire[T int32 | int64](k protoreflect.Kind, v T) (uint64, bool) {
+	n := int64(v)
+	switch k {
+	case protoreflect.Int32Kind:
+		return uint64(n), n == int64(int32(n))
+	case protoreflect.Sint32Kind:
+		return protowire.EncodeZigZag(n), n == int64(int32(n))
+	case protoreflect.Sfixed32Kind:
+		return uint64(uint32(int32(n))), n == int64(int32(n))
+	case protoreflect.Sint64Kind:
+		return protowire.EncodeZigZag(n), true
+	}
+	return uint64(n), true // int64, sfixed64
+}
+
+func unsignedWire[T uint32 | uint64](k protoreflect.Kind, v T) (uint64, bool) {
+	if is32(k) {
+		return uint64(v), uint64(v) <= math.MaxUint32
+	}
+	return uint64(v), true
+}
+
+func float32Wire(k protoreflect.Kind, v float32) (uint64, bool) {
+	if k == protoreflect.FloatKind {
+		return uint64(math.Float32bits(v)), true
+	}
+	return math.Float64bits(float64(v)), true
+}
+
+func float64Wire(k protoreflect.Kind, v float64) (uint64, bool) {
+	if k == protoreflect.FloatKind {
+		f := float32(v)
+		return uint64(math.Float32bits(f)), !math.IsInf(float64(f), 0) || math.IsInf(v, 0)
+	}
+	return math.Float64bits(v), true
+}
+
+func boolWire(_ protoreflect.Kind, v bool) (uint64, bool) {
+	if v {
+		return 1, true
+	}
+	return 0, true
+}
+
+func enumWire(_ protoreflect.Kind, v protoreflect.EnumNumber) (uint64, bool) {
+	return uint64(int64(v)), true
+}
+
+// Int32s writes the elements of vs to field num, a repeated signed integer
+// field, as Int32 would one by one; a packed field gets one record (or
+// extends the record open for it). An empty vs writes nothing.
+func (w *Writer) Int32s(num protowire.Number, vs []int32) {
+	putNums(w, num, maskSigned, vs, signedWire[int32])
+}
+
+// Int64s writes the elements of vs to field num, a repeated signed integer
+// field, as Int64 would one by one.
+func (w *Writer) Int64s(num protowire.Number, vs []int64) {
+	putNums(w, num, maskSigned, vs, signedWire[int64])
+}
+
+// Uint32s writes the elements of vs to field num, a repeated unsigned
+// integer field, as Uint32 would one by one.
+func (w *Writer) Uint32s(num protowire.Number, vs []uint32) {
+	putNums(w, num, maskUnsigned, vs, unsignedWire[uint32])
+}
+
+// Uint64s writes the elements of vs to field num, a repeated unsigned
+// integer field, as Uint64 would one by one.
+func (w *Writer) Uint64s(num protowire.Number, vs []uint64) {
+	putNums(w, num, maskUnsigned, vs, unsignedWire[uint64])
+}
+
+// Float32s writes the elements of vs to field num, a repeated float or
+// double field, as Float32 would one by one.
+func (w *Writer) Float32s(num protowire.Number, vs []float32) {
+	putNums(w, num, maskFloat, vs, float32Wire)
+}
+
+// Float64s writes the elements of vs to field num, a repeated double or
+// float field, as Float64 would one by one.
+func (w *Writer) Float64s(num protowire.Number, vs []float64) {
+	putNums(w, num, maskFloat, vs, float64Wire)
+}
+
+// Bools writes the elements of vs to field num, a repeated bool field.
+func (w *Writer) Bools(num protowire.Number, vs []bool) {
+	putNums(w, num, maskBool, vs, boolWire)
+}
+
+// Enums writes the elements of vs to field num, a repeated enum field.
+func (w *Writer) Enums(num protowire.Number, vs []protoreflect.EnumNumber) {
+	putNums(w, num, maskEnum, vs, enumWire)
+}
+
+// putNums writes a slice of scalars: every element is checked before
+// anything is written.
+func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv func(protoreflect.Kind, T) (uint64, bool)) {
+	t, ok := w.prepare(num, mask)
+	if !ok {
+		return
+	}
+	f := t.f
+	if !f.List {
+		w.fail(ErrKindMismatch, f, "a slice needs a repeated field")
+		return
+	}
+	fr := &w.frames[len(w.frames)-1]
+	body := 0
+	for i, v := range vs {
+		x, ok := conv(f.Kind, v)
+		if !ok {
+			w.fail(ErrOutOfRange, f, "element "+itoa(int64(i))+" does not fit "+f.Kind.String())
+			return
+		}
+		body += sizeOf(f, x)
+	}
+	add := w.closeDelta(fr, t)
+	if len(vs) > 0 {
+		if f.Packed {
+			if !t.same || fr.pack < 0 {
+				add += len(f.PackedTag) + 1
+			}
+		} else {
+			add += len(vs) * len(f.Tag)
+		}
+		add += body
+	}
+	if w.over(add) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	w.commit(fr, t)
+	if len(vs) == 0 {
+		return
+	}
+	fr.count += len(vs)
+	if f.Packed {
+		if fr.pack < 0 {
+			// The record's length is known: reserve it exactly.
+			w.buf = append(w.buf, f.PackedTag...)
+			r := wire.SizeVarint(uint64(body))
+			w.buf = append(w.buf, make([]byte, r)...)
+			w.slack += r - 1
+			fr.pack, fr.packWidth, fr.packLearn = len(w.buf), r, nil
+		}
+		for _, v := range vs {
+			x, _ := conv(f.Kind, v)
+			w.buf = appendWire(w.buf, f, x)
+		}
+		return
+	}
+	for _, v := range vs {
+		x, _ := conv(f.Kind, v)
+		w.buf = append(w.buf, f.Tag...)
+		w.buf = appendWire(w.buf, f, x)
+	}
+}
+
+// Strings writes the elements of vs to field num, a repeated string or
+// bytes field, as String would one by one.
+func (w *Writer) Strings(num protowire.Number, vs []string) {
+	t, ok := w.prepare(num, maskString)
+	if !ok {
+		return
+	}
+	f := t.f
+	if !f.List {
+		w.fail(ErrKindMismatch, f, "a slice needs a repeated field")
+		return
+	}
+	fr := &w.frames[len(w.frames)-1]
+	add := w.closeDelta(fr, t)
+	for i, s := range vs {
+		if f.ValidateUTF8 && !utf8.ValidString(s) {
+			w.fail(ErrInvalidUTF8, f, "element "+itoa(int64(i)))
+			return
+		}
+		n := len(f.Tag) + wire.SizeVarint(uint64(len(s)))
+		if len(s) > w.maxSize-n || add > w.maxSize-n-len(s) {
+			w.fail(ErrSizeExceeded, f, "")
+			return
+		}
+		add += n + len(s)
+	}
+	if w.over(add) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	w.commit(fr, t)
+	fr.count += len(vs)
+	for _, s := range vs {
+		w.buf = append(w.buf, f.Tag...)
+		w.buf = wire.AppendVarint(w.buf, uint64(len(s)))
+		w.buf = append(w.buf, s...)
+	}
+}
+
+// Begin starts a nested message in field num: a message field, a group
+// (or editions DELIMITED) field, or a map field, where it starts one map
+// entry (write its key to field MapKey and its value to field MapValue).
+// The fields that follow belong to the nested message until End. For a
+// repeated field each Begin starts one element.
+func (w *Writer) Begin(num protowire.Number) {
+	t, ok := w.prepare(num, maskMessage)
+	if !ok {
+		return
+	}
+	w.begin(t)
+}
+
+// BeginEntryString starts an entry of map field num, whose keys are
+// strings, and writes its key: Begin(num) then String(MapKey, key), as one
+// call (when the key fails its checks, nothing is written).
+func (w *Writer) BeginEntryString(num protowire.Number, key string) {
+	t, kf, ok := w.prepareEntry(num, maskString)
+	if !ok {
+		return
+	}
+	if kf.ValidateUTF8 && !utf8.ValidString(key) {
+		w.fail(ErrInvalidUTF8, kf, "")
+		return
+	}
+	if w.keyAfter(t, 0, key) {
+		w.begin(t)
+		w.String(MapKey, key)
+	}
+}
+
+// BeginEntryInt starts an entry of map field num, whose keys are signed
+// integers, and writes its key, as one call.
+func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
+	t, kf, ok := w.prepareEntry(num, maskSigned)
+	if !ok {
+		return
+	}
+	x, ok := signedWire(kf.Kind, key)
+	if !ok {
+		w.fail(ErrOutOfRange, kf, "key "+itoa(key)+" does not fit "+kf.Kind.String())
+		return
+	}
+	if w.keyAfter(t, keyOrd(kf.Kind, x), "") {
+		w.begin(t)
+		w.Int64(MapKey, key)
+	}
+}
+
+// BeginEntryUint starts an entry of map field num, whose keys are
+// unsigned integers, and writes its key, as one call.
+func (w *Writer) BeginEntryUint(num protowire.Number, key uint64) {
+	t, kf, ok := w.prepareEntry(num, maskUnsigned)
+	if !ok {
+		return
+	}
+	x, ok := unsignedWire(kf.Kind, key)
+	if !ok {
+		w.fail(ErrOutOfRange, kf, "key "+utoa(key)+" does not fit "+kf.Kind.String())
+		return
+	}
+	if w.keyAfter(t, keyOrd(kf.Kind, x), "") {
+		w.begin(t)
+		w.Uint64(MapKey, key)
+	}
+}
+
+// BeginEntryBool starts an entry of map field num, whose keys are bools,
+// and writes its key, as one call.
+func (w *Writer) BeginEntryBool(num protowire.Number, key bool) {
+	t, _, ok := w.prepareEntry(num, maskBool)
+	if !ok {
+		return
+	}
+	x, _ := boolWire(protoreflect.BoolKind, key)
+	if w.keyAfter(t, x, "") {
+		w.begin(t)
+		w.Bool(MapKey, key)
+	}
+}
+
+// prepareEntry checks that a new entry of map field num may start now,
+// with a key taken by a method of kinds mask; it returns the key's field.
+func (w *Writer) prepareEntry(num protowire.Number, mask uint32) (target, *layout.Field, bool) {
+	t, ok := w.prepare(num, maskMessage)
+	if !ok {
+		return t, nil, false
+	}
+	if !t.f.Map {
+		w.fail(ErrKindMismatch, t.f, "not a map field")
+		return t, nil, false
+	}
+	kf := &childTab(&w.frames[len(w.frames)-1], t).lay.Fields[0]
+	if kindBit(kf.Kind)&mask == 0 {
+		w.failKind(kf, mask)
+		return t, nil, false
+	}
+	return t, kf, true
+}
+
+// keyAfter checks that a key of order ord (or string s) may follow the
+// last key of map t, when t is the current field.
+func (w *Writer) keyAfter(t target, ord uint64, s string) bool {
+	p := &w.frames[len(w.frames)-1]
+	if !t.same || !p.keyValid {
+		return true
+	}
+	var c int
+	if t.f.MapKey.Kind == protoreflect.StringKind {
+		c = cmpBytes(s, p.keyS)
+	} else if ord > p.keyU {
+		c = 1
+	} else if ord < p.keyU {
+		c = -1
+	}
+	if c > 0 {
+		return true
+	}
+	detail := "key below the previous entry's key"
+	if c == 0 {
+		detail = "key equal to the previous entry's key"
+	}
+	w.fail(ErrMapKeyOrder, t.f, detail)
+	return false
+}
+
+// childTab returns the table of the message target t holds.
+func childTab(fr *wframe, t target) *wtable {
+	if t.idx >= 0 {
+		return fr.tab.child(t.idx)
+	}
+	return t.x.table()
+}
+
+func (w *Writer) begin(t target) {
+	fr := &w.frames[len(w.frames)-1]
+	f := t.f
+	child := childTab(fr, t)
+	if !f.Map {
+		if child.lay.MessageSet {
+			w.fail(ErrMessageSet, f, "")
+			return
+		}
+		if w.depth >= w.maxDepth {
+			w.fail(ErrDepthExceeded, f, "")
+			return
+		}
+	}
+	var defKey []byte
+	if fr.entry {
+		var ok bool
+		if defKey, ok = entryPre(w, fr, t, 0, ""); !ok {
+			return
+		}
+	}
+	add := w.closeDelta(fr, t) + len(defKey) + len(f.Tag)
+	if !f.Group {
+		add++
+	}
+	if w.over(add) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	if fr.entry {
+		entryPost(w, fr, t, defKey, 0, "")
+	}
+	w.commit(fr, t)
+	index := -1
+	if f.List || f.Map {
+		index = fr.count
+		fr.count++
+	}
+	tagAt := len(w.buf)
+	w.buf = append(w.buf, f.Tag...)
+	width := 0
+	var l *learnState
+	if !f.Group {
+		l = learnFor(fr, t)
+		width = w.reserve(l)
+	}
+	w.push(child, f, index, tagAt, width, l, f.Map)
+	if !f.Map {
+		w.depth++
+	}
+}
+
+// End ends the message (or map entry) started by the last open Begin:
+// it checks that its required fields were written, closes its open packed
+// record, writes a map entry's missing key or value, and writes its length
+// in place (or a group's end tag).
+func (w *Writer) End() {
+	if w.err != nil {
+		return
+	}
+	if w.state != stateOpen {
+		w.failState()
+		return
+	}
+	n := len(w.frames)
+	if n == 1 {
+		w.fail(ErrEndWithoutBegin, nil, "")
+		return
+	}
+	fr := &w.frames[n-1]
+	if !w.requiredOK(fr) {
+		return
+	}
+	f := fr.via
+	grow, lb := 0, 0
+	if fr.pack >= 0 {
+		a := wire.SizeVarint(uint64(len(w.buf) - fr.pack))
+		grow += a - fr.packWidth
+		lb += a - 1
+	}
+	var defKey, defVal []byte
+	if fr.entry {
+		var ok bool
+		if defKey, ok = entryPre(w, fr, target{idx: 1}, 0, ""); !ok {
+			return
+		}
+		if !fr.isWritten(1) {
+			defVal = fr.tab.defVal
+		}
+		grow += len(defKey) + len(defVal)
+		lb += len(defKey) + len(defVal)
+	}
+	if f.Group {
+		lb += len(f.EndTag)
+	} else {
+		lb += wire.SizeVarint(uint64(len(w.buf)-fr.start+grow)) - 1
+	}
+	if w.over(lb) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	if fr.pack >= 0 {
+		w.closePacked(fr)
+	}
+	if fr.entry {
+		entryPost(w, fr, target{idx: 1}, defKey, 0, "")
+		w.buf = append(w.buf, defVal...)
+	}
+	if f.Group {
+		w.buf = append(w.buf, f.EndTag...)
+	} else {
+		w.patch(fr.start, fr.width, fr.learn)
+	}
+	tagAt, entry := fr.tagAt, fr.entry
+	fr.tab, fr.via, fr.cur, fr.curExt, fr.learn, fr.packLearn = nil, nil, nil, nil, nil, nil
+	w.frames = w.frames[:n-1]
+	if !entry {
+		w.depth--
+	}
+	if n == 2 {
+		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
+	}
+}
+
+// requiredOK checks that the required fields of frame fr were written.
+func (w *Writer) requiredOK(fr *wframe) bool {
+	if w.opts.AllowPartial {
+		return true
+	}
+	for _, i := range fr.tab.required {
+		if !fr.isWritten(int(i)) {
+			w.fail(ErrRequiredNotSet, &fr.tab.lay.Fields[i], "")
+			return false
+		}
+	}
+	return true
+}
+
+// embedHeadroom is the room left before an embedded message's body while
+// it is encoded: enough for closing a packed record (4), a map entry's
+// zero key (5 + 10), the tag (5) and the length (5).
+const embedHeadroom = 32
+
+// Message writes m, encoded by this package's encoder (with the Writer's
+// AllowPartial and what is left of its limits), to field num, a message
+// or group field of m's type (compared by full name, so a dynamicpb message
+// may fill a field of a generated type and the other way round). A nil m,
+// or an invalid one such as a typed nil, writes an empty message, as
+// proto.Marshal writes a present message whose value is nil. The length is
+// known once m is encoded, so it is written exactly; the body is copied
+// once into place.
+func (w *Writer) Message(num protowire.Number, m proto.Message) {
+	t, ok := w.prepare(num, maskMessage)
+	if !ok {
+		return
+	}
+	f := t.f
+	if f.Map {
+		w.fail(ErrKindMismatch, f, "a map field takes entries (Begin)")
+		return
+	}
+	if m != nil {
+		if got, want := m.ProtoReflect().Descriptor().FullName(), f.Desc.Message().FullName(); got != want {
+			w.fail(ErrKindMismatch, f, "message "+string(got)+", field takes "+string(want))
+			return
+		}
+	}
+	fr := &w.frames[len(w.frames)-1]
+	if childTab(fr, t).lay.MessageSet {
+		w.fail(ErrMessageSet, f, "")
+		return
+	}
+	if w.depth >= w.maxDepth {
+		w.fail(ErrDepthExceeded, f, "")
+		return
+	}
+	var defKey []byte
+	if fr.entry {
+		var ok bool
+		if defKey, ok = entryPre(w, fr, t, 0, ""); !ok {
+			return
+		}
+	}
+	head := len(w.buf)
+	room := w.maxSize - (head - w.base - w.slack)
+	out := append(w.buf, make([]byte, embedHeadroom)...)
+	at := len(out)
+	if m != nil && room > 0 {
+		o := MarshalOptions{Deterministic: true, AllowPartial: w.opts.AllowPartial, MaxDepth: max(w.maxDepth-w.depth-1, 1), MaxSize: room}
+		var err error
+		out, err = o.MarshalAppend(out, m)
+		if err != nil {
+			w.buf = out[:head]
+			w.failEmbed(f, err)
+			return
+		}
+	}
+	n := len(out) - at
+	add := w.closeDelta(fr, t) + len(defKey) + len(f.Tag) + n
+	if f.Group {
+		add += len(f.EndTag)
+	} else {
+		add += wire.SizeVarint(uint64(n))
+	}
+	w.buf = out[:head]
+	if w.over(add) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	if fr.entry {
+		entryPost(w, fr, t, defKey, 0, "")
+	}
+	w.commit(fr, t)
+	if f.List {
+		fr.count++
+	}
+	tagAt := len(w.buf)
+	w.buf = append(w.buf, f.Tag...)
+	if !f.Group {
+		w.buf = wire.AppendVarint(w.buf, uint64(n))
+	}
+	k := len(w.buf)
+	w.buf = w.buf[:k+n]
+	copy(w.buf[k:], out[at:at+n])
+	if f.Group {
+		w.buf = append(w.buf, f.EndTag...)
+	}
+	if len(w.frames) == 1 {
+		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
+	}
+}
+
+// failEmbed records the error of an embedded message's encoding, with the
+// path continued from the field it fills.
+func (w *Writer) failEmbed(f *layout.Field, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		w.fail(err, f, "")
+		return
+	}
+	w.fail(e.Err, f, "")
+	we := w.err.(*Error)
+	if e.Field != "" {
+		we.Field = e.Field
+	}
+	if e.Path != "" {
+		we.Path += "." + e.Path
+	}
+	if e.Limit != 0 {
+		we.Limit = e.Limit
+	}
+}
+
+// Raw writes b, the wire encoding of a message of the field's type, to
+// field num, a message or group field: tag, length and b for a message
+// field, start tag, b and end tag for a group. b is not parsed: its
+// validity, UTF-8 and required fields are the caller's to vouch for.
+func (w *Writer) Raw(num protowire.Number, b []byte) {
+	t, ok := w.prepare(num, maskMessage)
+	if !ok {
+		return
+	}
+	f := t.f
+	if f.Map {
+		w.fail(ErrKindMismatch, f, "a map field takes entries (Begin)")
+		return
+	}
+	if w.depth >= w.maxDepth {
+		w.fail(ErrDepthExceeded, f, "")
+		return
+	}
+	fr := &w.frames[len(w.frames)-1]
+	var defKey []byte
+	if fr.entry {
+		var ok bool
+		if defKey, ok = entryPre(w, fr, t, 0, ""); !ok {
+			return
+		}
+	}
+	add := w.closeDelta(fr, t) + len(defKey) + len(f.Tag)
+	if f.Group {
+		add += len(f.EndTag)
+	} else {
+		add += wire.SizeVarint(uint64(len(b)))
+	}
+	if len(b) > w.maxSize-add || w.over(add+len(b)) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	if fr.entry {
+		entryPost(w, fr, t, defKey, 0, "")
+	}
+	w.commit(fr, t)
+	if f.List {
+		fr.count++
+	}
+	tagAt := len(w.buf)
+	w.buf = append(w.buf, f.Tag...)
+	if !f.Group {
+		w.buf = wire.AppendVarint(w.buf, uint64(len(b)))
+	}
+	w.buf = append(w.buf, b...)
+	if f.Group {
+		w.buf = append(w.buf, f.EndTag...)
+	}
+	if len(w.frames) == 1 {
+		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
+	}
+}
+
+// Unknown appends b to the innermost open message as unknown fields,
+// verbatim, as proto.Marshal appends a message's unknown bytes: after every
+// known field, so no field of this message may follow (more Unknown calls
+// may). Map entries have no unknown fields.
+func (w *Writer) Unknown(b []byte) {
+	if w.err != nil {
+		return
+	}
+	if w.state != stateOpen {
+		w.failState()
+		return
+	}
+	fr := &w.frames[len(w.frames)-1]
+	if fr.entry {
+		w.fail(ErrKindMismatch, fr.via, "a map entry has no unknown fields")
+		return
+	}
+	add := w.closeDelta(fr, target{})
+	if len(b) > w.maxSize-add || w.over(add+len(b)) {
+		w.fail(ErrSizeExceeded, nil, "")
+		return
+	}
+	if fr.pack >= 0 {
+		w.closePacked(fr)
+	}
+	fr.phase = phaseUnknown
+	fr.cur, fr.curExt, fr.curNum = nil, nil, 0
+	w.buf = append(w.buf, b...)
+}
+
+// Finish ends the message and returns its encoding, or the first error
+// met since the last Reset. It checks that no Begin is left open and
+// that the top message's required fields were written (unless
+// AllowPartial), and closes an open packed record.
+//
+// The bytes alias the Writer's buffer and are overwritten after the next
+// Reset (copy them to keep them); in ResetAppend mode they are the
+// caller's buffer extended. On error Finish returns nil (in ResetAppend
+// mode, the caller's buffer unchanged). After Finish, every call but
+// Reset, ResetAppend, Err, Len and Stats fails with ErrFinished.
+func (w *Writer) Finish() ([]byte, error) {
+	if w.err == nil && w.state != stateOpen {
+		w.failState()
+	}
+	if w.err == nil {
+		if n := len(w.frames); n > 1 {
+			w.fail(ErrNotEnded, w.frames[n-1].via, itoa(int64(n-1))+" Begin without End")
+		} else if fr := &w.frames[0]; w.requiredOK(fr) {
+			if fr.pack >= 0 {
+				if w.over(wire.SizeVarint(uint64(len(w.buf)-fr.pack)) - 1) {
+					w.fail(ErrSizeExceeded, fr.cur, "")
+				} else {
+					w.closePacked(fr)
+				}
+			}
+		}
+	}
+	if w.err != nil {
+		if w.append {
+			return w.buf[:w.base:w.base], w.err
+		}
+		return nil, w.err
+	}
+	w.state = stateFinished
+	return w.buf, nil
+}
