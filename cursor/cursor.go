@@ -549,12 +549,15 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) bool {
 	if !ok {
 		return false
 	}
+	hasExt := len(ext) > 0
 	for num, v := range known {
-		if xd := ext[num]; xd != nil {
-			if layout.Extension(xd).IsSet(v) {
-				w.exts = append(w.exts, extField{xd, v})
+		if hasExt {
+			if xd := ext[num]; xd != nil {
+				if layout.Extension(xd).IsSet(v) {
+					w.exts = append(w.exts, extField{xd, v})
+				}
+				continue
 			}
-			continue
 		}
 		p := lay.PositionOfNumber(num)
 		if p < 0 {
