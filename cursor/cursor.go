@@ -257,6 +257,12 @@ func (w *Walker) Release() {
 // root.
 func (w *Walker) Depth() int { return w.depth - 1 }
 
+// Layout returns the layout of the innermost open message (the one an
+// Enter item just opened), or nil inside a map entry.
+func (w *Walker) Layout() *layout.Layout {
+	return w.frames[len(w.frames)-1].lay
+}
+
 // MaxDepth reports the walk's effective depth limit.
 func (w *Walker) MaxDepth() int { return w.maxDepth }
 

@@ -109,6 +109,7 @@ type level struct {
 	op     int // index of the part's OpEnter in Tape, or -1
 	field  *layout.Field
 	msg    protoreflect.Message // set for message parts eligible for memoizing
+	lay    *layout.Layout       // the message's layout
 	entry  bool
 }
 
@@ -206,7 +207,8 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 
 		case cursor.Enter:
 			msg := it.Message()
-			if msg != nil && s.memo != nil && s.mayLookup(msg) {
+			lay := w.Layout()
+			if msg != nil && s.mayLookup(msg, lay) {
 				s.Stats.Lookups++
 				if e, ok := s.memo[msg]; ok && w.Depth()+e.height <= w.MaxDepth() {
 					w.Skip()
@@ -222,7 +224,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					break
 				}
 			}
-			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, msg: msg})
+			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, msg: msg, lay: lay})
 			continue
 
 		case cursor.Entry:
@@ -291,9 +293,8 @@ func (s *Sizer) remember(lv level) {
 	if s.anyLay {
 		return
 	}
-	lay := layout.Of(lv.msg.Descriptor())
 	for _, l := range s.layouts {
-		if l == lay {
+		if l == lv.lay {
 			return
 		}
 	}
@@ -301,20 +302,20 @@ func (s *Sizer) remember(lv level) {
 		s.anyLay = true
 		return
 	}
-	s.layouts = append(s.layouts, lay)
+	s.layouts = append(s.layouts, lv.lay)
 }
 
-// mayLookup reports whether msg could have been remembered: only messages
-// of a layout with remembered subtrees can, and only comparable ones.
-func (s *Sizer) mayLookup(msg protoreflect.Message) bool {
+// mayLookup reports whether msg, of layout lay, could have been remembered:
+// only messages of a layout with remembered subtrees can, and only
+// comparable ones.
+func (s *Sizer) mayLookup(msg protoreflect.Message, lay *layout.Layout) bool {
 	if len(s.memo) == 0 {
 		return false
 	}
 	if !s.anyLay {
-		md := msg.Descriptor()
 		found := false
 		for _, l := range s.layouts {
-			if l.Desc == md {
+			if l == lay {
 				found = true
 				break
 			}
