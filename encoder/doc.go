@@ -11,8 +11,9 @@
 // oneofs by ascending number, then the set member of each real oneof in
 // oneof declaration order, then unknown bytes verbatim; map entries sorted
 // by key. (Without Deterministic, proto.Marshal may order map entries, and
-// for dynamicpb messages even fields, differently on every call; this
-// package always writes the deterministic order.)
+// for dynamicpb messages even fields, differently on every call; the layout
+// walk always writes the deterministic order, and generated messages on
+// their own fast path follow Deterministic as proto.Marshal does.)
 //
 // Errors: every input proto.Marshal refuses is refused here too, invalid
 // UTF-8 where the schema asks for validation and required fields not set
@@ -41,15 +42,26 @@
 //
 // # How it works
 //
-// Each call makes two passes over the message through a cursor.Walker, an
-// explicit stack of frames (no recursion, so depth never grows the
-// goroutine stack). The size pass (package sizing) validates everything and
-// records the size of every nested message, group, map entry and packed
-// field in traversal order; the write pass appends into a buffer presized to
-// the exact total, taking each length from that record. Nothing is sized
-// twice, however deep the nesting. Messages are read through protoreflect
-// with typed accessors only, so a reused Encoder allocates nothing per call
-// on dynamicpb messages.
+// The layout walk makes one read pass over the message through a
+// cursor.Walker, an explicit stack of frames (no recursion, so depth never
+// grows the goroutine stack). dynamicpb messages are read straight from
+// their field storage (package internal/dynstore, verified at start-up,
+// compiled out by the build tag protolayout_purego) or with one Range per
+// message; other messages field by field with Has and Get. The size pass
+// (package sizing) validates everything and records a tape: every value
+// read, in emission order, with the size of every nested message, group,
+// map entry and packed field on the op that opens it. The write pass
+// replays the tape into a buffer presized to the exact total, without
+// reading the message again, and checks each part's length once written.
+// Nothing is sized twice, however deep the nesting. Values are read with
+// typed accessors only, so a reused Encoder allocates nothing per call on
+// dynamicpb messages.
+//
+// # Writing from values
+//
+// Writer encodes from plain values fed field by field against a message
+// descriptor, with every check the schema implies, always on, and no
+// allocation per message; see its documentation.
 //
 // # Decisions where proto.Marshal's two paths disagree
 //
