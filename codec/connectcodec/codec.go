@@ -1,0 +1,122 @@
+// Package connectcodec is a Connect (connectrpc.com/connect) codec that
+// encodes messages with protolayout and decodes them with proto.Unmarshal.
+//
+// It is named "proto", so it replaces Connect's binary protobuf codec on
+// the handlers and clients it is given to, for the Connect, gRPC and
+// gRPC-Web protocols alike:
+//
+//	c := connectcodec.New(connectcodec.Options{})
+//	mux.Handle(path, connect.NewUnaryHandler(procedure, fn, connect.WithCodec(c)))
+//	client := connect.NewClient[Req, Res](httpClient, url, connect.WithCodec(c))
+//
+// It implements MarshalAppend, so Connect encodes into buffers from its
+// own pool, and MarshalStable (protolayout's output is deterministic).
+//
+// # Safety
+//
+// dynamicpb messages always take protolayout's checked walk: a message
+// that contains itself fails the call (connect.CodeInternal) instead of
+// overflowing the goroutine stack. Generated messages take their own fast
+// path by default, as proto.Marshal does, which has no depth limit; set
+// Options.Marshal.Checked to give them the same guarantee.
+package connectcodec
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/protolayout/protolayout/encoder"
+)
+
+// Name is the codec's name, the one of Connect's own protobuf codec.
+const Name = "proto"
+
+// Options configures a Codec. The zero value encodes like proto.Marshal
+// (generated messages through their fast path) with protolayout's default
+// limits and decodes like proto.Unmarshal.
+type Options struct {
+	// Marshal configures the encoder: limits, AllowPartial, and Checked,
+	// which sends generated messages through the checked walk too.
+	// MarshalStable always sets Deterministic.
+	Marshal encoder.MarshalOptions
+
+	// Unmarshal configures the decoder. The zero value is proto.Unmarshal.
+	Unmarshal proto.UnmarshalOptions
+}
+
+// Codec is a connect.Codec that encodes with protolayout. It is safe for
+// concurrent use.
+type Codec struct {
+	marshal   encoder.MarshalOptions
+	stable    encoder.MarshalOptions
+	unmarshal proto.UnmarshalOptions
+}
+
+// New returns a Codec with options o.
+func New(o Options) *Codec {
+	c := &Codec{marshal: o.Marshal, stable: o.Marshal, unmarshal: o.Unmarshal}
+	c.stable.Deterministic = true
+	return c
+}
+
+// Name returns "proto".
+func (c *Codec) Name() string { return Name }
+
+// IsBinary reports true: the encoding is binary.
+func (c *Codec) IsBinary() bool { return true }
+
+// Marshal encodes v, a proto.Message (or a protoadapt.MessageV1), into a
+// new slice of the exact size.
+func (c *Codec) Marshal(v any) ([]byte, error) {
+	m, err := messageOf(v, "marshal")
+	if err != nil {
+		return nil, err
+	}
+	return c.marshal.Marshal(m)
+}
+
+// MarshalAppend appends the encoding of v to b. Connect passes a buffer
+// from its pool; protolayout sizes the message once and grows b at most
+// once. On error b is returned unchanged.
+func (c *Codec) MarshalAppend(b []byte, v any) ([]byte, error) {
+	m, err := messageOf(v, "marshal")
+	if err != nil {
+		return b, err
+	}
+	return c.marshal.MarshalAppend(b, m)
+}
+
+// MarshalStable encodes v deterministically. The checked walk (every
+// dynamicpb message) always is; generated messages on their fast path
+// sort map entries as proto.MarshalOptions{Deterministic: true} does.
+func (c *Codec) MarshalStable(v any) ([]byte, error) {
+	m, err := messageOf(v, "marshal")
+	if err != nil {
+		return nil, err
+	}
+	return c.stable.Marshal(m)
+}
+
+// Unmarshal decodes b into v with the codec's proto.UnmarshalOptions.
+func (c *Codec) Unmarshal(b []byte, v any) error {
+	m, err := messageOf(v, "unmarshal into")
+	if err != nil {
+		return err
+	}
+	if err := c.unmarshal.Unmarshal(b, m); err != nil {
+		return fmt.Errorf("connectcodec: unmarshal into %T: %w", v, err)
+	}
+	return nil
+}
+
+func messageOf(v any, verb string) (proto.Message, error) {
+	switch m := v.(type) {
+	case proto.Message:
+		return m, nil
+	case protoadapt.MessageV1:
+		return protoadapt.MessageV2Of(m), nil
+	}
+	return nil, fmt.Errorf("connectcodec: cannot %s %T: not a proto.Message", verb, v)
+}
