@@ -77,11 +77,12 @@ func BenchmarkMarshal(b *testing.B) {
 // benchmark time, as text and as JSON.
 func TestReportSmoke(t *testing.T) {
 	var out, errs bytes.Buffer
-	if code := run([]string{"-workload", "^otlp$", "-benchtime", "1ms"}, &out, &errs); code != 0 {
+	if code := run([]string{"-workload", "^(otlp|writer)$", "-benchtime", "1ms"}, &out, &errs); code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, errs.String())
 	}
 	text := out.String()
-	for _, want := range append([]string{"cpu:", "go:", "modules:", "contestant", "ns/op", "MB/s", "B/op", "allocs/op", "vs proto/generated", "vs floor", "otlp:"}, names()...) {
+	for _, want := range append([]string{"cpu:", "go:", "modules:", "contestant", "ns/op", "MB/s", "B/op", "allocs/op", "vs proto/generated", "vs floor", "otlp:",
+		"writer:", "vs handwritten", "vs easyproto", "vs dynamicpb+marshal", "moves/msg"}, names()...) {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
@@ -95,14 +96,14 @@ func TestReportSmoke(t *testing.T) {
 
 	out.Reset()
 	errs.Reset()
-	if code := run([]string{"-workload", "otlp", "-benchtime", "3x", "-count", "2", "-json"}, &out, &errs); code != 0 {
+	if code := run([]string{"-workload", "^otlp$", "-benchtime", "3x", "-count", "2", "-json"}, &out, &errs); code != 0 {
 		t.Fatalf("-json: exit code %d; stderr:\n%s", code, errs.String())
 	}
 	var rep jsonReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("-json output: %v\n%s", err, out.String())
 	}
-	if len(rep.Workloads) != 1 || len(rep.Workloads[0].Results) != len(contestants) { // all apply to otlp
+	if len(rep.Workloads) != 1 || len(rep.Workloads[0].Results) != len(contestants) { // all of the marshal family apply to otlp
 		t.Fatalf("-json: unexpected shape:\n%s", out.String())
 	}
 	for _, r := range rep.Workloads[0].Results {
@@ -132,10 +133,59 @@ func TestReportBadFlags(t *testing.T) {
 
 func names() []string {
 	var out []string
-	for _, c := range contestants {
+	for _, c := range allContestants {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+// TestReportWriterJSON checks the writer family's JSON: its ratios and the
+// Writers' moves.
+func TestReportWriterJSON(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"-workload", "^writer$", "-benchtime", "3x", "-json"}, &out, &errs); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errs.String())
+	}
+	var rep jsonReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("-json output: %v\n%s", err, out.String())
+	}
+	if len(rep.Workloads) != 1 || rep.Workloads[0].Family != familyWriter || len(rep.Workloads[0].Results) != len(writerContestants) {
+		t.Fatalf("unexpected shape:\n%s", out.String())
+	}
+	for _, r := range rep.Workloads[0].Results {
+		if r.VsHandwritten <= 0 || r.VsEasyproto <= 0 || r.VsDynamicpbMarshal <= 0 || r.VsGenerated != 0 {
+			t.Errorf("%s: ratios %v %v %v (vs generated %v)", r.Contestant, r.VsHandwritten, r.VsEasyproto, r.VsDynamicpbMarshal, r.VsGenerated)
+		}
+		if isWriter := strings.HasPrefix(r.Contestant, "writer/"); isWriter != (r.MovesPerMsg != nil) {
+			t.Errorf("%s: moves per message %v", r.Contestant, r.MovesPerMsg)
+		}
+	}
+}
+
+// TestWriterAllocs checks that the Writer contestants allocate nothing per
+// message once warm.
+func TestWriterAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	ws, err := workloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		for _, c := range casesOf(w) {
+			if c.writer == nil {
+				continue
+			}
+			if _, err := c.marshal(); err != nil {
+				t.Fatal(err)
+			}
+			if n := testing.AllocsPerRun(10, func() { _, _ = c.marshal() }); n != 0 {
+				t.Errorf("%s: %v allocations per message, want 0", c.name(), n)
+			}
+		}
+	}
 }
 
 // TestVerifyCatches checks that verify rejects wrong output, both byte for

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"testing"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/protolayout/protolayout/encoder"
@@ -45,12 +44,21 @@ type contestant struct {
 	check check
 	// only, if set, is the one workload the contestant applies to.
 	only string
+	// family is the family of workloads the contestant applies to: ""
+	// for the marshal family (encoding a message object), familyWriter
+	// for the writer family (encoding from plain values).
+	family string
 	// prepare returns the encoding of w, with any state it reuses.
 	prepare func(w *workload) marshalFunc
+	// prepareWriter, for Writer contestants instead of prepare, also
+	// returns the Writer, whose Stats the report shows.
+	prepareWriter func(w *workload) (marshalFunc, *encoder.Writer)
 }
 
 // appliesTo reports whether the contestant runs on w.
-func (ct *contestant) appliesTo(w *workload) bool { return ct.only == "" || ct.only == w.name }
+func (ct *contestant) appliesTo(w *workload) bool {
+	return ct.family == w.family && (ct.only == "" || ct.only == w.name)
+}
 
 // Baselines of the ratio columns.
 const (
@@ -60,31 +68,31 @@ const (
 )
 
 var contestants = []contestant{
-	{baseGenerated, checkDecoded, "", func(w *workload) marshalFunc {
+	{name: baseGenerated, check: checkDecoded, prepare: func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return proto.Marshal(w.generated) }
 	}},
-	{baseDynamic, checkDecoded, "", func(w *workload) marshalFunc {
+	{name: baseDynamic, check: checkDecoded, prepare: func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return proto.Marshal(w.dynamic) }
 	}},
-	{"proto/dynamic-det", checkExact, "", func(w *workload) marshalFunc {
+	{name: "proto/dynamic-det", check: checkExact, prepare: func(w *workload) marshalFunc {
 		o := proto.MarshalOptions{Deterministic: true}
 		return func() ([]byte, error) { return o.Marshal(w.dynamic) }
 	}},
-	{baseFloor, checkDigest, "", func(w *workload) marshalFunc {
+	{name: baseFloor, check: checkDigest, prepare: func(w *workload) marshalFunc {
 		r, m := newFloorReader(false), w.dynamic.ProtoReflect()
 		return func() ([]byte, error) { return r.read(m), nil }
 	}},
-	{"floor/has-get", checkDigest, "", func(w *workload) marshalFunc {
+	{name: "floor/has-get", check: checkDigest, prepare: func(w *workload) marshalFunc {
 		r, m := newFloorReader(true), w.dynamic.ProtoReflect()
 		return func() ([]byte, error) { return r.read(m), nil }
 	}},
-	{"protolayout/generated", checkExactWithoutMaps, "", func(w *workload) marshalFunc {
+	{name: "protolayout/generated", check: checkExactWithoutMaps, prepare: func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return encoder.Marshal(w.generated) }
 	}},
-	{"protolayout/dynamic", checkExact, "", func(w *workload) marshalFunc {
+	{name: "protolayout/dynamic", check: checkExact, prepare: func(w *workload) marshalFunc {
 		return func() ([]byte, error) { return encoder.Marshal(w.dynamic) }
 	}},
-	{"protolayout/dynamic-reuse", checkExact, "", func(w *workload) marshalFunc {
+	{name: "protolayout/dynamic-reuse", check: checkExact, prepare: func(w *workload) marshalFunc {
 		e := encoder.NewEncoder(encoder.MarshalOptions{})
 		var buf []byte
 		return func() ([]byte, error) {
@@ -93,21 +101,26 @@ var contestants = []contestant{
 			return out, err
 		}
 	}},
-	{"handwritten", checkExact, "otlp", func(w *workload) marshalFunc {
-		req, ok := w.generated.(*coltracepb.ExportTraceServiceRequest)
-		if !ok {
-			return func() ([]byte, error) {
-				return nil, fmt.Errorf("handwritten encodes an OTLP trace export, not %T", w.generated)
-			}
-		}
-		e := new(otlpEncoder)
-		var buf []byte
-		return func() ([]byte, error) {
-			out, err := e.MarshalAppend(buf[:0], req)
-			buf = out
-			return out, err
-		}
-	}},
+	{name: baseHandwritten, only: "otlp", prepare: handwrittenContestant},
+}
+
+// allContestants is every contestant of every family, in report order.
+var allContestants = append(append([]contestant(nil), contestants...), writerContestants...)
+
+// handwrittenContestant encodes the OTLP workload with the hand-written
+// protowire encoder, one encoder appending into one reused buffer.
+func handwrittenContestant(w *workload) marshalFunc {
+	req, err := otlpRequest(w)
+	if err != nil {
+		return failing(fmt.Errorf("handwritten: %w", err))
+	}
+	e := new(otlpEncoder)
+	var buf []byte
+	return func() ([]byte, error) {
+		out, err := e.MarshalAppend(buf[:0], req)
+		buf = out
+		return out, err
+	}
 }
 
 // benchCase is one contestant on one workload, verified and ready to time.
@@ -115,6 +128,8 @@ type benchCase struct {
 	workload   *workload
 	contestant contestant
 	marshal    marshalFunc
+	// writer is the Writer of a Writer contestant, or nil.
+	writer *encoder.Writer
 }
 
 // name is the sub-benchmark name, workload/contestant.
@@ -129,6 +144,13 @@ func (c *benchCase) body(b *testing.B) {
 		if _, err := marshal(); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if c.writer != nil {
+		// Every message is the same, so the last one's moves are each
+		// one's (in the steady state the learned widths reach).
+		st := c.writer.Stats()
+		b.ReportMetric(float64(st.Moves), "moves/msg")
+		b.ReportMetric(float64(st.MovedBytes), "moved-B/msg")
 	}
 }
 
@@ -160,10 +182,17 @@ func cases(filter *regexp.Regexp) ([]*benchCase, error) {
 // verified.
 func casesOf(w *workload) []*benchCase {
 	var out []*benchCase
-	for _, ct := range contestants {
-		if ct.appliesTo(w) {
-			out = append(out, &benchCase{workload: w, contestant: ct, marshal: ct.prepare(w)})
+	for _, ct := range allContestants {
+		if !ct.appliesTo(w) {
+			continue
 		}
+		c := &benchCase{workload: w, contestant: ct}
+		if ct.prepareWriter != nil {
+			c.marshal, c.writer = ct.prepareWriter(w)
+		} else {
+			c.marshal = ct.prepare(w)
+		}
+		out = append(out, c)
 	}
 	return out
 }

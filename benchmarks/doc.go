@@ -29,6 +29,12 @@
 //     and sorted maps.
 //   - large: one 1 MiB bytes field and three small fields: copying.
 //
+// and the writer family:
+//
+//   - writer: the otlp workload's export written from plain values: the
+//     generated Go structs, walked by plain Go code (no protoreflect), fed
+//     to encoders that take values rather than message objects.
+//
 // Each workload exists twice: as the generated Go message, and as a
 // dynamicpb message over descriptors loaded at run time from a serialized
 // FileDescriptorSet of the schema (protodesc.NewFiles), the way a proxy
@@ -49,6 +55,25 @@
 //	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
 //	handwritten                otlp only: a hand-written protowire encoder
 //
+// and on the writer workload, instead:
+//
+//	writer/learned             one reused encoder.Writer, LengthLearned (the default)
+//	writer/onebyte             one reused encoder.Writer, LengthOneByte
+//	handwritten                the hand-written protowire encoder (baseline)
+//	easyproto                  one reused easyproto.Marshaler, the same values (baseline)
+//	dynamicpb+marshal          build a dynamicpb message, then Deterministic proto.Marshal (baseline)
+//
+// The Writer contestants run on the descriptor loaded at run time (the
+// dynamic twin's) and report their length moves per message (moves/msg,
+// moved-B/msg: bodies that moved because their length needed another
+// width than was reserved). easyproto writes whatever it is given, so its
+// walk skips implicit-presence zeros and calls in field-number order, as
+// the schema asks, and its output equals the reference byte for byte; it
+// does not validate UTF-8 (it has no schema). The dynamicpb builder
+// resolves every field descriptor once and sets the fields from the same
+// walk; proto.Marshal runs with Deterministic, which fixes the field order
+// of dynamic messages, so its output is checked byte for byte too.
+//
 // The two floor contestants are not encoders: they read every populated
 // field of the dynamicpb message through protoreflect, recursively, lists
 // element by element and maps entry by entry, touching each value with its
@@ -68,7 +93,8 @@
 // write pass; one reused encoder appends into one reused buffer, as
 // protolayout/dynamic-reuse does.
 //
-// Before anything is timed, every contestant's output is checked against
+// Before anything is timed, every contestant's output (writer family
+// included) is checked against
 // proto.MarshalOptions{Deterministic: true}.Marshal of the generated
 // message: byte for byte for protolayout, handwritten and Deterministic
 // proto; for plain proto.Marshal, whose field order on dynamic messages
@@ -91,7 +117,9 @@
 // protobuf module versions, then prints one table per workload: ns/op,
 // MB/s, B/op and allocs/op of each contestant, and its time as a ratio to
 // proto/generated, to proto/dynamic and to floor/range (below 1.00x is
-// faster). A progress line per workload goes to standard error. Flags:
+// faster); the writer workload's table has the ratios to handwritten, to
+// easyproto and to dynamicpb+marshal instead, and the Writers' moves per
+// message. A progress line per workload goes to standard error. Flags:
 //
 //	-count N          rounds of each contestant, contestants interleaved;
 //	                  the median round is reported (default 1)
@@ -99,9 +127,11 @@
 //	                  trimmed from go test's 1s to keep the run short)
 //	-workload REGEXP  only the workloads whose name matches
 //	-json             JSON instead of tables, with stable field names
-//	                  (vs_proto_generated, vs_proto_dynamic, vs_floor, ...)
+//	                  (vs_proto_generated, vs_proto_dynamic, vs_floor; on the
+//	                  writer workload vs_handwritten, vs_easyproto,
+//	                  vs_dynamicpb_marshal, moves_per_msg, ...)
 //
-// With the defaults the whole run, 57 cases, takes about a minute on two
+// With the defaults the whole run, 62 cases, takes about a minute on two
 // cores. On a shared machine the numbers are noisy, the large workload's
 // most of all (each encoder but the reused ones allocates 1 MiB per call);
 // use -count and benchstat for decisions.
@@ -118,6 +148,7 @@
 // One workload, or one contestant across workloads, with a -bench filter:
 //
 //	go test ./benchmarks -run '^$' -bench 'Marshal/otlp/' -count 10 > old.txt
+//	go test ./benchmarks -run '^$' -bench 'Marshal/writer/' -count 10 -cpu 1 > old.txt
 //	go test ./benchmarks -run '^$' -bench 'Marshal/.*/protolayout/dynamic$' -count 10 > old.txt
 //
 // benchstat compares each case with itself across the two files; for the

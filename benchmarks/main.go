@@ -26,7 +26,7 @@ func main() {
 }
 
 // defaultBenchtime is the time of each contestant's round by default,
-// trimmed from go test's 1s so that the whole report (57 cases) takes
+// trimmed from go test's 1s so that the whole report (62 cases) takes
 // about a minute on two cores.
 const defaultBenchtime = "500ms"
 
@@ -159,6 +159,7 @@ func measure(w *workload, cs []*benchCase, count int, stderr io.Writer) (jsonWor
 	}
 	out := jsonWorkload{
 		Name:        w.name,
+		Family:      w.family,
 		Description: w.description,
 		Size:        len(w.ref),
 		Seconds:     time.Since(start).Seconds(),
@@ -174,18 +175,25 @@ func measure(w *workload, cs []*benchCase, count int, stderr io.Writer) (jsonWor
 		}
 		return 0
 	}
+	vs := func(ns, base float64) float64 {
+		if base > 0 {
+			return ns / base
+		}
+		return 0
+	}
 	gen, dyn, floor := base(baseGenerated), base(baseDynamic), base(baseFloor)
+	hand, easy, dynpb := base(baseHandwritten), base(baseEasyproto), base(baseDynamicpb)
 	for i := range out.Results {
 		r := &out.Results[i]
-		if gen > 0 {
-			r.VsGenerated = r.NsPerOp / gen
+		if w.family == familyWriter {
+			r.VsHandwritten = vs(r.NsPerOp, hand)
+			r.VsEasyproto = vs(r.NsPerOp, easy)
+			r.VsDynamicpbMarshal = vs(r.NsPerOp, dynpb)
+			continue
 		}
-		if dyn > 0 {
-			r.VsDynamic = r.NsPerOp / dyn
-		}
-		if floor > 0 {
-			r.VsFloor = r.NsPerOp / floor
-		}
+		r.VsGenerated = vs(r.NsPerOp, gen)
+		r.VsDynamic = vs(r.NsPerOp, dyn)
+		r.VsFloor = vs(r.NsPerOp, floor)
 	}
 	return out, nil
 }
@@ -220,6 +228,10 @@ func summarize(name string, rounds []testing.BenchmarkResult) jsonResult {
 	if out.NsPerOp > 0 {
 		out.MBPerS = float64(med.Bytes) * 1e3 / out.NsPerOp
 	}
+	if moves, ok := med.Extra["moves/msg"]; ok {
+		out.MovesPerMsg = &moves
+		out.MovedBytesPerMsg = med.Extra["moved-B/msg"]
+	}
 	for _, r := range rounds {
 		out.Rounds = append(out.Rounds, nsPerOp(r))
 	}
@@ -249,22 +261,31 @@ type (
 	}
 	jsonWorkload struct {
 		Name        string       `json:"name"`
+		Family      string       `json:"family,omitempty"` // "writer" for the writer family
 		Description string       `json:"description"`
 		Size        int          `json:"size_bytes"`
 		Seconds     float64      `json:"seconds"`
 		Results     []jsonResult `json:"results"`
 	}
 	jsonResult struct {
-		Contestant  string    `json:"contestant"`
-		Iterations  int       `json:"iterations"`
-		NsPerOp     float64   `json:"ns_per_op"`
-		MBPerS      float64   `json:"mb_per_s"`
-		BytesPerOp  int64     `json:"bytes_per_op"`
-		AllocsPerOp int64     `json:"allocs_per_op"`
-		VsGenerated float64   `json:"vs_proto_generated"`
-		VsDynamic   float64   `json:"vs_proto_dynamic"`
-		VsFloor     float64   `json:"vs_floor"`
-		Rounds      []float64 `json:"rounds_ns_per_op"`
+		Contestant  string  `json:"contestant"`
+		Iterations  int     `json:"iterations"`
+		NsPerOp     float64 `json:"ns_per_op"`
+		MBPerS      float64 `json:"mb_per_s"`
+		BytesPerOp  int64   `json:"bytes_per_op"`
+		AllocsPerOp int64   `json:"allocs_per_op"`
+		// The marshal family's ratios (0 on the writer family).
+		VsGenerated float64 `json:"vs_proto_generated"`
+		VsDynamic   float64 `json:"vs_proto_dynamic"`
+		VsFloor     float64 `json:"vs_floor"`
+		// The writer family's ratios.
+		VsHandwritten      float64 `json:"vs_handwritten,omitempty"`
+		VsEasyproto        float64 `json:"vs_easyproto,omitempty"`
+		VsDynamicpbMarshal float64 `json:"vs_dynamicpb_marshal,omitempty"`
+		// Writer contestants: length moves per message.
+		MovesPerMsg      *float64  `json:"moves_per_msg,omitempty"`
+		MovedBytesPerMsg float64   `json:"moved_bytes_per_msg,omitempty"`
+		Rounds           []float64 `json:"rounds_ns_per_op"`
 	}
 )
 
@@ -342,6 +363,7 @@ func writeText(out io.Writer, rep *jsonReport) error {
 	}
 	fmt.Fprintf(hw, "benchtime:\t%s per contestant, %s\n", benchtime, rounds)
 	fmt.Fprintf(hw, "ratios:\tns/op divided by the baseline's ns/op; below 1.00x is faster; floor = %s\n", baseFloor)
+	fmt.Fprintf(hw, "writer:\tthe writer workload encodes plain values; its ratios are to %s, %s and %s\n", baseHandwritten, baseEasyproto, baseDynamicpb)
 	fmt.Fprintf(hw, "floor:\tfloor/* only read every populated field of the dynamic twin through protoreflect;\n")
 	fmt.Fprintf(hw, "\tthey write nothing, and their MB/s counts the encoded size\n")
 	if err := hw.Flush(); err != nil {
@@ -356,11 +378,24 @@ func writeText(out io.Writer, rep *jsonReport) error {
 			width = max(width, len(r.Contestant))
 		}
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%-*s\tns/op\tMB/s\tB/op\tallocs/op\tvs %s\tvs %s\tvs floor\t\n", width, "contestant", baseGenerated, baseDynamic)
+		if w.Family == familyWriter {
+			fmt.Fprintf(tw, "%-*s\tns/op\tMB/s\tB/op\tallocs/op\tvs %s\tvs %s\tvs %s\tmoves/msg\tmoved B/msg\t\n",
+				width, "contestant", baseHandwritten, baseEasyproto, baseDynamicpb)
+		} else {
+			fmt.Fprintf(tw, "%-*s\tns/op\tMB/s\tB/op\tallocs/op\tvs %s\tvs %s\tvs floor\t\n", width, "contestant", baseGenerated, baseDynamic)
+		}
 		for _, r := range w.Results {
-			fmt.Fprintf(tw, "%-*s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n", width, r.Contestant,
-				formatNs(r.NsPerOp), r.MBPerS, humanize.Comma(r.BytesPerOp), humanize.Comma(r.AllocsPerOp),
-				ratio(r.VsGenerated), ratio(r.VsDynamic), ratio(r.VsFloor))
+			fmt.Fprintf(tw, "%-*s\t%s\t%.1f\t%s\t%s\t", width, r.Contestant,
+				formatNs(r.NsPerOp), r.MBPerS, humanize.Comma(r.BytesPerOp), humanize.Comma(r.AllocsPerOp))
+			if w.Family != familyWriter {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t\n", ratio(r.VsGenerated), ratio(r.VsDynamic), ratio(r.VsFloor))
+				continue
+			}
+			moves, moved := "-", "-"
+			if r.MovesPerMsg != nil {
+				moves, moved = humanize.Comma(int64(*r.MovesPerMsg)), humanize.Comma(int64(r.MovedBytesPerMsg))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", ratio(r.VsHandwritten), ratio(r.VsEasyproto), ratio(r.VsDynamicpbMarshal), moves, moved)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

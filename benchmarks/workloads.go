@@ -44,12 +44,17 @@ type workload struct {
 	// hasMaps: the schema has map fields, whose entries proto.Marshal
 	// without Deterministic writes in random order.
 	hasMaps bool
+	// family is "" for the marshal family (contestants encode the message
+	// objects), familyWriter for the writer family (contestants encode
+	// the generated structs' values, read as plain Go values).
+	family string
 }
 
 // builders build the workloads, in report order.
 var builders = []func() (*workload, error){
 	otlpWorkload, descriptorsWorkload,
 	scalarWorkload, textWorkload, nestedWorkload, collectionsWorkload, largeWorkload,
+	writerWorkload,
 }
 
 // workloads returns the workloads, built once per process.

@@ -47,11 +47,14 @@ type MarshalOptions struct {
 	// are proto.Marshal's (on error the checked walk runs to build this
 	// package's detailed error, and nothing is appended), but the fast
 	// path has no depth limit and overflows the goroutine stack on a
-	// message that contains itself, skips UTF-8 validation of repeated
-	// string extensions, and reads each value twice (a message mutated
-	// concurrently is caught only by its final size check). Set Checked
-	// when generated messages may come from untrusted construction
-	// (cycles, extreme depth). dynamicpb messages always take the walk.
+	// message that contains itself, sizes a shared subtree once per path
+	// (a doubling DAG takes exponential time before the size limit is
+	// checked), skips UTF-8 validation of repeated string extensions,
+	// reads each value twice (a message mutated concurrently is caught
+	// only by its final size check), and its size error names no field.
+	// Set Checked when generated messages may come from untrusted
+	// construction (cycles, extreme depth, shared subtrees). dynamicpb
+	// messages always take the walk.
 	Checked bool
 
 	// UseCachedSize is accepted for drop-in compatibility and ignored: the

@@ -9,9 +9,12 @@ import (
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
-// Seed corpora for every target live in testdata/fuzz/<Target>/ (crafted
-// edge inputs and regression seeds); go test runs them as ordinary tests.
-// `task fuzz` runs each target for a set time.
+// Seed corpora for every target live in testdata/fuzz/<Target>/: crafted
+// edge inputs (deep nesting, unknown groups, the largest field numbers,
+// invalid UTF-8 where the schema allows it, missing required fields,
+// signalling NaNs, packed and unpacked forms of one field) and the inputs
+// the fuzzer saved (16 hex digits), kept as regression seeds. go test runs
+// them as ordinary tests; `task fuzz` runs each target for a set time.
 
 // fuzzEquivalence decodes the fuzzer's bytes into the generated and the
 // dynamic form of one test message and, when they decode, holds protolayout
@@ -32,16 +35,42 @@ func fuzzEquivalence(f *testing.F, name protoreflect.FullName) {
 		if uo.Unmarshal(b, g) != nil {
 			return
 		}
+		protobuftest.QuietFloat32NaNs(g)
 		d := tw.Dyn.New().Interface()
 		uo.Resolver = protobuftest.DynamicTypes()
-		if err := uo.Unmarshal(b, d); err != nil {
+		panicked, err := unmarshalNoPanic(uo, b, d)
+		if panicked {
+			// proto.Unmarshal's reflection path panics on some inputs the
+			// generated path decodes (see unmarshalNoPanic); only the
+			// generated form can be checked.
+			d = nil
+		} else if err != nil {
 			t.Fatalf("generated form decodes, dynamic form does not: %v", err)
 		}
 		for _, o := range []protobuftest.CheckOptions{{Deterministic: true, AllowPartial: true}, {Deterministic: true}} {
 			protobuftest.Equivalent(t, o, nil, g)
-			protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
+			if d != nil {
+				protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
+			}
 		}
 	})
+}
+
+// unmarshalNoPanic decodes b into m and reports whether proto.Unmarshal
+// panicked. Its reflection path (the one dynamicpb messages take) panics in
+// google.golang.org/protobuf v1.36.12 on a map entry whose key field comes
+// twice, the second time with a wrong wire type ("type mismatch: cannot
+// convert nil to map key"), e.g. 3a 07 08 01 0d 00 00 00 00 for a
+// map<int32, ...> field 7; the generated path decodes it. That is the
+// reference decoder's bug, not an encoding input, so the fuzz targets skip
+// the dynamic form then (seed upstream-map-key-wire-type).
+func unmarshalNoPanic(uo proto.UnmarshalOptions, b []byte, m proto.Message) (panicked bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = true
+		}
+	}()
+	return false, uo.Unmarshal(b, m)
 }
 
 func FuzzProto2(f *testing.F)      { fuzzEquivalence(f, "protolayout.test2.TestAllTypes") }

@@ -24,8 +24,9 @@ const (
 	// LengthLearned (the default) reserves, per field of each message
 	// type, the width that field's lengths most often needed, learned
 	// from a sample of the bodies every Writer on every goroutine wrote
-	// (lock-free counters in a side table of the shared layout). Reading
-	// the guess costs one atomic load per body.
+	// (lock-free counters in a side table of the shared layout, one body
+	// in 32 sampled). Reading the guess is one plain load per body: the
+	// guess is kept computed beside the counters.
 	LengthLearned LengthStrategy = iota
 	// LengthOneByte always reserves one byte, as proto.Marshal's
 	// reflection path does: bodies under 128 bytes never move, larger
@@ -162,10 +163,19 @@ type Writer struct {
 	append bool // buf belongs to the caller (ResetAppend)
 
 	frames []wframe
-	depth  int // open message frames below the root; map entries excluded
+	// fast is the innermost frame when the fast paths may write to it
+	// (see setTop), else nil; dense is its table's dense index (nil with
+	// it), read first by next.
+	fast  *wframe
+	dense []wslot
+	depth int // open message frames below the root; map entries excluded
 	// slack is the sum over open length-prefixed parts of (reserved - 1):
 	// len(buf)-base-slack is the smallest size the output can still have.
+	// Change it with addSlack, which keeps limit.
 	slack int
+	// limit is base+slack+maxSize-fastRoom: a fast path writes while
+	// len(buf)+n stays within it (see room).
+	limit int
 
 	state  uint8
 	err    error
@@ -206,38 +216,59 @@ type extKey struct {
 
 // wframe is one message (or map entry) being written.
 type wframe struct {
+	// The fields that push writes and the fast paths read come first.
 	tab   *wtable
 	via   *layout.Field // the parent's field that opened the frame; nil for the root
-	index int           // element index within via, or -1
-	tagAt int           // offset of the frame's tag in buf
-	start int           // offset of the body in buf
-	width int           // bytes reserved for the length prefix (0: root or group)
 	learn *learnState   // where to record a missed width, or nil
-	entry bool          // a map entry
+	cur   *layout.Field
+	index int // element index within via, or -1
+	tagAt int // offset of the frame's tag in buf
+	start int // offset of the body in buf
+	width int // bytes reserved for the length prefix (0: root or group)
 
-	phase  uint8
 	pos    int // index in tab.lay.Fields of the last regular field started, or -1
-	cur    *layout.Field
-	curNum protowire.Number
-	curIdx int      // index of cur in tab.lay.Fields, or -1 for an extension
-	curExt *extInfo // cur's record when it is an extension
-	ext    protowire.Number
+	curIdx int // index of cur in tab.lay.Fields, or -1 for an extension
 	count  int // elements of cur written
+	pack   int // body offset of the open packed record of cur, or -1
 
-	pack      int // body offset of the open packed record of cur, or -1
+	// bit i of written, then of writtenHi[(i-64)/64]: field i of
+	// tab.lay.Fields started
+	written uint64
+	// block stops the fast paths (next) for some fields: bit o (below
+	// 63) is set once a member of oneof o started, bit 63 (packOpen)
+	// while a packed record is open.
+	block uint64
+	ext   protowire.Number
+	phase uint8
+	entry bool // a map entry
+	// slowEnd: End takes the general path (a group, a map entry, or
+	// required fields to check).
+	slowEnd  bool
+	keyValid bool // keyU or keyS holds the last key of the map field cur
+
+	curExt    *extInfo // cur's record when it is an extension (curIdx < 0); stale otherwise
 	packWidth int
 	packLearn *learnState
-
-	written []uint64 // bit i: field i of tab.lay.Fields started
-
+	writtenHi []uint64
 	// the last key of the map field cur, for the order check
-	keyValid bool
-	keyU     uint64 // numeric keys, ordered as unsigned (signed ones offset)
-	keyS     []byte // string keys
+	keyU uint64 // numeric keys, ordered as unsigned (signed ones offset)
+	keyS []byte // string keys
 }
 
-func (fr *wframe) isWritten(i int) bool { return fr.written[i>>6]&(1<<(uint(i)&63)) != 0 }
-func (fr *wframe) setWritten(i int)     { fr.written[i>>6] |= 1 << (uint(i) & 63) }
+func (fr *wframe) isWritten(i int) bool {
+	if i < 64 {
+		return fr.written&(1<<uint(i)) != 0
+	}
+	return fr.writtenHi[(i-64)>>6]&(1<<(uint(i)&63)) != 0
+}
+
+func (fr *wframe) setWritten(i int) {
+	if i < 64 {
+		fr.written |= 1 << uint(i)
+		return
+	}
+	fr.writtenHi[(i-64)>>6] |= 1 << (uint(i) & 63)
+}
 
 // NewWriter returns a Writer for messages of type md, ready to write the
 // first message. At most one WriterOptions may be given; without one the
@@ -287,6 +318,7 @@ func (w *Writer) reset(b []byte, base int, appendMode bool) {
 	w.buf, w.base, w.append = b, base, appendMode
 	w.err = nil
 	w.slack = 0
+	w.limit = base + w.maxSize - fastRoom
 	w.depth = 0
 	w.stats = WriterStats{}
 	w.lastAt, w.lastN = -1, 0
@@ -307,6 +339,7 @@ func (w *Writer) reset(b []byte, base int, appendMode bool) {
 	if w.root.lay.MessageSet {
 		w.fail(ErrMessageSet, nil, "")
 	}
+	w.setTop()
 }
 
 // maxRetainedFrames bounds the frame stack a Writer keeps between
@@ -322,19 +355,30 @@ func (w *Writer) push(t *wtable, via *layout.Field, index, tagAt, width int, lea
 		w.frames = append(w.frames, wframe{})
 	}
 	fr := &w.frames[n]
-	words := (len(t.lay.Fields) + 63) >> 6
-	if cap(fr.written) < words {
-		fr.written = make([]uint64, words)
-	} else {
-		fr.written = fr.written[:words]
-		clear(fr.written)
+	fr.written = 0
+	if t.wide {
+		words := (len(t.fields) - 1) >> 6 // beyond the first 64 fields
+		if cap(fr.writtenHi) < words {
+			fr.writtenHi = make([]uint64, words)
+		} else {
+			fr.writtenHi = fr.writtenHi[:words]
+			clear(fr.writtenHi)
+		}
 	}
 	fr.tab, fr.via, fr.index, fr.tagAt = t, via, index, tagAt
 	fr.start, fr.width, fr.learn, fr.entry = len(w.buf), width, learn, entry
-	fr.phase, fr.pos, fr.cur, fr.curNum, fr.curIdx, fr.curExt = phaseExt, -1, nil, 0, -1, nil
-	fr.ext, fr.count = 0, 0
-	fr.pack, fr.packWidth, fr.packLearn = -1, 0, nil
-	fr.keyValid = false
+	// curExt, count and keyValid are read only once a field
+	// is current, and set by commit; packWidth and packLearn only while
+	// a packed record is open.
+	fr.phase, fr.pos, fr.cur, fr.curIdx = phaseExt, -1, nil, -1
+	fr.ext, fr.pack, fr.block = 0, -1, 0
+	fr.slowEnd = width == 0 || entry || (t.hasRequired && !w.opts.AllowPartial)
+	// push runs only while the Writer is open and without error.
+	if entry {
+		w.setFast(nil)
+	} else {
+		w.setFast(fr)
+	}
 }
 
 // Err returns the first error met since the last Reset, or nil.
@@ -403,6 +447,7 @@ func (w *Writer) Number(name string) protowire.Number {
 func (w *Writer) failState() {
 	if w.state == stateZero {
 		w.err = &Error{Err: ErrNotStarted}
+		w.setFast(nil)
 		return
 	}
 	w.fail(ErrFinished, nil, "")
@@ -428,7 +473,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		return target{}, false
 	}
 	fr := &w.frames[len(w.frames)-1]
-	if fr.cur != nil && num == fr.curNum {
+	if fr.cur != nil && num == fr.cur.Number {
 		f := fr.cur
 		if kindBit(f.Kind)&mask == 0 {
 			w.failKind(f, mask)
@@ -438,7 +483,11 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 			w.fail(ErrDuplicateField, f, "")
 			return target{}, false
 		}
-		return target{f: f, idx: fr.curIdx, x: fr.curExt, same: true}, true
+		t := target{f: f, idx: fr.curIdx, same: true}
+		if t.idx < 0 {
+			t.x = fr.curExt
+		}
+		return t, true
 	}
 	idx := fr.tab.index(num)
 	if idx < 0 {
@@ -552,13 +601,14 @@ func (w *Writer) commit(fr *wframe, t target) {
 	if fr.pack >= 0 {
 		w.closePacked(fr)
 	}
-	fr.cur, fr.curNum, fr.curIdx, fr.curExt = t.f, t.f.Number, t.idx, t.x
+	fr.cur, fr.curIdx, fr.curExt = t.f, t.idx, t.x
 	fr.count = 0
 	fr.keyValid = false
 	if t.idx >= 0 {
 		fr.pos = t.idx
 		fr.setWritten(t.idx)
 		fr.phase = phaseFields
+		fr.block |= oneofBit(t.f)
 	} else {
 		fr.ext = t.f.Number
 	}
@@ -567,7 +617,7 @@ func (w *Writer) commit(fr *wframe, t target) {
 // learnFor returns the learned-width record of target t.
 func learnFor(fr *wframe, t target) *learnState {
 	if t.idx >= 0 {
-		return &fr.tab.learned[t.idx]
+		return &fr.tab.fields[t.idx].learn
 	}
 	return t.x.learned
 }
@@ -579,7 +629,7 @@ func (w *Writer) reserve(l *learnState) int {
 		r = l.guess()
 	}
 	w.buf = append(w.buf, make([]byte, r)...)
-	w.slack += r - 1
+	w.addSlack(r - 1)
 	return r
 }
 
@@ -587,7 +637,26 @@ func (w *Writer) reserve(l *learnState) int {
 // the buffer into the r bytes reserved before it, moving the body when the
 // length needs another width.
 func (w *Writer) patch(start, r int, l *learnState) {
-	n := len(w.buf) - start
+	b := w.buf
+	n := len(b) - start
+	if l != nil && w.opts.Lengths == LengthLearned {
+		w.tick++
+		if w.tick%learnSample == 0 {
+			l.record(wire.SizeVarint(uint64(n)))
+		}
+	}
+	// The common cases: the width reserved is the width needed.
+	switch {
+	case r == 1 && n < 1<<7:
+		b[start-1] = byte(n)
+		return
+	case r == 2 && n >= 1<<7 && n < 1<<14:
+		_ = b[start-1]
+		b[start-2] = byte(n) | 0x80
+		b[start-1] = byte(n >> 7)
+		w.addSlack(-1)
+		return
+	}
 	a := wire.SizeVarint(uint64(n))
 	if a != r {
 		w.stats.Moves++
@@ -598,20 +667,15 @@ func (w *Writer) patch(start, r int, l *learnState) {
 		copy(w.buf[start-r+a:], w.buf[start:start+n])
 		w.buf = w.buf[:start-r+a+n]
 	}
-	if l != nil && w.opts.Lengths == LengthLearned {
-		w.tick++
-		if w.tick%learnSample == 0 {
-			l.record(a)
-		}
-	}
 	wire.AppendVarint(w.buf[start-r:start-r], uint64(n))
-	w.slack -= r - 1
+	w.addSlack(1 - r)
 }
 
 // closePacked ends the frame's open packed record.
 func (w *Writer) closePacked(fr *wframe) {
 	w.patch(fr.pack, fr.packWidth, fr.packLearn)
 	fr.pack, fr.packLearn = -1, nil
+	fr.block &^= packOpen
 }
 
 // implicitZero reports whether a zero value of f in frame fr is skipped.
@@ -662,6 +726,7 @@ func (w *Writer) put(t target, x uint64) {
 			l := learnFor(fr, t)
 			fr.packWidth = w.reserve(l)
 			fr.pack, fr.packLearn = len(w.buf), l
+			fr.block |= packOpen
 		}
 	} else {
 		w.buf = append(w.buf, f.Tag...)

@@ -77,6 +77,7 @@ func (w *Writer) fail(err error, f *layout.Field, detail string) {
 	}
 	e.Path = string(w.appendPath(nil, f))
 	w.err = e
+	w.setFast(nil)
 }
 
 // appendPath appends the path of field f from the top message, such as

@@ -17,9 +17,10 @@ import (
 // every Writer and goroutine, and only ever changed through atomics.
 type wtable struct {
 	lay *layout.Layout
-	// dense maps a field number below len(dense) to its index in
-	// lay.Fields plus one (0: no such field); larger numbers go to sparse.
-	dense  []int32
+	// dense maps a field number below len(dense) to the field's slot
+	// (f nil: no such field); larger numbers go to sparse, which holds
+	// indexes in lay.Fields plus one.
+	dense  []wslot
 	sparse map[protowire.Number]int32
 	// required lists the indexes in lay.Fields of the required fields.
 	required []int32
@@ -27,12 +28,14 @@ type wtable struct {
 	entry bool
 	// maxNumber is the largest field number declared.
 	maxNumber protowire.Number
-	// children holds the table of each field's message (for map fields,
-	// of the map entry message), built on first use.
-	children []atomic.Pointer[wtable]
-	// learned holds, per field, the learned width of its length prefixes
-	// (nested messages, map entries, packed records); see learnState.
-	learned []learnState
+	// fields holds, per field of lay.Fields, what the fast paths of the
+	// Writer read (writer_fast.go), the child table and the learned width.
+	fields []wfield
+	// messageSet is set for MessageSet types, which the Writer refuses.
+	messageSet bool
+	// hasRequired: required is not empty; wide: more than 64 fields
+	// (a frame needs writtenHi).
+	hasRequired, wide bool
 
 	// For a map entry: the encodings of the key and of the value at their
 	// defaults (written by End when the caller wrote neither), and the
@@ -58,11 +61,12 @@ func tableOf(l *layout.Layout) *wtable {
 
 func buildTable(l *layout.Layout) *wtable {
 	t := &wtable{
-		lay:      l,
-		entry:    l.Desc.IsMapEntry(),
-		children: make([]atomic.Pointer[wtable], len(l.Fields)),
-		learned:  make([]learnState, len(l.Fields)),
+		lay:        l,
+		entry:      l.Desc.IsMapEntry(),
+		fields:     make([]wfield, len(l.Fields)),
+		messageSet: l.MessageSet,
 	}
+
 	limit := protowire.Number(max(maxDense, 4*len(l.Fields)))
 	for i := range l.Fields {
 		f := &l.Fields[i]
@@ -71,17 +75,19 @@ func buildTable(l *layout.Layout) *wtable {
 			t.required = append(t.required, int32(i))
 		}
 	}
+	t.hasRequired, t.wide = len(t.required) > 0, len(l.Fields) > 64
 	if t.entry && len(l.Fields) == 2 {
 		k, v := &l.Fields[0], &l.Fields[1]
 		t.defKey = appendDefault(nil, k)
 		t.defVal = appendDefault(nil, v)
 		t.zeroKey = keyOrd(k.Kind, 0)
 	}
-	t.dense = make([]int32, min(t.maxNumber, limit)+1)
+	t.dense = make([]wslot, min(t.maxNumber, limit)+1)
 	for i := range l.Fields {
 		n := l.Fields[i].Number
 		if n < protowire.Number(len(t.dense)) {
-			t.dense[n] = int32(i + 1)
+			t.dense[n].init(&l.Fields[i], i)
+			t.dense[n].rec = &t.fields[i]
 			continue
 		}
 		if t.sparse == nil {
@@ -95,7 +101,10 @@ func buildTable(l *layout.Layout) *wtable {
 // index returns the position in lay.Fields of field num, or -1.
 func (t *wtable) index(num protowire.Number) int {
 	if uint64(num) < uint64(len(t.dense)) {
-		return int(t.dense[num]) - 1
+		if s := &t.dense[num]; s.f != nil {
+			return int(s.idx)
+		}
+		return -1
 	}
 	if t.sparse != nil {
 		if i, ok := t.sparse[num]; ok {
@@ -108,11 +117,11 @@ func (t *wtable) index(num protowire.Number) int {
 // child returns the table of the message held by field i (the map entry
 // message for a map field).
 func (t *wtable) child(i int) *wtable {
-	if c := t.children[i].Load(); c != nil {
+	if c := t.fields[i].child.Load(); c != nil {
 		return c
 	}
 	c := childTable(&t.lay.Fields[i])
-	t.children[i].Store(c)
+	t.fields[i].child.Store(c)
 	return c
 }
 
@@ -152,31 +161,20 @@ func (x *extInfo) table() *wtable {
 
 // learnState learns the width of one field's length prefixes: four 8-bit
 // counters, for widths 1 to 4 (width 5 counts as 4), of the widths seen in
-// a sample of the bodies (every learnSample-th body a Writer ends); the
-// guess is the width seen most often (the smaller on ties; 1 with no
-// samples). Reading the guess is one atomic load; only sampled bodies
-// write, so Writers on many goroutines rarely touch the shared cache line.
-// A field whose widths vary settles on its most common width, which
-// minimizes its moves.
-type learnState struct{ v atomic.Uint32 }
+// a sample of the bodies (every learnSample-th body a Writer ends), and
+// the guess, the width seen most often (the smaller on ties; 1 with no
+// samples), kept beside the counters in the same word. Reading the guess
+// is one plain atomic load; only sampled bodies write, so Writers on many
+// goroutines rarely touch the shared cache line. A field whose widths vary
+// settles on its most common width, which minimizes its moves.
+type learnState struct{ v atomic.Uint64 }
 
 // learnSample is the sampling period of learnState.
-const learnSample = 8
+const learnSample = 32
 
 // guess returns the width to reserve.
 func (s *learnState) guess() int {
-	v := s.v.Load()
-	if v == 0 {
-		return 1
-	}
-	best, bc := 1, v&0xff
-	for w := 2; w <= 4; w++ {
-		v >>= 8
-		if c := v & 0xff; c > bc {
-			best, bc = w, c
-		}
-	}
-	return best
+	return int(s.v.Load()>>32) + 1
 }
 
 // record counts a body whose length needed width w.
@@ -185,15 +183,28 @@ func (s *learnState) record(w int) {
 	shift := uint(8 * (w - 1))
 	for {
 		old := s.v.Load()
-		v := old
-		if (v>>shift)&0xff == 0xff {
-			v = (v >> 1) & 0x7f7f7f7f // halve every counter
+		c := uint32(old)
+		if (c>>shift)&0xff == 0xff {
+			c = (c >> 1) & 0x7f7f7f7f // halve every counter
 		}
-		v += 1 << shift
-		if s.v.CompareAndSwap(old, v) {
+		c += 1 << shift
+		if s.v.CompareAndSwap(old, uint64(modeOf(c))<<32|uint64(c)) {
 			return
 		}
 	}
+}
+
+// modeOf returns the width (minus one) whose counter in c is highest, the
+// smaller on ties.
+func modeOf(c uint32) uint32 {
+	best, bc := uint32(0), c&0xff
+	for w := uint32(1); w < 4; w++ {
+		c >>= 8
+		if x := c & 0xff; x > bc {
+			best, bc = w, x
+		}
+	}
+	return best
 }
 
 // fieldKindMask returns the bit of kind k in a kind mask.

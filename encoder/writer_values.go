@@ -15,23 +15,52 @@ import (
 
 // Int32 writes v to field num, an int32, sint32, sfixed32, int64, sint64
 // or sfixed64 field (one element, for a repeated field).
-func (w *Writer) Int32(num protowire.Number, v int32) { w.signed(num, int64(v)) }
+func (w *Writer) Int32(num protowire.Number, v int32) {
+	if fr, wf := w.next(num, maskSigned); wf != nil {
+		if x, ok := signedWire(wf.kind, v); ok && w.putFast(fr, wf, x) {
+			return
+		}
+	}
+	w.signed(num, int64(v))
+}
 
 // Int64 writes v to field num, a signed integer field of any width (int32,
 // sint32, sfixed32, int64, sint64, sfixed64); a 32-bit field fails with
 // ErrOutOfRange when v does not fit.
-func (w *Writer) Int64(num protowire.Number, v int64) { w.signed(num, v) }
+func (w *Writer) Int64(num protowire.Number, v int64) {
+	if fr, wf := w.next(num, maskSigned); wf != nil {
+		if x, ok := signedWire(wf.kind, v); ok && w.putFast(fr, wf, x) {
+			return
+		}
+	}
+	w.signed(num, v)
+}
 
 // Uint32 writes v to field num, a uint32, fixed32, uint64 or fixed64
 // field.
-func (w *Writer) Uint32(num protowire.Number, v uint32) { w.unsigned(num, uint64(v)) }
+func (w *Writer) Uint32(num protowire.Number, v uint32) {
+	if fr, wf := w.next(num, maskUnsigned); wf != nil && w.putFast(fr, wf, uint64(v)) {
+		return
+	}
+	w.unsigned(num, uint64(v))
+}
 
 // Uint64 writes v to field num, an unsigned integer field of any width; a
 // 32-bit field fails with ErrOutOfRange when v does not fit.
-func (w *Writer) Uint64(num protowire.Number, v uint64) { w.unsigned(num, v) }
+func (w *Writer) Uint64(num protowire.Number, v uint64) {
+	if fr, wf := w.next(num, maskUnsigned); wf != nil && (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.putFast(fr, wf, v) {
+		return
+	}
+	w.unsigned(num, v)
+}
 
 // Float32 writes v to field num, a float or double field.
 func (w *Writer) Float32(num protowire.Number, v float32) {
+	if fr, wf := w.next(num, maskFloat); wf != nil {
+		if x, _ := float32Wire(wf.kind, v); w.putFast(fr, wf, x) {
+			return
+		}
+	}
 	t, ok := w.prepare(num, maskFloat)
 	if !ok {
 		return
@@ -44,6 +73,11 @@ func (w *Writer) Float32(num protowire.Number, v float32) {
 // field v is rounded to float32; a finite v beyond float32's range fails
 // with ErrOutOfRange.
 func (w *Writer) Float64(num protowire.Number, v float64) {
+	if fr, wf := w.next(num, maskFloat); wf != nil {
+		if x, ok := float64Wire(wf.kind, v); ok && w.putFast(fr, wf, x) {
+			return
+		}
+	}
 	t, ok := w.prepare(num, maskFloat)
 	if !ok {
 		return
@@ -58,6 +92,11 @@ func (w *Writer) Float64(num protowire.Number, v float64) {
 
 // Bool writes v to field num, a bool field.
 func (w *Writer) Bool(num protowire.Number, v bool) {
+	if fr, wf := w.next(num, maskBool); wf != nil {
+		if x, _ := boolWire(wf.kind, v); w.putFast(fr, wf, x) {
+			return
+		}
+	}
 	t, ok := w.prepare(num, maskBool)
 	if !ok {
 		return
@@ -69,6 +108,9 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 // Enum writes enum number v to field num, an enum field. Numbers the enum
 // does not declare are written as they are, as proto.Marshal writes them.
 func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
+	if fr, wf := w.next(num, maskEnum); wf != nil && w.putFast(fr, wf, uint64(int64(v))) {
+		return
+	}
 	t, ok := w.prepare(num, maskEnum)
 	if !ok {
 		return
@@ -95,6 +137,9 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 // String writes s to field num, a string or bytes field. A string field
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
 func (w *Writer) String(num protowire.Number, s string) {
+	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.ValidString(s)) && putLenFast(w, fr, wf, s) {
+		return
+	}
 	t, ok := w.prepare(num, maskString)
 	if !ok {
 		return
@@ -109,6 +154,9 @@ func (w *Writer) String(num protowire.Number, s string) {
 // Bytes writes b to field num, a bytes or string field (validated as
 // String validates). nil and empty b are the same value.
 func (w *Writer) Bytes(num protowire.Number, b []byte) {
+	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.Valid(b)) && putLenFast(w, fr, wf, b) {
+		return
+	}
 	t, ok := w.prepare(num, maskString)
 	if !ok {
 		return
@@ -120,6 +168,7 @@ func (w *Writer) Bytes(num protowire.Number, b []byte) {
 	putLen(w, t, b)
 }
 
+// signed is the general path of Int32 and Int64.
 func (w *Writer) signed(num protowire.Number, v int64) {
 	t, ok := w.prepare(num, maskSigned)
 	if !ok {
@@ -133,6 +182,7 @@ func (w *Writer) signed(num protowire.Number, v int64) {
 	w.put(t, x)
 }
 
+// unsigned is the general path of Uint32 and Uint64.
 func (w *Writer) unsigned(num protowire.Number, v uint64) {
 	t, ok := w.prepare(num, maskUnsigned)
 	if !ok {
@@ -291,8 +341,9 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 			w.buf = append(w.buf, f.PackedTag...)
 			r := wire.SizeVarint(uint64(body))
 			w.buf = append(w.buf, make([]byte, r)...)
-			w.slack += r - 1
+			w.addSlack(r - 1)
 			fr.pack, fr.packWidth, fr.packLearn = len(w.buf), r, nil
+			fr.block |= packOpen
 		}
 		for _, v := range vs {
 			x, _ := conv(f.Kind, v)
@@ -352,6 +403,49 @@ func (w *Writer) Strings(num protowire.Number, vs []string) {
 // The fields that follow belong to the nested message until End. For a
 // repeated field each Begin starts one element.
 func (w *Writer) Begin(num protowire.Number) {
+	// The fast path: a message field (not a map, not a group) whose
+	// table is built; see writer_fast.go.
+	fr, wf := w.next(num, maskMessage)
+	if wf == nil {
+		w.beginSlow(num)
+		return
+	}
+	rec := wf.rec
+	child := rec.child.Load()
+	if child == nil || child.messageSet || w.depth >= w.maxDepth || !w.room(0) {
+		w.beginSlow(num)
+		return
+	}
+	fr.commitFast(wf)
+	index := -1
+	if wf.flags&wfList != 0 {
+		index = fr.count
+		fr.count++
+	}
+	tagAt := len(w.buf)
+	b := appendTag(w.buf, wf)
+	l := &rec.learn
+	r := 1
+	if w.opts.Lengths == LengthLearned {
+		r = l.guess()
+	}
+	switch r {
+	case 1:
+		b = append(b, 0)
+	case 2:
+		b = append(b, 0, 0)
+		w.addSlack(1)
+	default:
+		b = append(b, make([]byte, r)...)
+		w.addSlack(r - 1)
+	}
+	w.buf = b
+	w.push(child, wf.f, index, tagAt, r, l, false)
+	w.depth++
+}
+
+// beginSlow is the general path of Begin.
+func (w *Writer) beginSlow(num protowire.Number) {
 	t, ok := w.prepare(num, maskMessage)
 	if !ok {
 		return
@@ -537,6 +631,31 @@ func (w *Writer) begin(t target) {
 // record, writes a map entry's missing key or value, and writes its length
 // in place (or a group's end tag).
 func (w *Writer) End() {
+	// The fast path: a nested message (not a group, not a map entry) with
+	// no required fields to check and no packed record open.
+	fr := w.fast
+	n := len(w.frames)
+	if fr == nil || n < 2 || fr.slowEnd || fr.pack >= 0 || !w.room(0) {
+		w.endSlow()
+		return
+	}
+	w.patch(fr.start, fr.width, fr.learn)
+	tagAt := fr.tagAt
+	w.frames = w.frames[:n-1]
+	w.depth--
+	if n == 2 {
+		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
+	}
+	// Still open and without error: only the parent decides.
+	if p := &w.frames[n-2]; !p.entry && p.phase != phaseUnknown {
+		w.setFast(p)
+	} else {
+		w.setFast(nil)
+	}
+}
+
+// endSlow is the general path of End.
+func (w *Writer) endSlow() {
 	if w.err != nil {
 		return
 	}
@@ -602,6 +721,7 @@ func (w *Writer) End() {
 	if n == 2 {
 		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}
+	w.setTop()
 }
 
 // requiredOK checks that the required fields of frame fr were written.
@@ -816,8 +936,9 @@ func (w *Writer) Unknown(b []byte) {
 		w.closePacked(fr)
 	}
 	fr.phase = phaseUnknown
-	fr.cur, fr.curExt, fr.curNum = nil, nil, 0
+	fr.cur, fr.curExt = nil, nil
 	w.buf = append(w.buf, b...)
+	w.setTop()
 }
 
 // Finish ends the message and returns its encoding, or the first error
@@ -854,5 +975,6 @@ func (w *Writer) Finish() ([]byte, error) {
 		return nil, w.err
 	}
 	w.state = stateFinished
+	w.setFast(nil)
 	return w.buf, nil
 }

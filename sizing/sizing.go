@@ -186,11 +186,18 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					return 0, cursor.SizeExceeded, f
 				}
 			} else {
+				// Every element takes at least one byte, so a list
+				// longer than the limit fails before any is read, and
+				// the sum is checked as it grows: the time spent is
+				// bounded by the limit, not by the list's length.
+				if cnt > limit {
+					return 0, cursor.SizeExceeded, f
+				}
 				for i := range cnt {
 					body += wire.SizeScalar(f.Kind, l.Get(i))
-				}
-				if body > limit {
-					return 0, cursor.SizeExceeded, f
+					if body > limit {
+						return 0, cursor.SizeExceeded, f
+					}
 				}
 			}
 			if rec {

@@ -1,0 +1,219 @@
+package encoder
+
+import (
+	"sync/atomic"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/wire"
+	"github.com/protolayout/protolayout/layout"
+)
+
+// The Writer's fast paths. The common call (a field after the previous
+// one, or another element of the current repeated field, in a message that
+// is not a map entry, with no packed record open, far from the size limit)
+// is checked and written from the field's wslot, with no call to prepare:
+// the value methods (writer_values.go) start with it, and so do Begin and
+// End. Whatever is not common, and every call that may fail, goes to the
+// general path, which checks everything again and writes or fails: a fast
+// path gives up before it changes anything, so it never decides an error.
+// The checks it makes are the general path's for the cases it takes:
+// field declared, kind, range, UTF-8, order (after the current field, or
+// the current repeated field again), oneof not taken, depth and size
+// limits (with fastRoom of margin).
+
+// wfield is the Writer's record of one field of a table, beside the
+// layout's: its child table and learned width.
+type wfield struct {
+	child atomic.Pointer[wtable] // the table of the field's message, built on first use
+	learn learnState             // the learned width of the field's length prefixes
+}
+
+// wslot is what the fast paths read of one field, 40 bytes in the table's
+// dense index by field number, so that finding and checking a field is
+// one load from one array.
+type wslot struct {
+	f     *layout.Field
+	rec   *wfield // the field's record in the table's fields
+	oneof uint64  // packOpen, and the bit of the field's oneof in wframe.block
+	fast  uint32  // kindBit(f.Kind), or 0 when every call takes the general path
+	idx   int32   // index in the layout's fields
+	kind  protoreflect.Kind
+	wt    protowire.Type
+	flags uint8
+	ntag  uint8   // length of tag
+	tag   [4]byte // f.Tag
+}
+
+// wslot flags
+const (
+	wfList     uint8 = 1 << iota // repeated, not a map
+	wfImplicit                   // a zero value is skipped (outside map entries)
+	wfUTF8                       // strings are validated
+	wf32                         // a 32-bit integer kind
+)
+
+func (wf *wslot) init(f *layout.Field, i int) {
+	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
+	// Map, packed and group fields, members of oneofs past the 63rd and
+	// tags longer than 4 bytes always take the general path.
+	if !(f.Map || f.Packed || f.Group || f.Oneof >= 63 || len(f.Tag) > len(wf.tag)) {
+		wf.fast = kindBit(f.Kind)
+	}
+	wf.oneof = packOpen | oneofBit(f)
+	if f.List {
+		wf.flags |= wfList
+	}
+	if !f.Explicit && !f.List {
+		wf.flags |= wfImplicit
+	}
+	if f.ValidateUTF8 {
+		wf.flags |= wfUTF8
+	}
+	if is32(f.Kind) {
+		wf.flags |= wf32
+	}
+	wf.ntag = uint8(copy(wf.tag[:], f.Tag))
+}
+
+// setTop points w.fast at the innermost frame when the fast paths may use
+// it: no error, open, not a map entry, before unknown fields. It must run
+// after every change of those.
+func (w *Writer) setTop() {
+	if w.err != nil || w.state != stateOpen || len(w.frames) == 0 {
+		w.setFast(nil)
+		return
+	}
+	if fr := &w.frames[len(w.frames)-1]; !fr.entry && fr.phase != phaseUnknown {
+		w.setFast(fr)
+	} else {
+		w.setFast(nil)
+	}
+}
+
+// setFast sets w.fast, and w.dense with it.
+func (w *Writer) setFast(fr *wframe) {
+	w.fast, w.dense = fr, nil
+	if fr != nil {
+		w.dense = fr.tab.dense
+	}
+}
+
+// next returns the fast frame and the slot of field num if a call of the
+// kinds in mask may take the fast path: the Writer is usable (w.dense is
+// set), the field is declared, the kind fits, and it comes after the
+// current field (outside a oneof already taken, with no packed record to
+// close) or is another element of the current repeated field. It returns
+// nils otherwise.
+func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
+	d := w.dense
+	if uint64(num) < uint64(len(d)) {
+		wf, fr := &d[num], w.fast
+		// fast is kbit, or 0 for a field that always takes the general
+		// path; block has packOpen and the bits of the oneofs taken.
+		if wf.fast&mask != 0 && (int(wf.idx) > fr.pos && fr.block&wf.oneof == 0 ||
+			int(wf.idx) == fr.curIdx && wf.flags&wfList != 0) {
+			return fr, wf
+		}
+	}
+	return nil, nil
+}
+
+// commitFast is commit for a field accepted by next.
+func (fr *wframe) commitFast(wf *wslot) {
+	i := int(wf.idx)
+	if i == fr.curIdx {
+		return // another element
+	}
+	// curExt is left stale (curIdx >= 0 says it is), and keyValid too:
+	// only a map field, never taken here, reads it, and its commit
+	// clears it.
+	fr.cur, fr.curIdx = wf.f, i
+	fr.count = 0
+	fr.pos, fr.phase = i, phaseFields
+	fr.setWritten(i)
+	fr.block |= wf.oneof &^ packOpen
+}
+
+// packOpen is the bit of wframe.block set while a packed record is open.
+const packOpen = 1 << 63
+
+// oneofBit returns the bit of f's oneof in wframe.block, or 0.
+func oneofBit(f *layout.Field) uint64 {
+	if f.Oneof >= 0 && f.Oneof < 63 {
+		return 1 << uint(f.Oneof)
+	}
+	return 0
+}
+
+// fastRoom is the headroom a fast path asks for on top of a value's bytes:
+// more than a tag, a length prefix and a varint together. Closer to the
+// size limit, the general path decides.
+const fastRoom = 32
+
+// room reports whether n more bytes, plus fastRoom, keep the output under
+// the size limit.
+func (w *Writer) room(n int) bool {
+	return len(w.buf)+n <= w.limit // n <= maxSize follows, as base+slack <= len(buf)
+}
+
+// addSlack changes slack by d, and limit with it.
+func (w *Writer) addSlack(d int) {
+	w.slack += d
+	w.limit += d
+}
+
+// appendTag appends the field's tag.
+func appendTag(b []byte, wf *wslot) []byte {
+	if wf.ntag == 1 {
+		return append(b, wf.tag[0])
+	}
+	return append(b, wf.tag[:wf.ntag]...)
+}
+
+// putFast writes scalar wire value x to field wf accepted by next; it
+// returns false, having changed nothing, when the general path must decide.
+func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
+	if !w.room(0) {
+		return false
+	}
+	fr.commitFast(wf)
+	if wf.flags&wfList != 0 {
+		fr.count++
+	} else if x == 0 && wf.flags&wfImplicit != 0 {
+		return true
+	}
+	b := appendTag(w.buf, wf)
+	switch wf.wt {
+	case protowire.Fixed32Type:
+		b = protowire.AppendFixed32(b, uint32(x))
+	case protowire.Fixed64Type:
+		b = protowire.AppendFixed64(b, x)
+	default:
+		b = wire.AppendVarint(b, x)
+	}
+	w.buf = b
+	return true
+}
+
+// putLenFast is putFast for a string or bytes value, already validated.
+func putLenFast[S string | []byte](w *Writer, fr *wframe, wf *wslot, s S) bool {
+	if !w.room(len(s)) {
+		return false
+	}
+	fr.commitFast(wf)
+	if wf.flags&wfList != 0 {
+		fr.count++
+	} else if len(s) == 0 && wf.flags&wfImplicit != 0 {
+		return true
+	}
+	b := appendTag(w.buf, wf)
+	if len(s) < 0x80 {
+		b = append(b, byte(len(s)))
+	} else {
+		b = protowire.AppendVarint(b, uint64(len(s)))
+	}
+	w.buf = append(b, s...)
+	return true
+}
