@@ -114,6 +114,11 @@ func Size(m proto.Message) int {
 // without required fields; a valid message with nothing set gives an
 // empty, non-nil slice. On error the result is nil.
 func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
+	if m != nil {
+		if mr := m.ProtoReflect(); o.fast(mr) {
+			return o.fastAppend(nil, m, mr, true, nil)
+		}
+	}
 	e := getEncoder(o)
 	b, err := e.marshalAppend(nil, m, true)
 	putEncoder(e)
@@ -124,6 +129,11 @@ func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
 // extended buffer. It never changes b[:len(b)]. On error it returns b
 // unchanged, with nothing appended.
 func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
+	if m != nil {
+		if mr := m.ProtoReflect(); o.fast(mr) {
+			return o.fastAppend(b, m, mr, false, nil)
+		}
+	}
 	e := getEncoder(o)
 	b, err := e.marshalAppend(b, m, false)
 	putEncoder(e)
@@ -134,6 +144,15 @@ func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error)
 // cannot be encoded within the limits of o. Like proto.Size it neither
 // validates UTF-8 nor checks required fields.
 func (o MarshalOptions) Size(m proto.Message) int {
+	if m != nil {
+		if mr := m.ProtoReflect(); o.fast(mr) {
+			n := proto.MarshalOptions{Deterministic: o.Deterministic}.Size(m)
+			if n > o.maxSize() {
+				return 0
+			}
+			return n
+		}
+	}
 	e := getEncoder(o)
 	n, _ := e.Size(m)
 	putEncoder(e)
@@ -198,7 +217,7 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		return 0, nil
 	}
 	mr := m.ProtoReflect()
-	if e.fast(mr) {
+	if e.opts.fast(mr) {
 		n := proto.MarshalOptions{Deterministic: e.opts.Deterministic}.Size(m)
 		if max := e.opts.maxSize(); n > max {
 			return 0, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
@@ -222,15 +241,15 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 		return b, nil
 	}
 	mr := m.ProtoReflect()
-	if e.fast(mr) {
-		return e.fastAppend(b, m, mr, fresh)
+	if e.opts.fast(mr) {
+		return e.opts.fastAppend(b, m, mr, fresh, e)
 	}
 	return e.walkAppend(b, mr, fresh)
 }
 
 // fast reports whether m goes through its own generated fast path.
-func (e *Encoder) fast(m protoreflect.Message) bool {
-	if e.opts.Checked {
+func (o *MarshalOptions) fast(m protoreflect.Message) bool {
+	if o.Checked {
 		return false
 	}
 	methods := m.ProtoMethods()
@@ -239,19 +258,25 @@ func (e *Encoder) fast(m protoreflect.Message) bool {
 
 // fastAppend encodes a generated message with its own fast-path methods:
 // a size pass (which fills the message's size cache) checked against the
-// limit, then the marshal, which reuses the cached sizes.
-func (e *Encoder) fastAppend(b []byte, m proto.Message, mr protoreflect.Message, fresh bool) ([]byte, error) {
-	o := proto.MarshalOptions{AllowPartial: true, Deterministic: e.opts.Deterministic}
-	size := o.Size(m)
-	if max := e.opts.maxSize(); size > max {
+// limit, then the marshal, which reuses the cached sizes. It needs no
+// Encoder unless the fast path fails; e may be nil, and one is borrowed
+// from the pool then.
+func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.Message, fresh bool, e *Encoder) ([]byte, error) {
+	po := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}
+	size := po.Size(m)
+	if max := o.maxSize(); size > max {
 		return b, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
 	}
-	o.AllowPartial = e.opts.AllowPartial
-	o.UseCachedSize = true
-	out, err := o.MarshalAppend(b, m)
+	po.AllowPartial = o.AllowPartial
+	po.UseCachedSize = true
+	out, err := po.MarshalAppend(b, m)
 	if err != nil {
 		// Rebuild the error with the field and its path; the walk fails
 		// on everything the fast path fails on.
+		if e == nil {
+			e = getEncoder(*o)
+			defer putEncoder(e)
+		}
 		if _, werr := e.walkAppend(b, mr, false); werr != nil {
 			return b, werr
 		}
