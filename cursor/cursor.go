@@ -196,6 +196,8 @@ type Walker struct {
 	maxDepth int
 	required bool
 
+	item Item // the item Next last returned
+
 	entries []entry
 	exts    []extField
 	set     []setField
@@ -250,6 +252,7 @@ func (w *Walker) Release() {
 		w.set = nil
 	}
 	w.ranging = nil
+	w.item = Item{}
 	w.depth = 0
 }
 
@@ -282,12 +285,14 @@ func (w *Walker) pop() {
 	w.frames = w.frames[:top]
 }
 
-// Next returns the next item of the walk.
-func (w *Walker) Next() Item {
+// Next returns the next item of the walk. The item belongs to the Walker
+// and is valid until the next call.
+func (w *Walker) Next() *Item {
 	for {
 		top := len(w.frames) - 1
 		if top < 0 {
-			return Item{Kind: Done}
+			w.item = Item{Kind: Done}
+			return &w.item
 		}
 		f := &w.frames[top]
 
@@ -300,7 +305,8 @@ func (w *Walker) Next() Item {
 				if lf.IsMessage() {
 					return w.enter(lf, v, j)
 				}
-				return Item{Kind: Value, Field: lf, Value: v}
+				w.item = Item{Kind: Value, Field: lf, Value: v}
+				return &w.item
 			}
 			f.list, f.listF = nil, nil
 		}
@@ -311,7 +317,8 @@ func (w *Walker) Next() Item {
 				f.mapPos++
 				mf := f.mapF
 				w.frames = append(w.frames, frame{via: mf, index: idx, entry: true, state: stateKey, key: e.k, val: e.v})
-				return Item{Kind: Entry, Field: mf}
+				w.item = Item{Kind: Entry, Field: mf}
+				return &w.item
 			}
 			clear(w.entries[f.mapFrom:f.mapTo])
 			w.entries = w.entries[:f.mapFrom]
@@ -322,7 +329,8 @@ func (w *Walker) Next() Item {
 		switch f.state {
 		case stateKey:
 			f.state = stateValue
-			return Item{Kind: Value, Field: f.via.MapKey, Value: f.key.Value()}
+			w.item = Item{Kind: Value, Field: f.via.MapKey, Value: f.key.Value()}
+			return &w.item
 
 		case stateValue:
 			f.state = stateExit
@@ -330,7 +338,8 @@ func (w *Walker) Next() Item {
 			if vf.IsMessage() {
 				return w.enter(vf, f.val, -1)
 			}
-			return Item{Kind: Value, Field: vf, Value: f.val}
+			w.item = Item{Kind: Value, Field: vf, Value: f.val}
+			return &w.item
 
 		case stateStart:
 			if f.msg == nil || !f.msg.IsValid() {
@@ -338,14 +347,16 @@ func (w *Walker) Next() Item {
 				if w.required && lay.Required {
 					for i := range lay.Fields {
 						if lay.Fields[i].Required {
-							return Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[i]}
+							w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[i]}
+							return &w.item
 						}
 					}
 				}
 				continue
 			}
 			if lay.MessageSet {
-				return Item{Kind: Failed, Fault: MessageSetUnsupported}
+				w.item = Item{Kind: Failed, Fault: MessageSetUnsupported}
+				return &w.item
 			}
 			f.state = stateFields
 			f.extFrom = len(w.exts)
@@ -363,7 +374,8 @@ func (w *Walker) Next() Item {
 				}
 				if w.foreign {
 					w.foreign = false
-					return Item{Kind: Failed, Fault: ForeignField}
+					w.item = Item{Kind: Failed, Fault: ForeignField}
+					return &w.item
 				}
 				f.setTo = len(w.set)
 				sortSet(w.set[f.setFrom:f.setTo])
@@ -383,8 +395,8 @@ func (w *Walker) Next() Item {
 			if f.i < f.extTo {
 				x := w.exts[f.i]
 				f.i++
-				if it, ok := w.value(f, layout.Extension(x.fd), x.v); ok {
-					return it
+				if w.value(f, layout.Extension(x.fd), x.v) {
+					return &w.item
 				}
 				continue
 			}
@@ -402,19 +414,21 @@ func (w *Walker) Next() Item {
 					f.i++
 					if w.required && f.req < len(lay.RequiredFields) {
 						if r := lay.RequiredFields[f.req]; r < sf.pos {
-							return Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[r]}
+							w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[r]}
+							return &w.item
 						} else if r == sf.pos {
 							f.req++
 						}
 					}
-					if it, ok := w.value(f, &lay.Fields[sf.pos], sf.v); ok {
-						return it
+					if w.value(f, &lay.Fields[sf.pos], sf.v) {
+						return &w.item
 					}
 					break // a list or map was opened
 				}
 				if f.list == nil && f.mapF == nil && f.i >= f.setTo {
 					if w.required && f.req < len(lay.RequiredFields) {
-						return Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[lay.RequiredFields[f.req]]}
+						w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[lay.RequiredFields[f.req]]}
+						return &w.item
 					}
 					clear(w.set[f.setFrom:f.setTo])
 					w.set = w.set[:f.setFrom]
@@ -427,12 +441,13 @@ func (w *Walker) Next() Item {
 				f.i++
 				if !f.msg.Has(fl.Desc) {
 					if fl.Required && w.required {
-						return Item{Kind: Failed, Fault: RequiredNotSet, Field: fl}
+						w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: fl}
+						return &w.item
 					}
 					continue
 				}
-				if it, ok := w.value(f, fl, f.msg.Get(fl.Desc)); ok {
-					return it
+				if w.value(f, fl, f.msg.Get(fl.Desc)) {
+					return &w.item
 				}
 				// A list or map was opened (or was empty): the loop
 				// head hands out its contents.
@@ -452,10 +467,11 @@ func (w *Walker) Next() Item {
 				}
 				fl := lay.Lookup(fd)
 				if fl == nil {
-					return Item{Kind: Failed, Fault: ForeignField}
+					w.item = Item{Kind: Failed, Fault: ForeignField}
+					return &w.item
 				}
-				if it, ok := w.value(f, fl, f.msg.Get(fd)); ok {
-					return it
+				if w.value(f, fl, f.msg.Get(fd)) {
+					return &w.item
 				}
 				continue
 			}
@@ -464,16 +480,19 @@ func (w *Walker) Next() Item {
 		case stateUnknown:
 			f.state = stateExit
 			if raw := f.msg.GetUnknown(); len(raw) > 0 {
-				return Item{Kind: Unknown, Value: protoreflect.ValueOfBytes(raw)}
+				w.item = Item{Kind: Unknown, Value: protoreflect.ValueOfBytes(raw)}
+				return &w.item
 			}
 
 		case stateExit:
 			via := f.via
 			w.pop()
 			if top == 0 {
-				return Item{Kind: Done}
+				w.item = Item{Kind: Done}
+				return &w.item
 			}
-			return Item{Kind: Exit, Field: via}
+			w.item = Item{Kind: Exit, Field: via}
+			return &w.item
 		}
 	}
 }
@@ -482,12 +501,12 @@ func (w *Walker) Next() Item {
 // item. For a list or map it opens the field in f and reports false: the
 // contents come from the following calls. f must not be used after value
 // returns, since entering a message may grow the frame stack.
-func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) (Item, bool) {
+func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 	switch {
 	case fl.Map:
 		m := v.Map()
 		if m.Len() == 0 {
-			return Item{}, false
+			return false
 		}
 		f.mapFrom = len(w.entries)
 		m.Range(w.collectEntry)
@@ -495,28 +514,32 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) (Item, 
 		f.mapPos = f.mapFrom
 		f.mapF = fl
 		sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
-		return Item{}, false
+		return false
 	case fl.List:
 		l := v.List()
 		n := l.Len()
 		if n == 0 {
-			return Item{}, false
+			return false
 		}
 		if fl.Packed {
-			return Item{Kind: Packed, Field: fl, Value: v}, true
+			w.item = Item{Kind: Packed, Field: fl, Value: v}
+			return true
 		}
 		f.list, f.listF, f.j, f.listN = l, fl, 0, n
-		return Item{}, false
+		return false
 	case fl.IsMessage():
-		return w.enter(fl, v, -1), true
+		w.enter(fl, v, -1)
+		return true
 	}
-	return Item{Kind: Value, Field: fl, Value: v}, true
+	w.item = Item{Kind: Value, Field: fl, Value: v}
+	return true
 }
 
 // enter pushes a frame for the message value v of field fl.
-func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) Item {
+func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item {
 	if w.depth > w.maxDepth {
-		return Item{Kind: Failed, Fault: DepthExceeded, Field: fl}
+		w.item = Item{Kind: Failed, Fault: DepthExceeded, Field: fl}
+		return &w.item
 	}
 	var m protoreflect.Message
 	if v.IsValid() {
@@ -532,7 +555,8 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) Item {
 	}
 	w.frames = append(w.frames, frame{lay: lay, msg: m, via: fl, index: index})
 	w.depth++
-	return Item{Kind: Enter, Field: fl, Value: v}
+	w.item = Item{Kind: Enter, Field: fl, Value: v}
+	return &w.item
 }
 
 func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {

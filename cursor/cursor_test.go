@@ -37,7 +37,7 @@ func walkAll(w *cursor.Walker) (items []cursor.Kind, last cursor.Item) {
 		it := w.Next()
 		items = append(items, it.Kind)
 		if it.Kind == cursor.Done || it.Kind == cursor.Failed {
-			return items, it
+			return items, *it
 		}
 	}
 }
