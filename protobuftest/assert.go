@@ -338,51 +338,9 @@ func dynamicPathError(m proto.Message, allowPartial bool) error {
 		return err
 	}
 	dst := dynamicpb.NewMessage(mr.Descriptor())
-	copyDynamic(dst, mr)
+	copyMessage(dst, mr, dynamicExtension)
 	_, err := proto.MarshalOptions{Deterministic: true, AllowPartial: allowPartial}.Marshal(dst)
 	return err
-}
-
-// copyDynamic copies every set field of src into dst, a dynamicpb message,
-// making every nested message dynamic too.
-func copyDynamic(dst, src protoreflect.Message) {
-	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.IsExtension() {
-			fd = dynamicpb.NewExtensionType(fd).TypeDescriptor()
-		}
-		nv := dst.NewField(fd)
-		switch {
-		case fd.IsList():
-			src, dstl := v.List(), nv.List()
-			for i := 0; i < src.Len(); i++ {
-				dstl.Append(copyDynamicValue(fd, src.Get(i), dstl.NewElement))
-			}
-		case fd.IsMap():
-			dstm := nv.Map()
-			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				dstm.Set(k, copyDynamicValue(fd.MapValue(), mv, dstm.NewValue))
-				return true
-			})
-		default:
-			nv = copyDynamicValue(fd, v, func() protoreflect.Value { return nv })
-		}
-		dst.Set(fd, nv)
-		return true
-	})
-	if u := src.GetUnknown(); len(u) > 0 {
-		dst.SetUnknown(slices.Clone(u))
-	}
-}
-
-func copyDynamicValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, newMsg func() protoreflect.Value) protoreflect.Value {
-	if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {
-		return v
-	}
-	nv := newMsg()
-	if v.Message().IsValid() {
-		copyDynamic(nv.Message(), v.Message())
-	}
-	return nv
 }
 
 // extResolver resolves the extension types set in one message first, then

@@ -3,6 +3,7 @@ package protobuftest
 import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 )
 
 // DynamicTwin returns a dynamicpb message of the runtime-loaded test schema
@@ -18,30 +19,36 @@ func DynamicTwin(m proto.Message) proto.Message {
 		panic("protobuftest: no dynamic twin for " + string(src.Descriptor().FullName()))
 	}
 	dst := mt.New()
-	copyMessage(dst, src)
+	copyMessage(dst, src, twinExtension)
 	return dst.Interface()
 }
 
-func copyMessage(dst, src protoreflect.Message) {
+// copyMessage copies every set field of src into dst, recursively, making
+// every nested message of dst's kind. Fields map by number; extensions
+// through ext, which returns the descriptor to set on dst.
+func copyMessage(dst, src protoreflect.Message, ext func(protoreflect.FieldDescriptor) protoreflect.FieldDescriptor) {
 	if !src.IsValid() {
 		return
 	}
 	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		dfd := twinField(dst, fd)
+		dfd := ext(fd)
+		if !fd.IsExtension() {
+			dfd = dst.Descriptor().Fields().ByNumber(fd.Number())
+		}
 		switch {
 		case fd.IsList():
 			sl, dl := v.List(), dst.Mutable(dfd).List()
 			for i := range sl.Len() {
-				dl.Append(copyValue(dl.NewElement, dfd, sl.Get(i)))
+				dl.Append(copyValue(dl.NewElement, dfd, sl.Get(i), ext))
 			}
 		case fd.IsMap():
 			sm, dm := v.Map(), dst.Mutable(dfd).Map()
 			sm.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				dm.Set(k, copyValue(dm.NewValue, dfd.MapValue(), mv))
+				dm.Set(k, copyValue(dm.NewValue, dfd.MapValue(), mv, ext))
 				return true
 			})
 		default:
-			dst.Set(dfd, copyValue(func() protoreflect.Value { return dst.NewField(dfd) }, dfd, v))
+			dst.Set(dfd, copyValue(func() protoreflect.Value { return dst.NewField(dfd) }, dfd, v, ext))
 		}
 		return true
 	})
@@ -50,28 +57,37 @@ func copyMessage(dst, src protoreflect.Message) {
 	}
 }
 
-// copyValue copies a scalar as is and a message into a new message made by
-// newValue.
-func copyValue(newValue func() protoreflect.Value, fd protoreflect.FieldDescriptor, v protoreflect.Value) protoreflect.Value {
+// copyValue copies a scalar as is (bytes cloned) and a message into a new
+// message made by newValue.
+func copyValue(newValue func() protoreflect.Value, fd protoreflect.FieldDescriptor, v protoreflect.Value, ext func(protoreflect.FieldDescriptor) protoreflect.FieldDescriptor) protoreflect.Value {
 	if fd.Message() == nil {
-		if b, ok := v.Interface().([]byte); ok {
-			return protoreflect.ValueOfBytes(append([]byte(nil), b...))
+		if fd.Kind() == protoreflect.BytesKind {
+			return protoreflect.ValueOfBytes(append([]byte(nil), v.Bytes()...))
 		}
 		return v
 	}
 	nv := newValue()
-	copyMessage(nv.Message(), v.Message())
+	copyMessage(nv.Message(), v.Message(), ext)
 	return nv
 }
 
-// twinField finds the field or extension of dst that corresponds to fd.
-func twinField(dst protoreflect.Message, fd protoreflect.FieldDescriptor) protoreflect.FieldDescriptor {
+// twinExtension finds the runtime-loaded twin of the extension fd.
+func twinExtension(fd protoreflect.FieldDescriptor) protoreflect.FieldDescriptor {
 	if !fd.IsExtension() {
-		return dst.Descriptor().Fields().ByNumber(fd.Number())
+		return nil
 	}
 	xt, err := DynamicTypes().FindExtensionByName(fd.FullName())
 	if err != nil {
 		panic("protobuftest: no dynamic twin for extension " + string(fd.FullName()))
 	}
 	return xt.TypeDescriptor()
+}
+
+// dynamicExtension makes a dynamic type for the extension fd, keeping its
+// descriptor.
+func dynamicExtension(fd protoreflect.FieldDescriptor) protoreflect.FieldDescriptor {
+	if !fd.IsExtension() {
+		return nil
+	}
+	return dynamicpb.NewExtensionType(fd).TypeDescriptor()
 }

@@ -484,7 +484,7 @@ type fakeEncoder struct {
 func (f fakeEncoder) Marshal(m proto.Message) ([]byte, error) {
 	if m != nil && f.dynamicPath && m.ProtoReflect().IsValid() {
 		d := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())
-		copyDynamic(d, m.ProtoReflect())
+		copyMessage(d, m.ProtoReflect(), dynamicExtension)
 		m = d
 	}
 	b, err := proto.MarshalOptions{AllowPartial: f.o.AllowPartial, Deterministic: f.o.Deterministic}.Marshal(m)
