@@ -671,17 +671,31 @@ func cmpIntKey(a, b entry) int    { return cmp.Compare(a.k.Int(), b.k.Int()) }
 func cmpUintKey(a, b entry) int   { return cmp.Compare(a.k.Uint(), b.k.Uint()) }
 func cmpStringKey(a, b entry) int { return cmp.Compare(a.k.String(), b.k.String()) }
 
-// Paths longer than pathHead+pathTail frames are shown with their middle
+// Paths longer than pathHead+pathTail levels are shown with their middle
 // elided.
 const (
 	pathHead = 8
 	pathTail = 8
 )
 
-// AppendPath appends the path from the root to the innermost open message,
-// such as `resource_spans[0].scope_spans[2].spans[7].attributes["k"]`,
-// followed by field f if it is not nil. It is meant for error messages.
-func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
+// PathStep describes one level of a path for AppendSteps.
+type PathStep struct {
+	// Field is the field the level was entered through; nil leaves the
+	// level out (a map value, which its entry already names).
+	Field *layout.Field
+	// Index is the list element index, or -1.
+	Index int
+	// Key, if not nil, appends the map entry's key; it takes precedence
+	// over Index.
+	Key func(b []byte) []byte
+}
+
+// AppendSteps appends a path of n levels, such as
+// `resource_spans[0].scope_spans[2].spans[7].attributes["k"]`, level i
+// described by step(i), with the middle of very deep paths elided, then
+// field f if it is not nil. It is meant for error messages; the Walker and
+// the encoder's Writer both render their paths with it.
+func AppendSteps(b []byte, n int, step func(i int) PathStep, f *layout.Field) []byte {
 	first := true
 	sep := func() {
 		if !first {
@@ -689,10 +703,9 @@ func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
 		}
 		first = false
 	}
-	for i := 1; i < len(w.frames); i++ {
-		if i == pathHead+1 && len(w.frames) > pathHead+pathTail+1 {
-			// Elide the middle of very deep paths.
-			skip := len(w.frames) - pathTail - i
+	for i := 0; i < n; i++ {
+		if i == pathHead && n > pathHead+pathTail {
+			skip := n - pathTail - i
 			sep()
 			b = append(b, "…("...)
 			b = strconv.AppendInt(b, int64(skip), 10)
@@ -700,31 +713,55 @@ func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
 			i += skip - 1
 			continue
 		}
-		fr := &w.frames[i]
-		if !fr.entry && w.frames[i-1].entry {
-			continue // a map value message: its entry already named it
+		st := step(i)
+		if st.Field == nil {
+			continue
 		}
 		sep()
-		b = appendFieldName(b, fr.via)
+		b = AppendFieldName(b, st.Field)
 		switch {
-		case fr.entry:
+		case st.Key != nil:
 			b = append(b, '[')
-			b = appendKey(b, fr.key, fr.via.MapKey.Kind)
+			b = st.Key(b)
 			b = append(b, ']')
-		case fr.index >= 0:
+		case st.Index >= 0:
 			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(fr.index), 10)
+			b = strconv.AppendInt(b, int64(st.Index), 10)
 			b = append(b, ']')
 		}
 	}
-	if f != nil && !(len(w.frames) > 0 && w.frames[len(w.frames)-1].entry) {
+	if f != nil {
 		sep()
-		b = appendFieldName(b, f)
+		b = AppendFieldName(b, f)
 	}
 	return b
 }
 
-func appendFieldName(b []byte, f *layout.Field) []byte {
+// AppendPath appends the path from the root to the innermost open message,
+// such as `resource_spans[0].scope_spans[2].spans[7].attributes["k"]`,
+// followed by field f if it is not nil. It is meant for error messages.
+func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
+	n := len(w.frames)
+	if n > 0 && w.frames[n-1].entry {
+		f = nil // the entry's key already locates the failure
+	}
+	return AppendSteps(b, n-1, func(i int) PathStep {
+		fr := &w.frames[i+1]
+		switch {
+		case fr.entry:
+			return PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte {
+				return appendKey(b, fr.key, fr.via.MapKey.Kind)
+			}}
+		case w.frames[i].entry:
+			return PathStep{} // a map value: its entry already named it
+		}
+		return PathStep{Field: fr.via, Index: fr.index}
+	}, f)
+}
+
+// AppendFieldName appends the name of f: its short name, or its full name
+// in brackets for an extension.
+func AppendFieldName(b []byte, f *layout.Field) []byte {
 	if f.Extension {
 		b = append(b, '[')
 		b = append(b, f.Desc.FullName()...)

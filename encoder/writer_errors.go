@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/cursor"
 	"github.com/protolayout/protolayout/layout"
 )
 
@@ -83,62 +84,21 @@ func (w *Writer) fail(err error, f *layout.Field, detail string) {
 // appendPath appends the path of field f from the top message, such as
 // `resource_spans[0].scope_spans[2].spans[7].name`.
 func (w *Writer) appendPath(b []byte, f *layout.Field) []byte {
-	first := true
-	sep := func() {
-		if !first {
-			b = append(b, '.')
-		}
-		first = false
-	}
 	n := len(w.frames)
-	for i := 1; i < n; i++ {
-		if i == pathHead+1 && n > pathHead+pathTail+1 {
-			skip := n - pathTail - i
-			sep()
-			b = append(b, "…("...)
-			b = strconv.AppendInt(b, int64(skip), 10)
-			b = append(b, " more)"...)
-			i += skip - 1
-			continue
-		}
-		fr := &w.frames[i]
-		if !fr.entry && w.frames[i-1].entry {
-			continue // a map value: its entry already named it
-		}
-		sep()
-		b = appendFieldName(b, fr.via)
+	if n > 0 && w.frames[n-1].entry {
+		f = nil // the entry's key already locates the failure
+	}
+	return cursor.AppendSteps(b, n-1, func(i int) cursor.PathStep {
+		fr, prev := &w.frames[i+1], &w.frames[i]
 		switch {
-		case fr.entry && fr.isWritten(0) && w.frames[i-1].keyValid:
-			b = append(b, '[')
-			b = w.frames[i-1].appendKey(b, fr.tab.lay.Fields[0].Kind)
-			b = append(b, ']')
-		case fr.index >= 0:
-			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(fr.index), 10)
-			b = append(b, ']')
+		case !fr.entry && prev.entry:
+			return cursor.PathStep{} // a map value: its entry already named it
+		case fr.entry && fr.isWritten(0) && prev.keyValid:
+			kind := fr.tab.lay.Fields[0].Kind
+			return cursor.PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte { return prev.appendKey(b, kind) }}
 		}
-	}
-	if f != nil && !(n > 0 && w.frames[n-1].entry) {
-		sep()
-		b = appendFieldName(b, f)
-	}
-	return b
-}
-
-// Paths longer than pathHead+pathTail frames are shown with their middle
-// elided.
-const (
-	pathHead = 8
-	pathTail = 8
-)
-
-func appendFieldName(b []byte, f *layout.Field) []byte {
-	if f.Extension {
-		b = append(b, '[')
-		b = append(b, f.Desc.FullName()...)
-		return append(b, ']')
-	}
-	return append(b, f.Desc.Name()...)
+		return cursor.PathStep{Field: fr.via, Index: fr.index}
+	}, f)
 }
 
 // orderDetail explains an order violation in frame fr by field f: what
@@ -198,7 +158,7 @@ func appendNumName(b []byte, num protowire.Number, f *layout.Field) []byte {
 	b = strconv.AppendInt(b, int64(num), 10)
 	if f != nil {
 		b = append(b, " ("...)
-		b = appendFieldName(b, f)
+		b = cursor.AppendFieldName(b, f)
 		b = append(b, ')')
 	}
 	return b
