@@ -214,22 +214,21 @@ type extKey struct {
 	num protowire.Number
 }
 
-// wframe is one message (or map entry) being written.
+// wframe is one message (or map entry) being written. Its first 64
+// bytes are what Begin's fast path writes and the fast paths read; the
+// rest is written only by the general path. What a frame could repeat of
+// its parent is not kept: the field that opened frame i is the current
+// field of frame i-1 (via), its element index that field's count minus
+// one, its tag sits just before the reserved length prefix, and its
+// learned width is that field's (learnOf).
 type wframe struct {
-	// The fields that push writes and the fast paths read come first.
 	tab   *wtable
-	via   *layout.Field // the parent's field that opened the frame; nil for the root
-	learn *learnState   // where to record a missed width, or nil
-	cur   *layout.Field
-	index int // element index within via, or -1
-	tagAt int // offset of the frame's tag in buf
 	start int // offset of the body in buf
-	width int // bytes reserved for the length prefix (0: root or group)
-
-	pos    int // index in tab.lay.Fields of the last regular field started, or -1
-	curIdx int // index of cur in tab.lay.Fields, or -1 for an extension
-	count  int // elements of cur written
-	pack   int // body offset of the open packed record of cur, or -1
+	// pos is the index in tab.lay.Fields of the current field when phase
+	// is phaseFields (the last regular field started), else -1.
+	pos   int
+	count int // elements of the current field written
+	pack  int // body offset of the open packed record of the current field, or -1
 
 	// bit i of written, then of writtenHi[(i-64)/64]: field i of
 	// tab.lay.Fields started
@@ -238,21 +237,78 @@ type wframe struct {
 	// 63) is set once a member of oneof o started, bit 63 (packOpen)
 	// while a packed record is open.
 	block uint64
-	ext   protowire.Number
+	width uint8 // bytes reserved for the length prefix (0: root or group)
 	phase uint8
 	entry bool // a map entry
-	// slowEnd: End takes the general path (a group, a map entry, or
-	// required fields to check).
-	slowEnd  bool
-	keyValid bool // keyU or keyS holds the last key of the map field cur
+	// slowEnd: End takes the general path (the root, a group, a map entry,
+	// or required fields to check).
+	slowEnd bool
+	// ext is the number of the last extension started in phaseExt, or 0
+	// (none: no field is current yet).
+	ext protowire.Number
 
-	curExt    *extInfo // cur's record when it is an extension (curIdx < 0); stale otherwise
+	// The rest is read and written by the general path only.
+	curExt    *extInfo // the current field's record when it is an extension (phaseExt, ext != 0); stale otherwise
 	packWidth int
 	packLearn *learnState
 	writtenHi []uint64
+	keyValid  bool // keyU or keyS holds the last key of the current field, a map
 	// the last key of the map field cur, for the order check
 	keyU uint64 // numeric keys, ordered as unsigned (signed ones offset)
 	keyS []byte // string keys
+}
+
+// current returns the frame's current field, the last one started, or
+// nil (none yet, or unknown fields written).
+func (fr *wframe) current() *layout.Field {
+	switch fr.phase {
+	case phaseFields:
+		return &fr.tab.lay.Fields[fr.pos]
+	case phaseExt:
+		if fr.ext != 0 {
+			return fr.curExt.f
+		}
+	}
+	return nil
+}
+
+// curIndex returns the index of the current field in tab.lay.Fields, or
+// -1 for an extension (or none).
+func (fr *wframe) curIndex() int {
+	if fr.phase == phaseFields {
+		return fr.pos
+	}
+	return -1
+}
+
+// via returns the field that opened frame i (i >= 1).
+func (w *Writer) via(i int) *layout.Field { return w.frames[i-1].current() }
+
+// index returns frame i's element index within its field (i >= 1), or -1
+// for a singular field.
+func (w *Writer) index(i int) int {
+	p := &w.frames[i-1]
+	if f := p.current(); f.List || f.Map {
+		return p.count - 1
+	}
+	return -1
+}
+
+// learnOf returns the learned-width record of the field that opened frame
+// i (i >= 1).
+func (w *Writer) learnOf(i int) *learnState {
+	p := &w.frames[i-1]
+	if p.phase == phaseFields {
+		return &p.tab.fields[p.pos].learn
+	}
+	return p.curExt.learned
+}
+
+// tagAt returns the offset in buf of the tag of frame i (i >= 1), while
+// its body has not moved.
+func (w *Writer) tagAt(i int) int {
+	fr := &w.frames[i]
+	return fr.start - int(fr.width) - len(w.via(i).Tag)
 }
 
 func (fr *wframe) isWritten(i int) bool {
@@ -324,7 +380,7 @@ func (w *Writer) reset(b []byte, base int, appendMode bool) {
 	w.lastAt, w.lastN = -1, 0
 	for i := range w.frames {
 		fr := &w.frames[i]
-		fr.tab, fr.via, fr.cur, fr.curExt, fr.learn, fr.packLearn = nil, nil, nil, nil, nil, nil
+		fr.tab, fr.curExt, fr.packLearn = nil, nil, nil
 	}
 	if cap(w.frames) > maxRetainedFrames {
 		w.frames = nil
@@ -335,7 +391,7 @@ func (w *Writer) reset(b []byte, base int, appendMode bool) {
 		return
 	}
 	w.state = stateOpen
-	w.push(w.root, nil, -1, len(b), 0, nil, false)
+	w.push(w.root, 0, false)
 	if w.root.lay.MessageSet {
 		w.fail(ErrMessageSet, nil, "")
 	}
@@ -346,8 +402,10 @@ func (w *Writer) reset(b []byte, base int, appendMode bool) {
 // messages.
 const maxRetainedFrames = 64
 
-// push opens a frame for a message of table t.
-func (w *Writer) push(t *wtable, via *layout.Field, index, tagAt, width int, learn *learnState, entry bool) {
+// push opens a frame for a message of table t, whose body starts at the
+// end of buf, after a length prefix of width bytes (0: the root or a
+// group).
+func (w *Writer) push(t *wtable, width int, entry bool) {
 	n := len(w.frames)
 	if n < cap(w.frames) {
 		w.frames = w.frames[:n+1]
@@ -365,13 +423,11 @@ func (w *Writer) push(t *wtable, via *layout.Field, index, tagAt, width int, lea
 			clear(fr.writtenHi)
 		}
 	}
-	fr.tab, fr.via, fr.index, fr.tagAt = t, via, index, tagAt
-	fr.start, fr.width, fr.learn, fr.entry = len(w.buf), width, learn, entry
-	// curExt, count and keyValid are read only once a field
-	// is current, and set by commit; packWidth and packLearn only while
-	// a packed record is open.
-	fr.phase, fr.pos, fr.cur, fr.curIdx = phaseExt, -1, nil, -1
-	fr.ext, fr.pack, fr.block = 0, -1, 0
+	fr.tab, fr.start, fr.width, fr.entry = t, len(w.buf), uint8(width), entry
+	// curExt, count and keyValid are read only once a field is current,
+	// and set by commit; packWidth and packLearn only while a packed
+	// record is open.
+	fr.phase, fr.pos, fr.ext, fr.pack, fr.block = phaseExt, -1, 0, -1, 0
 	fr.slowEnd = width == 0 || entry || (t.hasRequired && !w.opts.AllowPartial)
 	// push runs only while the Writer is open and without error.
 	if entry {
@@ -473,8 +529,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		return target{}, false
 	}
 	fr := &w.frames[len(w.frames)-1]
-	if fr.cur != nil && num == fr.cur.Number {
-		f := fr.cur
+	if f := fr.current(); f != nil && num == f.Number {
 		if kindBit(f.Kind)&mask == 0 {
 			w.failKind(f, mask)
 			return target{}, false
@@ -483,7 +538,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 			w.fail(ErrDuplicateField, f, "")
 			return target{}, false
 		}
-		t := target{f: f, idx: fr.curIdx, same: true}
+		t := target{f: f, idx: fr.curIndex(), same: true}
 		if t.idx < 0 {
 			t.x = fr.curExt
 		}
@@ -601,7 +656,6 @@ func (w *Writer) commit(fr *wframe, t target) {
 	if fr.pack >= 0 {
 		w.closePacked(fr)
 	}
-	fr.cur, fr.curIdx, fr.curExt = t.f, t.idx, t.x
 	fr.count = 0
 	fr.keyValid = false
 	if t.idx >= 0 {
@@ -610,7 +664,7 @@ func (w *Writer) commit(fr *wframe, t target) {
 		fr.phase = phaseFields
 		fr.block |= oneofBit(t.f)
 	} else {
-		fr.ext = t.f.Number
+		fr.curExt, fr.ext = t.x, t.f.Number
 	}
 }
 
@@ -763,7 +817,7 @@ func entryPre[S string | []byte](w *Writer, fr *wframe, t target, ord uint64, s 
 		if c == 0 {
 			detail = "key equal to the previous entry's key"
 		}
-		w.fail(ErrMapKeyOrder, fr.via, detail)
+		w.fail(ErrMapKeyOrder, w.via(len(w.frames)-1), detail)
 		return nil, false
 	}
 	return defKey, true

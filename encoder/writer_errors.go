@@ -95,9 +95,9 @@ func (w *Writer) appendPath(b []byte, f *layout.Field) []byte {
 			return cursor.PathStep{} // a map value: its entry already named it
 		case fr.entry && fr.isWritten(0) && prev.keyValid:
 			kind := fr.tab.lay.Fields[0].Kind
-			return cursor.PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte { return prev.appendKey(b, kind) }}
+			return cursor.PathStep{Field: w.via(i + 1), Index: -1, Key: func(b []byte) []byte { return prev.appendKey(b, kind) }}
 		}
-		return cursor.PathStep{Field: fr.via, Index: fr.index}
+		return cursor.PathStep{Field: w.via(i + 1), Index: w.index(i + 1)}
 	}, f)
 }
 
@@ -110,9 +110,9 @@ func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) 
 		b = append(b, " after unknown fields, which come last"...)
 		return string(b)
 	}
-	if fr.cur != nil {
+	if cur := fr.current(); cur != nil {
 		b = append(b, " after field "...)
-		b = appendNumName(b, fr.cur.Number, fr.cur)
+		b = appendNumName(b, cur.Number, cur)
 	}
 	b = append(b, "; proto.Marshal's order is extensions by ascending number, then fields outside oneofs by ascending number, then one member per oneof, oneofs in declaration order, then unknown fields"...)
 	lay := fr.tab.lay
@@ -127,10 +127,8 @@ func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) 
 		b = append(b, ')')
 	}
 	// What may still come.
-	next := fr.pos + 1
-	if fr.pos < 0 && fr.cur != nil {
-		next = 0 // after an extension
-	}
+	next := fr.pos + 1 // 0 when no regular field was started
+
 	b = append(b, "; expected next: "...)
 	shown := 0
 	for i := next; i < len(lay.Fields) && shown < 8; i++ {

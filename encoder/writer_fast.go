@@ -30,15 +30,19 @@ type wfield struct {
 	learn learnState             // the learned width of the field's length prefixes
 }
 
-// wslot is what the fast paths read of one field, 40 bytes in the table's
+// wslot is what the fast paths read of one field, 48 bytes in the table's
 // dense index by field number, so that finding and checking a field is
 // one load from one array.
 type wslot struct {
-	f     *layout.Field
-	rec   *wfield // the field's record in the table's fields
-	oneof uint64  // packOpen, and the bit of the field's oneof in wframe.block
-	fast  uint32  // kindBit(f.Kind), or 0 when every call takes the general path
-	idx   int32   // index in the layout's fields
+	f   *layout.Field
+	rec *wfield // the field's record in the table's fields
+	// child is the table of the field's message once built, when Begin's
+	// fast path may open it (not a MessageSet, at most 64 fields); nil
+	// otherwise.
+	child atomic.Pointer[wtable]
+	oneof uint64 // packOpen, and the bit of the field's oneof in wframe.block
+	fast  uint32 // kindBit(f.Kind), or 0 when every call takes the general path
+	idx   int32  // index in the layout's fields
 	kind  protoreflect.Kind
 	wt    protowire.Type
 	flags uint8
@@ -112,8 +116,10 @@ func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 		wf, fr := &d[num], w.fast
 		// fast is kbit, or 0 for a field that always takes the general
 		// path; block has packOpen and the bits of the oneofs taken.
+		// pos is the current regular field (-1 for none or an
+		// extension, which all come first).
 		if wf.fast&mask != 0 && (int(wf.idx) > fr.pos && fr.block&wf.oneof == 0 ||
-			int(wf.idx) == fr.curIdx && wf.flags&wfList != 0) {
+			int(wf.idx) == fr.pos && wf.flags&wfList != 0) {
 			return fr, wf
 		}
 	}
@@ -123,13 +129,12 @@ func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 // commitFast is commit for a field accepted by next.
 func (fr *wframe) commitFast(wf *wslot) {
 	i := int(wf.idx)
-	if i == fr.curIdx {
+	if i == fr.pos {
 		return // another element
 	}
-	// curExt is left stale (curIdx >= 0 says it is), and keyValid too:
+	// curExt is left stale (phaseFields says it is), and keyValid too:
 	// only a map field, never taken here, reads it, and its commit
 	// clears it.
-	fr.cur, fr.curIdx = wf.f, i
 	fr.count = 0
 	fr.pos, fr.phase = i, phaseFields
 	fr.setWritten(i)

@@ -120,8 +120,12 @@ func (t *wtable) child(i int) *wtable {
 	if c := t.fields[i].child.Load(); c != nil {
 		return c
 	}
-	c := childTable(&t.lay.Fields[i])
+	f := &t.lay.Fields[i]
+	c := childTable(f)
 	t.fields[i].child.Store(c)
+	if f.Number < protowire.Number(len(t.dense)) && !c.messageSet && !c.wide {
+		t.dense[f.Number].child.Store(c) // for Begin's fast path
+	}
 	return c
 }
 
@@ -211,16 +215,16 @@ func modeOf(c uint32) uint32 {
 func kindBit(k protoreflect.Kind) uint32 { return 1 << uint(k) }
 
 // kind masks of the value methods
-var (
-	maskSigned = kindBit(protoreflect.Int32Kind) | kindBit(protoreflect.Sint32Kind) | kindBit(protoreflect.Sfixed32Kind) |
-		kindBit(protoreflect.Int64Kind) | kindBit(protoreflect.Sint64Kind) | kindBit(protoreflect.Sfixed64Kind)
-	maskUnsigned = kindBit(protoreflect.Uint32Kind) | kindBit(protoreflect.Fixed32Kind) |
-		kindBit(protoreflect.Uint64Kind) | kindBit(protoreflect.Fixed64Kind)
-	maskFloat   = kindBit(protoreflect.FloatKind) | kindBit(protoreflect.DoubleKind)
-	maskBool    = kindBit(protoreflect.BoolKind)
-	maskEnum    = kindBit(protoreflect.EnumKind)
-	maskString  = kindBit(protoreflect.StringKind) | kindBit(protoreflect.BytesKind)
-	maskMessage = kindBit(protoreflect.MessageKind) | kindBit(protoreflect.GroupKind)
+const (
+	maskSigned = 1<<protoreflect.Int32Kind | 1<<protoreflect.Sint32Kind | 1<<protoreflect.Sfixed32Kind |
+		1<<protoreflect.Int64Kind | 1<<protoreflect.Sint64Kind | 1<<protoreflect.Sfixed64Kind
+	maskUnsigned = 1<<protoreflect.Uint32Kind | 1<<protoreflect.Fixed32Kind |
+		1<<protoreflect.Uint64Kind | 1<<protoreflect.Fixed64Kind
+	maskFloat   = 1<<protoreflect.FloatKind | 1<<protoreflect.DoubleKind
+	maskBool    = 1 << protoreflect.BoolKind
+	maskEnum    = 1 << protoreflect.EnumKind
+	maskString  = 1<<protoreflect.StringKind | 1<<protoreflect.BytesKind
+	maskMessage = 1<<protoreflect.MessageKind | 1<<protoreflect.GroupKind
 )
 
 // is32 reports whether kind k holds 32-bit values.

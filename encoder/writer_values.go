@@ -410,37 +410,36 @@ func (w *Writer) Begin(num protowire.Number) {
 		w.beginSlow(num)
 		return
 	}
-	rec := wf.rec
-	child := rec.child.Load()
-	if child == nil || child.messageSet || w.depth >= w.maxDepth || !w.room(0) {
+	child := wf.child.Load()
+	n := len(w.frames)
+	if child == nil || w.depth >= w.maxDepth || !w.room(0) || n == cap(w.frames) {
 		w.beginSlow(num)
 		return
 	}
 	fr.commitFast(wf)
-	index := -1
 	if wf.flags&wfList != 0 {
-		index = fr.count
 		fr.count++
 	}
-	tagAt := len(w.buf)
 	b := appendTag(w.buf, wf)
-	l := &rec.learn
 	r := 1
 	if w.opts.Lengths == LengthLearned {
-		r = l.guess()
+		r = wf.rec.learn.guess()
 	}
-	switch r {
-	case 1:
+	if r == 1 {
 		b = append(b, 0)
-	case 2:
-		b = append(b, 0, 0)
-		w.addSlack(1)
-	default:
+	} else {
 		b = append(b, make([]byte, r)...)
 		w.addSlack(r - 1)
 	}
 	w.buf = b
-	w.push(child, wf.f, index, tagAt, r, l, false)
+	// push, for a frame with room in the stack, no required fields to
+	// check and at most 64 fields.
+	w.frames = w.frames[:n+1]
+	c := &w.frames[n]
+	c.tab, c.start, c.width, c.entry = child, len(b), uint8(r), false
+	c.phase, c.pos, c.ext, c.pack, c.block, c.written = phaseExt, -1, 0, -1, 0, 0
+	c.slowEnd = child.hasRequired && !w.opts.AllowPartial
+	w.fast, w.dense = c, child.dense
 	w.depth++
 }
 
@@ -607,20 +606,15 @@ func (w *Writer) begin(t target) {
 		entryPost(w, fr, t, defKey, 0, "")
 	}
 	w.commit(fr, t)
-	index := -1
 	if f.List || f.Map {
-		index = fr.count
 		fr.count++
 	}
-	tagAt := len(w.buf)
 	w.buf = append(w.buf, f.Tag...)
 	width := 0
-	var l *learnState
 	if !f.Group {
-		l = learnFor(fr, t)
-		width = w.reserve(l)
+		width = w.reserve(learnFor(fr, t))
 	}
-	w.push(child, f, index, tagAt, width, l, f.Map)
+	w.push(child, width, f.Map)
 	if !f.Map {
 		w.depth++
 	}
@@ -639,16 +633,30 @@ func (w *Writer) End() {
 		w.endSlow()
 		return
 	}
-	w.patch(fr.start, fr.width, fr.learn)
-	tagAt := fr.tagAt
+	size := len(w.buf) - fr.start
+	if w.opts.Lengths == LengthLearned {
+		w.tick++
+		if w.tick%learnSample == 0 {
+			w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
+		}
+	}
+	tagAt := -1
+	if n == 2 {
+		tagAt = w.tagAt(1)
+	}
+	if fr.width == 1 && size < 1<<7 {
+		w.buf[fr.start-1] = byte(size)
+	} else {
+		w.patch(fr.start, int(fr.width), nil)
+	}
 	w.frames = w.frames[:n-1]
 	w.depth--
 	if n == 2 {
 		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}
 	// Still open and without error: only the parent decides.
-	if p := &w.frames[n-2]; !p.entry && p.phase != phaseUnknown {
-		w.setFast(p)
+	if p := &w.frames[n-2]; !p.entry {
+		w.fast, w.dense = p, p.tab.dense
 	} else {
 		w.setFast(nil)
 	}
@@ -672,7 +680,7 @@ func (w *Writer) endSlow() {
 	if !w.requiredOK(fr) {
 		return
 	}
-	f := fr.via
+	f := w.via(n - 1)
 	grow, lb := 0, 0
 	if fr.pack >= 0 {
 		a := wire.SizeVarint(uint64(len(w.buf) - fr.pack))
@@ -707,13 +715,12 @@ func (w *Writer) endSlow() {
 		entryPost(w, fr, target{idx: 1}, defKey, 0, "")
 		w.buf = append(w.buf, defVal...)
 	}
+	tagAt, entry := w.tagAt(n-1), fr.entry
 	if f.Group {
 		w.buf = append(w.buf, f.EndTag...)
 	} else {
-		w.patch(fr.start, fr.width, fr.learn)
+		w.patch(fr.start, int(fr.width), w.learnOf(n-1))
 	}
-	tagAt, entry := fr.tagAt, fr.entry
-	fr.tab, fr.via, fr.cur, fr.curExt, fr.learn, fr.packLearn = nil, nil, nil, nil, nil, nil
 	w.frames = w.frames[:n-1]
 	if !entry {
 		w.depth--
@@ -924,7 +931,7 @@ func (w *Writer) Unknown(b []byte) {
 	}
 	fr := &w.frames[len(w.frames)-1]
 	if fr.entry {
-		w.fail(ErrKindMismatch, fr.via, "a map entry has no unknown fields")
+		w.fail(ErrKindMismatch, w.via(len(w.frames)-1), "a map entry has no unknown fields")
 		return
 	}
 	add := w.closeDelta(fr, target{})
@@ -936,7 +943,6 @@ func (w *Writer) Unknown(b []byte) {
 		w.closePacked(fr)
 	}
 	fr.phase = phaseUnknown
-	fr.cur, fr.curExt = nil, nil
 	w.buf = append(w.buf, b...)
 	w.setTop()
 }
@@ -957,11 +963,11 @@ func (w *Writer) Finish() ([]byte, error) {
 	}
 	if w.err == nil {
 		if n := len(w.frames); n > 1 {
-			w.fail(ErrNotEnded, w.frames[n-1].via, itoa(int64(n-1))+" Begin without End")
+			w.fail(ErrNotEnded, w.via(n-1), itoa(int64(n-1))+" Begin without End")
 		} else if fr := &w.frames[0]; w.requiredOK(fr) {
 			if fr.pack >= 0 {
 				if w.over(wire.SizeVarint(uint64(len(w.buf)-fr.pack)) - 1) {
-					w.fail(ErrSizeExceeded, fr.cur, "")
+					w.fail(ErrSizeExceeded, fr.current(), "")
 				} else {
 					w.closePacked(fr)
 				}
