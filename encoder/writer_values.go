@@ -137,9 +137,42 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 // String writes s to field num, a string or bytes field. A string field
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
 func (w *Writer) String(num protowire.Number, s string) {
-	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.ValidString(s)) && putLenFast(w, fr, wf, s) {
+	// putLenFast, written out: strings are the most frequent call.
+	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || validString(s)) && w.room(len(s)) {
+		fr.commitFast(wf)
+		if wf.flags&wfList != 0 {
+			fr.count++
+		} else if len(s) == 0 && wf.flags&wfImplicit != 0 {
+			return
+		}
+		b := appendTag(w.buf, wf)
+		if len(s) < 0x80 {
+			b = append(b, byte(len(s)))
+		} else {
+			b = protowire.AppendVarint(b, uint64(len(s)))
+		}
+		w.buf = append(b, s...)
 		return
 	}
+	w.stringSlow(num, s)
+}
+
+// validString is utf8.ValidString, with short ASCII strings (the common
+// key, name or label) checked inline.
+func validString(s string) bool {
+	if len(s) <= 16 {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= utf8.RuneSelf {
+				return utf8.ValidString(s)
+			}
+		}
+		return true
+	}
+	return utf8.ValidString(s)
+}
+
+// stringSlow is the general path of String.
+func (w *Writer) stringSlow(num protowire.Number, s string) {
 	t, ok := w.prepare(num, maskString)
 	if !ok {
 		return

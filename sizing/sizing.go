@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/cursor"
 	"github.com/protolayout/protolayout/internal/wire"
@@ -125,8 +126,13 @@ type Sizer struct {
 	// Stats describe the last pass.
 	Stats Stats
 
-	stack   []level
+	stack []level
+	// The remembered subtrees, by identity: dynamicpb messages by pointer
+	// (a one-word key, hashed far faster than an interface), the others
+	// by interface value.
+	memoDyn map[*dynamicpb.Message]memo
 	memo    map[protoreflect.Message]memo
+	nMemo   int              // entries in memoDyn and memo
 	layouts []*layout.Layout // layouts with remembered subtrees
 	anyLay  bool             // too many layouts to track: look up everything
 }
@@ -217,7 +223,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			lay := w.Layout()
 			if msg != nil && s.mayLookup(msg, lay) {
 				s.Stats.Lookups++
-				if e, ok := s.memo[msg]; ok && w.Depth()+e.height <= w.MaxDepth() {
+				if e, ok := s.recall(msg); ok && w.Depth()+e.height <= w.MaxDepth() {
 					w.Skip()
 					s.Stats.Reused++
 					if rec {
@@ -288,14 +294,36 @@ func wrapped(f *layout.Field, n, limit int) (int, bool) {
 	return wire.AddSize(n, len(f.Tag)+wire.SizeVarint(uint64(n)), limit)
 }
 
+// recall returns the summary remembered for msg.
+func (s *Sizer) recall(msg protoreflect.Message) (memo, bool) {
+	if dm, ok := msg.(*dynamicpb.Message); ok {
+		e, ok := s.memoDyn[dm]
+		return e, ok
+	}
+	e, ok := s.memo[msg]
+	return e, ok
+}
+
 func (s *Sizer) remember(lv level) {
-	if s.memo == nil {
-		s.memo = make(map[protoreflect.Message]memo)
+	e := memo{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
+	if dm, ok := lv.msg.(*dynamicpb.Message); ok {
+		if s.memoDyn == nil {
+			s.memoDyn = make(map[*dynamicpb.Message]memo)
+		}
+		if _, dup := s.memoDyn[dm]; dup {
+			return
+		}
+		s.memoDyn[dm] = e
+	} else {
+		if s.memo == nil {
+			s.memo = make(map[protoreflect.Message]memo)
+		}
+		if _, dup := s.memo[lv.msg]; dup {
+			return
+		}
+		s.memo[lv.msg] = e
 	}
-	if _, dup := s.memo[lv.msg]; dup {
-		return
-	}
-	s.memo[lv.msg] = memo{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
+	s.nMemo++
 	s.Stats.Remembered++
 	if s.anyLay {
 		return
@@ -316,7 +344,7 @@ func (s *Sizer) remember(lv level) {
 // only messages of a layout with remembered subtrees can, and only
 // comparable ones.
 func (s *Sizer) mayLookup(msg protoreflect.Message, lay *layout.Layout) bool {
-	if len(s.memo) == 0 {
+	if s.nMemo == 0 {
 		return false
 	}
 	if !s.anyLay {
@@ -331,6 +359,9 @@ func (s *Sizer) mayLookup(msg protoreflect.Message, lay *layout.Layout) bool {
 			return false
 		}
 	}
+	if _, ok := msg.(*dynamicpb.Message); ok {
+		return true
+	}
 	return reflect.TypeOf(msg).Comparable()
 }
 
@@ -340,8 +371,10 @@ func (s *Sizer) reset() {
 	clear(s.Tape) // drop the references to the caller's values
 	s.Tape = s.Tape[:0]
 	s.Stats = Stats{}
-	if len(s.memo) > 0 {
+	if s.nMemo > 0 {
+		clear(s.memoDyn)
 		clear(s.memo)
+		s.nMemo = 0
 	}
 	clear(s.layouts)
 	s.layouts = s.layouts[:0]
@@ -351,6 +384,9 @@ func (s *Sizer) reset() {
 // Release drops every message reference the Sizer holds and trims its
 // scratch space.
 func (s *Sizer) Release() {
+	if len(s.memoDyn) > maxRetained {
+		s.memoDyn = nil
+	}
 	if len(s.memo) > maxRetained {
 		s.memo = nil
 	}
