@@ -138,7 +138,7 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
 func (w *Writer) String(num protowire.Number, s string) {
 	// putLenFast, written out: strings are the most frequent call.
-	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || validString(s)) && w.room(len(s)) {
+	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.ValidString(s)) && w.room(len(s)) {
 		fr.commitFast(wf)
 		if wf.flags&wfList != 0 {
 			fr.count++
@@ -155,20 +155,6 @@ func (w *Writer) String(num protowire.Number, s string) {
 		return
 	}
 	w.stringSlow(num, s)
-}
-
-// validString is utf8.ValidString, with short ASCII strings (the common
-// key, name or label) checked inline.
-func validString(s string) bool {
-	if len(s) <= 16 {
-		for i := 0; i < len(s); i++ {
-			if s[i] >= utf8.RuneSelf {
-				return utf8.ValidString(s)
-			}
-		}
-		return true
-	}
-	return utf8.ValidString(s)
 }
 
 // stringSlow is the general path of String.
@@ -677,9 +663,14 @@ func (w *Writer) End() {
 	if n == 2 {
 		tagAt = w.tagAt(1)
 	}
-	if fr.width == 1 && size < 1<<7 {
+	switch {
+	case fr.width == 1 && size < 1<<7:
 		w.buf[fr.start-1] = byte(size)
-	} else {
+	case fr.width == 2 && size >= 1<<7 && size < 1<<14:
+		b := w.buf[fr.start-2 : fr.start]
+		b[0], b[1] = byte(size)|0x80, byte(size>>7)
+		w.addSlack(-1)
+	default:
 		w.patch(fr.start, int(fr.width), nil)
 	}
 	w.frames = w.frames[:n-1]

@@ -26,6 +26,10 @@ var hot = map[string][]string{
 	},
 	"github.com/protolayout/protolayout/encoder": {
 		"grow", "(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",
+		// the Writer's fast paths
+		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "appendTag",
+		"(*wframe).setWritten", "(*Writer).setFast", "(*Writer).addSlack",
+		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt",
 	},
 }
 
