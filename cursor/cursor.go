@@ -138,6 +138,9 @@ const (
 	stateValue
 )
 
+// frame is one open message or map entry. Frames are reused without
+// being cleared: push sets what is read before being written (see open),
+// and Release clears every frame used.
 type frame struct {
 	lay   *layout.Layout
 	msg   protoreflect.Message // nil for map entries and absent messages
@@ -145,7 +148,9 @@ type frame struct {
 	index int                  // list element index within via, or -1
 	state uint8
 	entry bool // a map entry frame
-	i     int  // position within the state
+	// position within the state; for a map entry frame, the index of its
+	// key and value in Walker.entries
+	i int
 
 	// an open unpacked list field
 	list     protoreflect.List
@@ -165,10 +170,6 @@ type frame struct {
 	ranged         bool
 	setFrom, setTo int
 	req            int
-
-	// a map entry frame's key and value
-	key protoreflect.MapKey
-	val protoreflect.Value
 }
 
 type entry struct {
@@ -192,6 +193,7 @@ type setField struct {
 // Walker belongs to one goroutine at a time.
 type Walker struct {
 	frames   []frame
+	used     int // frames used since the last Release, to be cleared
 	depth    int // message frames on the stack, the root included
 	maxDepth int
 	required bool
@@ -224,14 +226,15 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 		w.maxDepth = DefaultMaxDepth
 	}
 	w.required = o.CheckRequired
-	w.frames = append(w.frames, frame{lay: layout.Of(m.Descriptor()), msg: m, index: -1})
+	w.open(layout.Of(m.Descriptor()), m, nil, -1)
 	w.depth = 1
 }
 
 // Release ends the walk: it clears every message reference the Walker holds
 // and trims its scratch space to the retained bounds.
 func (w *Walker) Release() {
-	clear(w.frames)
+	clear(w.frames[:w.used])
+	w.used = 0
 	w.frames = w.frames[:0]
 	if cap(w.frames) > MaxRetainedFrames {
 		w.frames = nil
@@ -281,8 +284,28 @@ func (w *Walker) pop() {
 	if !w.frames[top].entry {
 		w.depth--
 	}
-	w.frames[top] = frame{}
-	w.frames = w.frames[:top]
+	w.frames = w.frames[:top] // Release clears it
+}
+
+// open pushes a frame for message m (nil for a map entry) of layout lay,
+// entered through field via, at element index. A reused frame keeps
+// stale values in the fields every state writes before reading (the
+// ranges in the arenas, the list and map positions); the others are set
+// here.
+func (w *Walker) open(lay *layout.Layout, m protoreflect.Message, via *layout.Field, index int) *frame {
+	n := len(w.frames)
+	if n < cap(w.frames) {
+		w.frames = w.frames[:n+1]
+	} else {
+		w.frames = append(w.frames, frame{})
+	}
+	w.used = max(w.used, n+1)
+	f := &w.frames[n]
+	f.lay, f.msg, f.via, f.index = lay, m, via, index
+	f.state, f.entry, f.i = stateStart, false, 0
+	f.list, f.listF, f.mapF = nil, nil, nil
+	f.ranged, f.req = false, 0
+	return f
 }
 
 // Next returns the next item of the walk. The item belongs to the Walker
@@ -312,11 +335,11 @@ func (w *Walker) Next() *Item {
 		}
 		if f.mapF != nil {
 			if f.mapPos < f.mapTo {
-				e := w.entries[f.mapPos]
-				idx := f.mapPos - f.mapFrom
+				e, idx := f.mapPos, f.mapPos-f.mapFrom
 				f.mapPos++
 				mf := f.mapF
-				w.frames = append(w.frames, frame{via: mf, index: idx, entry: true, state: stateKey, key: e.k, val: e.v})
+				ef := w.open(nil, nil, mf, idx) // f is stale from here
+				ef.entry, ef.state, ef.i = true, stateKey, e
 				w.item = Item{Kind: Entry, Field: mf}
 				return &w.item
 			}
@@ -329,16 +352,16 @@ func (w *Walker) Next() *Item {
 		switch f.state {
 		case stateKey:
 			f.state = stateValue
-			w.item = Item{Kind: Value, Field: f.via.MapKey, Value: f.key.Value()}
+			w.item = Item{Kind: Value, Field: f.via.MapKey, Value: w.entries[f.i].k.Value()}
 			return &w.item
 
 		case stateValue:
 			f.state = stateExit
 			vf := f.via.MapValue
 			if vf.IsMessage() {
-				return w.enter(vf, f.val, -1)
+				return w.enter(vf, w.entries[f.i].v, -1)
 			}
-			w.item = Item{Kind: Value, Field: vf, Value: f.val}
+			w.item = Item{Kind: Value, Field: vf, Value: w.entries[f.i].v}
 			return &w.item
 
 		case stateStart:
@@ -553,7 +576,7 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item 
 			lay = layout.Of(md)
 		}
 	}
-	w.frames = append(w.frames, frame{lay: lay, msg: m, via: fl, index: index})
+	w.open(lay, m, fl, index)
 	w.depth++
 	w.item = Item{Kind: Enter, Field: fl, Value: v}
 	return &w.item
@@ -750,7 +773,7 @@ func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
 		switch {
 		case fr.entry:
 			return PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte {
-				return appendKey(b, fr.key, fr.via.MapKey.Kind)
+				return appendKey(b, w.entries[fr.i].k, fr.via.MapKey.Kind)
 			}}
 		case w.frames[i].entry:
 			return PathStep{} // a map value: its entry already named it

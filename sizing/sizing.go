@@ -127,6 +127,7 @@ type Sizer struct {
 	Stats Stats
 
 	stack []level
+	used  int // the deepest the stack has been since reset
 	// The remembered subtrees, by identity: dynamicpb messages by pointer
 	// (a one-word key, hashed far faster than an interface), the others
 	// by interface value.
@@ -149,6 +150,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 	s.reset()
 	w.Reset(m, o.Walk)
 	s.stack = append(s.stack, level{op: -1})
+	s.used = 1
 	rec := o.Record
 
 	for {
@@ -238,15 +240,18 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				}
 			}
 			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, msg: msg, lay: lay})
+			s.used = max(s.used, len(s.stack))
 			continue
 
 		case cursor.Entry:
 			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, entry: true})
+			s.used = max(s.used, len(s.stack))
 			continue
 
 		case cursor.Exit:
-			lv := *top
-			s.stack[len(s.stack)-1] = level{}
+			// The popped level stays in the stack's array (reset clears
+			// it) until the next push, which comes after this case.
+			lv := top
 			s.stack = s.stack[:len(s.stack)-1]
 			top = &s.stack[len(s.stack)-1]
 			if rec {
@@ -304,7 +309,7 @@ func (s *Sizer) recall(msg protoreflect.Message) (memo, bool) {
 	return e, ok
 }
 
-func (s *Sizer) remember(lv level) {
+func (s *Sizer) remember(lv *level) {
 	e := memo{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
 	if dm, ok := lv.msg.(*dynamicpb.Message); ok {
 		if s.memoDyn == nil {
@@ -366,8 +371,8 @@ func (s *Sizer) mayLookup(msg protoreflect.Message, lay *layout.Layout) bool {
 }
 
 func (s *Sizer) reset() {
-	clear(s.stack)
-	s.stack = s.stack[:0]
+	clear(s.stack[:s.used]) // popped levels keep their references
+	s.stack, s.used = s.stack[:0], 0
 	clear(s.Tape) // drop the references to the caller's values
 	s.Tape = s.Tape[:0]
 	s.Stats = Stats{}
