@@ -345,7 +345,7 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 			for j, n := 0, l.Len(); j < n; j++ {
 				b = wire.AppendScalar(b, f.Kind, l.Get(j))
 			}
-			if len(b)-start != op.Size {
+			if len(b)-start != int(op.Size) {
 				return b, cursor.SizeMismatch, f
 			}
 
@@ -357,12 +357,12 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 			if !f.Group {
 				b = wire.AppendVarint(b, uint64(op.Size))
 			}
-			p := open{start: len(b), want: op.Size, field: f, restore: -1}
+			p := open{start: len(b), want: int(op.Size), field: f, restore: -1}
 			if op.Kind == sizing.OpRef {
 				// A shared message recorded once: replay the ops of its
 				// first occurrence, then come back.
 				p.restore = i
-				i = op.Ref
+				i = int(op.Value.Int())
 			}
 			e.stack = append(e.stack, p)
 

@@ -42,7 +42,7 @@ const MemoThreshold = 64
 const maxMemoLayouts = 8
 
 // maxRetained bounds the tape capacity (and remembered subtrees) a Sizer
-// keeps between calls: 65,536 ops, 3.5 MiB, enough for messages of several
+// keeps between calls: 65,536 ops, 2.5 MiB, enough for messages of several
 // megabytes, so that a reused encoder does not allocate per call for them.
 const maxRetained = 1 << 16
 
@@ -78,19 +78,21 @@ const (
 	// OpUnknown writes the unknown bytes in Value verbatim.
 	OpUnknown
 	// OpRef opens a message through Field whose body was recorded
-	// earlier: Size is its body size and Ref the index of the OpEnter of
-	// the first occurrence, whose ops up to the matching OpExit are
-	// replayed.
+	// earlier: Size is its body size and Value (an Int) the index of the
+	// OpEnter of the first occurrence, whose ops up to the matching OpExit
+	// are replayed.
 	OpRef
 )
 
-// Op is one step of the tape.
+// Op is one step of the tape, 40 bytes: a tape holds one per value, so its
+// size is most of the memory traffic between the two passes.
 type Op struct {
-	Kind  OpKind
+	Kind OpKind
+	// Size is the body size of an OpPacked, OpEnter or OpRef part; every
+	// size is within the size limit, at most 2 GiB - 1.
+	Size  int32
 	Field *layout.Field
 	Value protoreflect.Value
-	Size  int
-	Ref   int
 }
 
 // Stats describe the last size pass, for tests and diagnostics.
@@ -209,7 +211,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				}
 			}
 			if rec {
-				s.Tape = append(s.Tape, Op{Kind: OpPacked, Field: f, Value: it.Value, Size: body})
+				s.Tape = append(s.Tape, Op{Kind: OpPacked, Field: f, Value: it.Value, Size: int32(body)})
 			}
 			n = len(f.PackedTag) + wire.SizeVarint(uint64(body)) + body
 
@@ -229,7 +231,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					w.Skip()
 					s.Stats.Reused++
 					if rec {
-						s.Tape = append(s.Tape, Op{Kind: OpRef, Field: it.Field, Size: e.size, Ref: e.op})
+						s.Tape = append(s.Tape, Op{Kind: OpRef, Field: it.Field, Size: int32(e.size), Value: protoreflect.ValueOfInt64(int64(e.op))})
 					}
 					top.units += e.units
 					top.height = max(top.height, e.height+1)
@@ -255,7 +257,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			s.stack = s.stack[:len(s.stack)-1]
 			top = &s.stack[len(s.stack)-1]
 			if rec {
-				s.Tape[lv.op].Size = lv.size
+				s.Tape[lv.op].Size = int32(lv.size)
 				s.Tape = append(s.Tape, Op{Kind: OpExit, Field: lv.field})
 			}
 			var ok bool
