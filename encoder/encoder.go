@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/runtime/protoiface"
 
 	"github.com/protolayout/protolayout/cursor"
 	"github.com/protolayout/protolayout/internal/wire"
@@ -115,8 +116,9 @@ func Size(m proto.Message) int {
 // empty, non-nil slice. On error the result is nil.
 func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
 	if m != nil {
-		if mr := m.ProtoReflect(); o.fast(mr) {
-			return o.fastAppend(nil, m, mr, true, nil)
+		mr := m.ProtoReflect()
+		if pm := o.fast(mr); pm != nil {
+			return o.fastAppend(nil, m, mr, pm, true, nil)
 		}
 	}
 	e := getEncoder(o)
@@ -130,8 +132,9 @@ func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
 // unchanged, with nothing appended.
 func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
 	if m != nil {
-		if mr := m.ProtoReflect(); o.fast(mr) {
-			return o.fastAppend(b, m, mr, false, nil)
+		mr := m.ProtoReflect()
+		if pm := o.fast(mr); pm != nil {
+			return o.fastAppend(b, m, mr, pm, false, nil)
 		}
 	}
 	e := getEncoder(o)
@@ -145,7 +148,7 @@ func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error)
 // validates UTF-8 nor checks required fields.
 func (o MarshalOptions) Size(m proto.Message) int {
 	if m != nil {
-		if mr := m.ProtoReflect(); o.fast(mr) {
+		if mr := m.ProtoReflect(); o.fast(mr) != nil {
 			n := proto.MarshalOptions{Deterministic: o.Deterministic}.Size(m)
 			if n > o.maxSize() {
 				return 0
@@ -217,7 +220,7 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		return 0, nil
 	}
 	mr := m.ProtoReflect()
-	if e.opts.fast(mr) {
+	if e.opts.fast(mr) != nil {
 		n := proto.MarshalOptions{Deterministic: e.opts.Deterministic}.Size(m)
 		if max := e.opts.maxSize(); n > max {
 			return 0, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
@@ -241,35 +244,46 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 		return b, nil
 	}
 	mr := m.ProtoReflect()
-	if e.opts.fast(mr) {
-		return e.opts.fastAppend(b, m, mr, fresh, e)
+	if pm := e.opts.fast(mr); pm != nil {
+		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
 	}
 	return e.walkAppend(b, mr, fresh)
 }
 
-// fast reports whether m goes through its own generated fast path.
-func (o *MarshalOptions) fast(m protoreflect.Message) bool {
+// fast returns the fast-path methods of m when m goes through them, else
+// nil.
+func (o *MarshalOptions) fast(m protoreflect.Message) *protoiface.Methods {
 	if o.Checked {
-		return false
+		return nil
 	}
-	methods := m.ProtoMethods()
-	return methods != nil && methods.Marshal != nil && methods.Size != nil
+	pm := m.ProtoMethods()
+	if pm == nil || pm.Marshal == nil || pm.Size == nil ||
+		o.Deterministic && pm.Flags&protoiface.SupportMarshalDeterministic == 0 {
+		return nil
+	}
+	return pm
 }
 
-// fastAppend encodes a generated message with its own fast-path methods:
-// a size pass (which fills the message's size cache) checked against the
-// limit, then the marshal, which reuses the cached sizes. It needs no
-// Encoder unless the fast path fails; e may be nil, and one is borrowed
-// from the pool then.
-func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.Message, fresh bool, e *Encoder) ([]byte, error) {
-	po := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}
-	size := po.Size(m)
+// fastAppend encodes a generated message with its own fast-path methods
+// pm, called as proto.Marshal calls them: a size pass (which fills the
+// message's size cache) checked against the limit, then the marshal, which
+// reuses the cached sizes, into a buffer grown once, then the required
+// fields check. It needs no Encoder unless the fast path fails; e may be
+// nil, and one is borrowed from the pool then.
+func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.Message, pm *protoiface.Methods, fresh bool, e *Encoder) ([]byte, error) {
+	var flags protoiface.MarshalInputFlags
+	if o.Deterministic {
+		flags |= protoiface.MarshalDeterministic
+	}
+	size := pm.Size(protoiface.SizeInput{Message: mr, Flags: flags}).Size
 	if max := o.maxSize(); size > max {
 		return b, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
 	}
-	po.AllowPartial = o.AllowPartial
-	po.UseCachedSize = true
-	out, err := po.MarshalAppend(b, m)
+	mo, err := pm.Marshal(protoiface.MarshalInput{Message: mr, Buf: grow(b, size), Flags: flags | protoiface.MarshalUseCachedSize})
+	out := mo.Buf
+	if err == nil && !o.AllowPartial {
+		err = proto.CheckInitialized(m)
+	}
 	if err != nil {
 		// Rebuild the error with the field and its path; the walk fails
 		// on everything the fast path fails on.
