@@ -112,8 +112,8 @@ func (w *Writer) setFast(fr *wframe) {
 // nils otherwise.
 func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 	d := w.dense
-	if uint64(num) < uint64(len(d)) {
-		wf, fr := &d[num], w.fast
+	if i := uint(num); i < uint(len(d)) { // a negative num wraps above len
+		wf, fr := &d[i], w.fast
 		// fast is kbit, or 0 for a field that always takes the general
 		// path; block has packOpen and the bits of the oneofs taken.
 		// pos is the current regular field (-1 for none or an

@@ -648,30 +648,35 @@ func (w *Writer) End() {
 	// no required fields to check and no packed record open.
 	fr := w.fast
 	n := len(w.frames)
-	if fr == nil || n < 2 || fr.slowEnd || fr.pack >= 0 || !w.room(0) {
+	// The root's slowEnd is set.
+	if fr == nil || fr.slowEnd || fr.pack >= 0 {
 		w.endSlow()
 		return
 	}
 	size := len(w.buf) - fr.start
-	if w.opts.Lengths == LengthLearned {
-		w.tick++
-		if w.tick%learnSample == 0 {
-			w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
-		}
-	}
 	tagAt := -1
 	if n == 2 {
 		tagAt = w.tagAt(1)
 	}
 	switch {
 	case fr.width == 1 && size < 1<<7:
+		// The smallest output size stays what it was: no limit to check.
 		w.buf[fr.start-1] = byte(size)
+	case !w.room(0):
+		w.endSlow()
+		return
 	case fr.width == 2 && size >= 1<<7 && size < 1<<14:
 		b := w.buf[fr.start-2 : fr.start]
 		b[0], b[1] = byte(size)|0x80, byte(size>>7)
 		w.addSlack(-1)
 	default:
 		w.patch(fr.start, int(fr.width), nil)
+	}
+	if w.opts.Lengths == LengthLearned {
+		w.tick++
+		if w.tick%learnSample == 0 {
+			w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
+		}
 	}
 	w.frames = w.frames[:n-1]
 	w.depth--
