@@ -203,6 +203,7 @@ type Walker struct {
 	entries []entry
 	exts    []extField
 	set     []setField
+	setUsed int // the longest set has been since Release, to be cleared
 	ranging *layout.Layout // the layout of the message being ranged over
 	foreign bool           // Range reported a field the layout lacks
 
@@ -249,8 +250,8 @@ func (w *Walker) Release() {
 	if cap(w.exts) > maxRetainedArena {
 		w.exts = nil
 	}
-	clear(w.set)
-	w.set = w.set[:0]
+	clear(w.set[:w.setUsed])
+	w.set, w.setUsed = w.set[:0], 0
 	if cap(w.set) > maxRetainedArena {
 		w.set = nil
 	}
@@ -395,6 +396,7 @@ func (w *Walker) Next() *Item {
 					f.msg.Range(w.collectSet)
 					w.ranging = nil
 				}
+				w.setUsed = max(w.setUsed, len(w.set))
 				if w.foreign {
 					w.foreign = false
 					w.item = Item{Kind: Failed, Fault: ForeignField}
@@ -453,8 +455,7 @@ func (w *Walker) Next() *Item {
 						w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[lay.RequiredFields[f.req]]}
 						return &w.item
 					}
-					clear(w.set[f.setFrom:f.setTo])
-					w.set = w.set[:f.setFrom]
+					w.set = w.set[:f.setFrom] // Release clears it
 					f.state = stateUnknown
 				}
 				continue

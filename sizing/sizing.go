@@ -151,13 +151,11 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 	}
 	s.reset()
 	w.Reset(m, o.Walk)
-	s.stack = append(s.stack, level{op: -1})
-	s.used = 1
+	top := s.push(-1, nil, nil, nil, false)
 	rec := o.Record
 
 	for {
 		it := w.Next()
-		top := &s.stack[len(s.stack)-1]
 		var n int
 		switch it.Kind {
 		case cursor.Done:
@@ -241,13 +239,11 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					break
 				}
 			}
-			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, msg: msg, lay: lay})
-			s.used = max(s.used, len(s.stack))
+			top = s.push(s.open(rec, it.Field), it.Field, msg, lay, false)
 			continue
 
 		case cursor.Entry:
-			s.stack = append(s.stack, level{op: s.open(rec, it.Field), field: it.Field, entry: true})
-			s.used = max(s.used, len(s.stack))
+			top = s.push(s.open(rec, it.Field), it.Field, nil, nil, true)
 			continue
 
 		case cursor.Exit:
@@ -280,6 +276,23 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			return 0, cursor.SizeExceeded, it.Field
 		}
 	}
+}
+
+// push opens a level for a part entered through f (nil for the root) and
+// returns it. A reused level is overwritten whole; reset clears the levels
+// used, which keep their references once popped.
+func (s *Sizer) push(op int, f *layout.Field, msg protoreflect.Message, lay *layout.Layout, entry bool) *level {
+	n := len(s.stack)
+	if n < cap(s.stack) {
+		s.stack = s.stack[:n+1]
+	} else {
+		s.stack = append(s.stack, level{})
+	}
+	s.used = max(s.used, n+1)
+	lv := &s.stack[n]
+	lv.size, lv.units, lv.height, lv.op = 0, 0, 0, op
+	lv.field, lv.msg, lv.lay, lv.entry = f, msg, lay, entry
+	return lv
 }
 
 // open records the OpEnter of a part entered through f and returns its
