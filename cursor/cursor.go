@@ -203,7 +203,7 @@ type Walker struct {
 	entries []entry
 	exts    []extField
 	set     []setField
-	setUsed int // the longest set has been since Release, to be cleared
+	setUsed int            // the longest set has been since Release, to be cleared
 	ranging *layout.Layout // the layout of the message being ranged over
 	foreign bool           // Range reported a field the layout lacks
 
