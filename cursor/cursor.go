@@ -603,6 +603,27 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) bool {
 	if !ok {
 		return false
 	}
+	if len(ext) == 0 && len(lay.Fields) <= len(known)+lookupSlack {
+		// Few declared fields besides the stored ones: look each up, in
+		// emission order. A lookup costs far less than starting a map
+		// iteration (which draws a random start), and the fields come
+		// out sorted. A stored number that no declared field has is
+		// foreign; the count of those found shows one.
+		found := 0
+		for i := range lay.Fields {
+			fl := &lay.Fields[i]
+			if v, ok := known[fl.Number]; ok {
+				found++
+				if fl.IsSet(v) {
+					w.set = append(w.set, setField{int32(i), v})
+				}
+			}
+		}
+		if found != len(known) {
+			w.foreign = true
+		}
+		return true
+	}
 	hasExt := len(ext) > 0
 	for num, v := range known {
 		if hasExt {
@@ -624,6 +645,13 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) bool {
 	}
 	return true
 }
+
+// lookupSlack is how many more declared fields than stored ones
+// collectStored still reads by lookup rather than by iterating the
+// storage: a message of up to 4 fields always, one of 12 when 8 are set
+// (measured by counted instructions on the OTLP and descriptor workloads:
+// slack 2, 4 and 8 give 10.22M, 10.21M and 10.51M per OTLP export).
+const lookupSlack = 4
 
 // appendSet collects one set field of the message being ranged over.
 func (w *Walker) appendSet(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
