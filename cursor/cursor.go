@@ -391,7 +391,8 @@ func (w *Walker) Next() *Item {
 				// order, oneof members included.
 				f.ranged = true
 				f.setFrom = len(w.set)
-				if !w.collectStored(dm, lay) {
+				stored, sorted := w.collectStored(dm, lay)
+				if !stored {
 					w.ranging = lay
 					f.msg.Range(w.collectSet)
 					w.ranging = nil
@@ -403,7 +404,9 @@ func (w *Walker) Next() *Item {
 					return &w.item
 				}
 				f.setTo = len(w.set)
-				sortSet(w.set[f.setFrom:f.setTo])
+				if !sorted {
+					sortSet(w.set[f.setFrom:f.setTo])
+				}
 			} else if lay.Extendable {
 				f.msg.Range(w.collectExt)
 			}
@@ -596,12 +599,13 @@ func (w *Walker) appendExt(fd protoreflect.FieldDescriptor, v protoreflect.Value
 }
 
 // collectStored collects the set fields of m straight from dynamicpb's
-// storage, deciding what counts as set from the layout. It reports false
-// when direct reads are disabled; the caller then uses Range.
-func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) bool {
+// storage, deciding what counts as set from the layout. It reports whether
+// it did (not when direct reads are disabled; the caller then uses Range),
+// and whether the fields came out in emission order already.
+func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) (stored, sorted bool) {
 	known, ext, ok := dynstore.Fields(m)
 	if !ok {
-		return false
+		return false, false
 	}
 	if len(ext) == 0 && len(lay.Fields) <= len(known)+lookupSlack {
 		// Few declared fields besides the stored ones: look each up, in
@@ -622,7 +626,7 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) bool {
 		if found != len(known) {
 			w.foreign = true
 		}
-		return true
+		return true, true
 	}
 	hasExt := len(ext) > 0
 	for num, v := range known {
@@ -637,13 +641,13 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) bool {
 		p := lay.PositionOfNumber(num)
 		if p < 0 {
 			w.foreign = true
-			return true
+			return true, false
 		}
 		if lay.Fields[p].IsSet(v) {
 			w.set = append(w.set, setField{int32(p), v})
 		}
 	}
-	return true
+	return true, false
 }
 
 // lookupSlack is how many more declared fields than stored ones
