@@ -348,7 +348,7 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 		f := op.Field
 		switch op.Kind {
 		case sizing.OpValue:
-			b = append(b, f.Tag...)
+			b = wire.AppendKey(b, f.Tag)
 			b = wire.AppendScalar(b, f.Kind, op.Value)
 
 		case sizing.OpPacked:
@@ -367,7 +367,7 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 			b = append(b, op.Value.Bytes()...)
 
 		case sizing.OpEnter, sizing.OpRef:
-			b = append(b, f.Tag...)
+			b = wire.AppendKey(b, f.Tag)
 			if !f.Group {
 				b = wire.AppendVarint(b, uint64(op.Size))
 			}

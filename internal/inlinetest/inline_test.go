@@ -13,7 +13,7 @@ import (
 // hot lists, per package, the functions that must inline.
 var hot = map[string][]string{
 	"github.com/protolayout/protolayout/internal/wire": {
-		"AppendVarint", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth",
+		"AppendVarint", "AppendKey", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth",
 	},
 	"github.com/protolayout/protolayout/layout": {
 		"(*Field).IsMessage", "(*Layout).Lookup",

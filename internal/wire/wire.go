@@ -76,6 +76,15 @@ func FixedWidth(k protoreflect.Kind) int {
 	return 0
 }
 
+// AppendKey appends a field's precomputed key (tag) bytes; the common
+// one-byte key is appended without a call to copy.
+func AppendKey(b, tag []byte) []byte {
+	if len(tag) == 1 {
+		return append(b, tag[0])
+	}
+	return append(b, tag...)
+}
+
 // AppendScalar appends v, a value of scalar kind k (not a message or group),
 // without its key. Strings and bytes get their length prefix.
 func AppendScalar(b []byte, k protoreflect.Kind, v protoreflect.Value) []byte {
