@@ -125,6 +125,13 @@ type Options struct {
 	CheckRequired bool
 }
 
+// what a frame has open of its current field
+const (
+	collNone uint8 = iota
+	collList
+	collMap
+)
+
 // frame states
 const (
 	stateStart uint8 = iota
@@ -151,6 +158,10 @@ type frame struct {
 	// position within the state; for a map entry frame, the index of its
 	// key and value in Walker.entries
 	i int
+
+	// coll says whether an unpacked list or a map of the current field is
+	// open (the fields below are stale otherwise)
+	coll uint8
 
 	// an open unpacked list field
 	list     protoreflect.List
@@ -304,7 +315,7 @@ func (w *Walker) open(lay *layout.Layout, m protoreflect.Message, via *layout.Fi
 	f := &w.frames[n]
 	f.lay, f.msg, f.via, f.index = lay, m, via, index
 	f.state, f.entry, f.i = stateStart, false, 0
-	f.list, f.listF, f.mapF = nil, nil, nil
+	f.coll = collNone
 	f.ranged, f.req = false, 0
 	return f
 }
@@ -321,7 +332,8 @@ func (w *Walker) Next() *Item {
 		f := &w.frames[top]
 
 		// An open unpacked list or map of the current field goes first.
-		if f.list != nil {
+		switch f.coll {
+		case collList:
 			if f.j < f.listN {
 				lf, j := f.listF, f.j
 				v := f.list.Get(j)
@@ -332,9 +344,8 @@ func (w *Walker) Next() *Item {
 				w.item = Item{Kind: Value, Field: lf, Value: v}
 				return &w.item
 			}
-			f.list, f.listF = nil, nil
-		}
-		if f.mapF != nil {
+			f.coll = collNone
+		case collMap:
 			if f.mapPos < f.mapTo {
 				e, idx := f.mapPos, f.mapPos-f.mapFrom
 				f.mapPos++
@@ -346,7 +357,7 @@ func (w *Walker) Next() *Item {
 			}
 			clear(w.entries[f.mapFrom:f.mapTo])
 			w.entries = w.entries[:f.mapFrom]
-			f.mapF = nil
+			f.coll = collNone
 		}
 
 		lay := f.lay
@@ -453,7 +464,7 @@ func (w *Walker) Next() *Item {
 					}
 					break // a list or map was opened
 				}
-				if f.list == nil && f.mapF == nil && f.i >= f.setTo {
+				if f.coll == collNone && f.i >= f.setTo {
 					if w.required && f.req < len(lay.RequiredFields) {
 						w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[lay.RequiredFields[f.req]]}
 						return &w.item
@@ -480,7 +491,7 @@ func (w *Walker) Next() *Item {
 				// head hands out its contents.
 				break
 			}
-			if f.list == nil && f.mapF == nil && f.i >= lay.Regular {
+			if f.coll == collNone && f.i >= lay.Regular {
 				f.state, f.i = stateOneofs, 0
 			}
 
@@ -539,7 +550,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 		m.Range(w.collectEntry)
 		f.mapTo = len(w.entries)
 		f.mapPos = f.mapFrom
-		f.mapF = fl
+		f.mapF, f.coll = fl, collMap
 		sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
 		return false
 	case fl.List:
@@ -552,7 +563,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 			w.item = Item{Kind: Packed, Field: fl, Value: v}
 			return true
 		}
-		f.list, f.listF, f.j, f.listN = l, fl, 0, n
+		f.list, f.listF, f.j, f.listN, f.coll = l, fl, 0, n, collList
 		return false
 	case fl.IsMessage():
 		w.enter(fl, v, -1)
