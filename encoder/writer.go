@@ -202,6 +202,12 @@ const (
 	stateFinished
 )
 
+// wframe.slowEnd bits
+const (
+	endAlways uint8 = 1 << iota
+	endPacked
+)
+
 // frame phases
 const (
 	phaseExt uint8 = iota
@@ -240,9 +246,10 @@ type wframe struct {
 	width uint8 // bytes reserved for the length prefix (0: root or group)
 	phase uint8
 	entry bool // a map entry
-	// slowEnd: End takes the general path (the root, a group, a map entry,
-	// or required fields to check).
-	slowEnd bool
+	// slowEnd is not 0 when End must take the general path: endAlways
+	// for the root, a group, a map entry, or required fields to check,
+	// endPacked while a packed record is open.
+	slowEnd uint8
 	// ext is the number of the last extension started in phaseExt, or 0
 	// (none: no field is current yet).
 	ext protowire.Number
@@ -428,7 +435,10 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 	// and set by commit; packWidth and packLearn only while a packed
 	// record is open.
 	fr.phase, fr.pos, fr.ext, fr.pack, fr.block = phaseExt, -1, 0, -1, 0
-	fr.slowEnd = width == 0 || entry || (t.hasRequired && !w.opts.AllowPartial)
+	fr.slowEnd = 0
+	if width == 0 || entry || (t.hasRequired && !w.opts.AllowPartial) {
+		fr.slowEnd = endAlways
+	}
 	// push runs only while the Writer is open and without error.
 	if entry {
 		w.setFast(nil)
@@ -730,6 +740,7 @@ func (w *Writer) closePacked(fr *wframe) {
 	w.patch(fr.pack, fr.packWidth, fr.packLearn)
 	fr.pack, fr.packLearn = -1, nil
 	fr.block &^= packOpen
+	fr.slowEnd &^= endPacked
 }
 
 // implicitZero reports whether a zero value of f in frame fr is skipped.
@@ -781,6 +792,7 @@ func (w *Writer) put(t target, x uint64) {
 			fr.packWidth = w.reserve(l)
 			fr.pack, fr.packLearn = len(w.buf), l
 			fr.block |= packOpen
+			fr.slowEnd |= endPacked
 		}
 	} else {
 		w.buf = append(w.buf, f.Tag...)

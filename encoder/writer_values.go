@@ -363,6 +363,7 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 			w.addSlack(r - 1)
 			fr.pack, fr.packWidth, fr.packLearn = len(w.buf), r, nil
 			fr.block |= packOpen
+			fr.slowEnd |= endPacked
 		}
 		for _, v := range vs {
 			x, _ := conv(f.Kind, v)
@@ -457,7 +458,10 @@ func (w *Writer) Begin(num protowire.Number) {
 	c := &w.frames[n]
 	c.tab, c.start, c.width, c.entry = child, len(b), uint8(r), false
 	c.phase, c.pos, c.ext, c.pack, c.block, c.written = phaseExt, -1, 0, -1, 0, 0
-	c.slowEnd = child.hasRequired && !w.opts.AllowPartial
+	c.slowEnd = 0
+	if child.hasRequired && !w.opts.AllowPartial {
+		c.slowEnd = endAlways
+	}
 	w.fast, w.dense = c, child.dense
 	w.depth++
 }
@@ -648,8 +652,9 @@ func (w *Writer) End() {
 	// no required fields to check and no packed record open.
 	fr := w.fast
 	n := len(w.frames)
-	// The root's slowEnd is set.
-	if fr == nil || fr.slowEnd || fr.pack >= 0 {
+	// The root's slowEnd is set, and so is a frame's with a packed
+	// record open.
+	if fr == nil || fr.slowEnd != 0 {
 		w.endSlow()
 		return
 	}
