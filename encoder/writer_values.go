@@ -137,21 +137,7 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 // String writes s to field num, a string or bytes field. A string field
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
 func (w *Writer) String(num protowire.Number, s string) {
-	// putLenFast, written out: strings are the most frequent call.
-	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.ValidString(s)) && w.room(len(s)) {
-		fr.commitFast(wf)
-		if wf.flags&wfList != 0 {
-			fr.count++
-		} else if len(s) == 0 && wf.flags&wfImplicit != 0 {
-			return
-		}
-		b := appendTag(w.buf, wf)
-		if len(s) < 0x80 {
-			b = append(b, byte(len(s)))
-		} else {
-			b = protowire.AppendVarint(b, uint64(len(s)))
-		}
-		w.buf = append(b, s...)
+	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.ValidString(s)) && putLenFast(w, fr, wf, s) {
 		return
 	}
 	w.stringSlow(num, s)
