@@ -281,6 +281,13 @@ func (w *Walker) Layout() *layout.Layout {
 	return w.frames[len(w.frames)-1].lay
 }
 
+// Message returns the innermost open message: after an Enter item, the
+// message it opened, as Item.Message returns it (nil when the field holds
+// no valid value), without converting the item's value again.
+func (w *Walker) Message() protoreflect.Message {
+	return w.frames[len(w.frames)-1].msg
+}
+
 // MaxDepth reports the walk's effective depth limit.
 func (w *Walker) MaxDepth() int { return w.maxDepth }
 

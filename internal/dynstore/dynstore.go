@@ -112,3 +112,9 @@ func readsBack() (ok bool) {
 	_, still := p.known[number.Number()]
 	return !still && len(p.known) == 1
 }
+
+// Addr returns m's address, for hashing by identity (a filter in front of
+// a map keyed by m itself); it is never converted back to a pointer.
+func Addr(m *dynamicpb.Message) uintptr {
+	return uintptr(unsafe.Pointer(m))
+}
