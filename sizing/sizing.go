@@ -139,7 +139,7 @@ type Sizer struct {
 	// seen has a bit set for the address of every dynamicpb message in
 	// memoDyn: a lookup whose bit is clear (most, when nothing is shared)
 	// skips the map.
-	seen [seenWords]uint64
+	seen    [seenWords]uint64
 	nMemo   int              // entries in memoDyn and memo
 	layouts []*layout.Layout // layouts with remembered subtrees
 	anyLay  bool             // too many layouts to track: look up everything
