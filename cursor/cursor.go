@@ -204,8 +204,9 @@ type setField struct {
 // Walker belongs to one goroutine at a time.
 type Walker struct {
 	frames   []frame
-	used     int // frames used since the last Release, to be cleared
-	depth    int // message frames on the stack, the root included
+	top      *frame // the innermost frame, or nil
+	used     int    // frames used since the last Release, to be cleared
+	depth    int    // message frames on the stack, the root included
 	maxDepth int
 	required bool
 
@@ -246,7 +247,7 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 // and trims its scratch space to the retained bounds.
 func (w *Walker) Release() {
 	clear(w.frames[:w.used])
-	w.used = 0
+	w.used, w.top = 0, nil
 	w.frames = w.frames[:0]
 	if cap(w.frames) > MaxRetainedFrames {
 		w.frames = nil
@@ -304,6 +305,10 @@ func (w *Walker) pop() {
 		w.depth--
 	}
 	w.frames = w.frames[:top] // Release clears it
+	w.top = nil
+	if top > 0 {
+		w.top = &w.frames[top-1]
+	}
 }
 
 // open pushes a frame for message m (nil for a map entry) of layout lay,
@@ -324,6 +329,7 @@ func (w *Walker) open(lay *layout.Layout, m protoreflect.Message, via *layout.Fi
 	f.state, f.entry, f.i = stateStart, false, 0
 	f.coll = collNone
 	f.ranged, f.req = false, 0
+	w.top = f
 	return f
 }
 
@@ -331,12 +337,11 @@ func (w *Walker) open(lay *layout.Layout, m protoreflect.Message, via *layout.Fi
 // and is valid until the next call.
 func (w *Walker) Next() *Item {
 	for {
-		top := len(w.frames) - 1
-		if top < 0 {
+		f := w.top
+		if f == nil {
 			w.item = Item{Kind: Done}
 			return &w.item
 		}
-		f := &w.frames[top]
 
 		// An open unpacked list or map of the current field goes first.
 		switch f.coll {
@@ -532,7 +537,7 @@ func (w *Walker) Next() *Item {
 		case stateExit:
 			via := f.via
 			w.pop()
-			if top == 0 {
+			if w.top == nil { // the root
 				w.item = Item{Kind: Done}
 				return &w.item
 			}
