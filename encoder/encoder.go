@@ -1,6 +1,7 @@
 package encoder
 
 import (
+	"math"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -190,8 +191,7 @@ type Encoder struct {
 
 // open is a length-prefixed part being written.
 type open struct {
-	start   int           // offset of the body in the buffer
-	want    int           // recorded body size
+	end     int           // offset in the buffer where the body ends, by the recorded size
 	field   *layout.Field // the field it was opened through
 	restore int           // tape index to resume after a replayed part, or -1
 }
@@ -343,6 +343,7 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 // from the tape and checks each part's length once it is written.
 func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 	tape := e.sizer.Tape
+	end := math.MaxInt // where the innermost open part ends
 	for i := 0; i < len(tape); i++ {
 		op := &tape[i]
 		f := op.Field
@@ -371,22 +372,21 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 			if !f.Group {
 				b = wire.AppendVarint(b, uint64(op.Size))
 			}
-			p := open{start: len(b), want: int(op.Size), field: f, restore: -1}
+			p := open{end: len(b) + int(op.Size), field: f, restore: -1}
 			if op.Kind == sizing.OpRef {
-				// A shared message recorded once: replay the ops of its
-				// first occurrence, then come back.
+				// A shared message recorded once: replay the body ops
+				// of its first occurrence, then come back.
 				p.restore = i
 				i = int(op.Value.Int())
 			}
 			e.stack = append(e.stack, p)
-
-		case sizing.OpExit:
-			if len(e.stack) == 0 {
-				return b, cursor.SizeMismatch, f
-			}
-			p := e.stack[len(e.stack)-1]
-			e.stack = e.stack[:len(e.stack)-1]
-			if len(b)-p.start != p.want {
+			end = p.end
+		}
+		// Close the parts whose bodies are complete (an empty one at
+		// once, and its parents with it when it was their last part).
+		for len(b) >= end {
+			p := &e.stack[len(e.stack)-1]
+			if len(b) > end {
 				return b, cursor.SizeMismatch, p.field
 			}
 			if p.field.Group {
@@ -394,6 +394,11 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 			}
 			if p.restore >= 0 {
 				i = p.restore
+			}
+			e.stack = e.stack[:len(e.stack)-1]
+			end = math.MaxInt
+			if n := len(e.stack); n > 0 {
+				end = e.stack[n-1].end
 			}
 		}
 	}

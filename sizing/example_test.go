@@ -10,7 +10,8 @@ import (
 )
 
 // The size pass returns the total and records the tape the write pass
-// replays: each value, and the size of every length-prefixed part.
+// replays: each value, and the size of every length-prefixed part (which
+// ends once that many bytes of its body are written).
 func ExampleSizer() {
 	m, _ := structpb.NewList([]any{"ab", 1.0})
 	var (
@@ -25,8 +26,6 @@ func ExampleSizer() {
 			fmt.Printf("enter %s (%d bytes)\n", op.Field.Desc.Name(), op.Size)
 		case sizing.OpValue:
 			fmt.Printf("value %s = %v\n", op.Field.Desc.Name(), op.Value)
-		case sizing.OpExit:
-			fmt.Println("exit")
 		}
 	}
 	w.Release()
@@ -35,8 +34,6 @@ func ExampleSizer() {
 	// 17 true
 	// enter values (4 bytes)
 	// value string_value = ab
-	// exit
 	// enter values (9 bytes)
 	// value number_value = 1
-	// exit
 }

@@ -71,17 +71,16 @@ const (
 	// elements of the list in Value.
 	OpPacked
 	// OpEnter opens a nested message, group or map entry through Field:
-	// its key and (except for groups) the body size, Size.
+	// its key and (except for groups) the body size, Size. The ops of the
+	// body follow; the part ends once Size bytes of body are written
+	// (then a group's end key follows), so no op marks its end.
 	OpEnter
-	// OpExit closes the innermost open part (and writes a group's end
-	// key).
-	OpExit
 	// OpUnknown writes the unknown bytes in Value verbatim.
 	OpUnknown
 	// OpRef opens a message through Field whose body was recorded
 	// earlier: Size is its body size and Value (an Int) the index of the
-	// OpEnter of the first occurrence, whose ops up to the matching OpExit
-	// are replayed.
+	// OpEnter of the first occurrence, whose body ops are replayed until
+	// Size bytes are written.
 	OpRef
 )
 
@@ -259,7 +258,6 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			top = &s.stack[len(s.stack)-1]
 			if rec {
 				s.Tape[lv.op].Size = int32(lv.size)
-				s.Tape = append(s.Tape, Op{Kind: OpExit, Field: lv.field})
 			}
 			var ok bool
 			if n, ok = wrapped(lv.field, lv.size, limit); !ok {
