@@ -146,7 +146,7 @@ const (
 )
 
 // frame is one open message or map entry. Frames are reused without
-// being cleared: push sets what is read before being written (see open),
+// being cleared: open sets what is read before being written,
 // and Release clears every frame used.
 type frame struct {
 	lay   *layout.Layout
