@@ -178,10 +178,14 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					return 0, cursor.InvalidUTF8, f
 				}
 				top.units += len(v)
+				n = len(f.Tag) + wire.SizeVarint(uint64(len(v))) + len(v)
 			case protoreflect.BytesKind:
-				top.units += len(it.Value.Bytes())
+				l := len(it.Value.Bytes())
+				top.units += l
+				n = len(f.Tag) + wire.SizeVarint(uint64(l)) + l
+			default:
+				n = len(f.Tag) + wire.SizeScalar(f.Kind, it.Value)
 			}
-			n = len(f.Tag) + wire.SizeScalar(f.Kind, it.Value)
 			if rec {
 				s.Tape = append(s.Tape, Op{Kind: OpValue, Field: f, Value: it.Value})
 			}
@@ -268,7 +272,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				top.height = max(top.height, lv.height)
 			} else {
 				top.height = max(top.height, lv.height+1)
-				if lv.units > MemoThreshold && lv.msg != nil && reflect.TypeOf(lv.msg).Comparable() {
+				if lv.units > MemoThreshold && lv.msg != nil && keyable(lv.msg) {
 					s.remember(lv)
 				}
 			}
@@ -397,6 +401,12 @@ func (s *Sizer) mayLookup(msg protoreflect.Message, lay *layout.Layout) bool {
 			return false
 		}
 	}
+	return keyable(msg)
+}
+
+// keyable reports whether msg can key a map (dynamicpb messages, the
+// common case, without asking reflect).
+func keyable(msg protoreflect.Message) bool {
 	if _, ok := msg.(*dynamicpb.Message); ok {
 		return true
 	}
