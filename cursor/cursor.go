@@ -461,7 +461,7 @@ func (w *Walker) Next() *Item {
 		case stateFields:
 			if f.ranged {
 				for f.i < f.setTo {
-					sf := w.set[f.i]
+					sf := &w.set[f.i]
 					f.i++
 					if w.required && f.req < len(lay.RequiredFields) {
 						if r := lay.RequiredFields[f.req]; r < sf.pos {
@@ -471,7 +471,14 @@ func (w *Walker) Next() *Item {
 							f.req++
 						}
 					}
-					if w.value(f, &lay.Fields[sf.pos], sf.v) {
+					fl := &lay.Fields[sf.pos]
+					if !fl.List && !fl.Map && !fl.IsMessage() {
+						// A singular scalar, the common case: value's
+						// last case, without the call.
+						w.item = Item{Kind: Value, Field: fl, Value: sf.v}
+						return &w.item
+					}
+					if w.value(f, fl, sf.v) {
 						return &w.item
 					}
 					break // a list or map was opened
