@@ -601,6 +601,9 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item 
 	var m protoreflect.Message
 	if v.IsValid() {
 		m = v.Message()
+		if dm, ok := m.(*dynamicpb.Message); ok && dm == nil {
+			m = nil // no descriptor to read: an absent message
+		}
 	}
 	lay := fl.Message()
 	if m != nil {

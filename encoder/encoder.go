@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/cursor"
 	"github.com/protolayout/protolayout/internal/wire"
@@ -112,11 +113,12 @@ func Size(m proto.Message) int {
 
 // Marshal returns the wire encoding of m.
 //
-// A nil m gives (nil, nil), as does an invalid message (a typed nil)
+// A nil m, or a nil *dynamicpb.Message (which has no descriptor), gives
+// (nil, nil), as does an invalid message (a typed nil of a generated type)
 // without required fields; a valid message with nothing set gives an
 // empty, non-nil slice. On error the result is nil.
 func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
-	if m != nil {
+	if !absent(m) {
 		mr := m.ProtoReflect()
 		if pm := o.fast(mr); pm != nil {
 			return o.fastAppend(nil, m, mr, pm, true, nil)
@@ -132,7 +134,7 @@ func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
 // extended buffer. It never changes b[:len(b)]. On error it returns b
 // unchanged, with nothing appended.
 func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
-	if m != nil {
+	if !absent(m) {
 		mr := m.ProtoReflect()
 		if pm := o.fast(mr); pm != nil {
 			return o.fastAppend(b, m, mr, pm, false, nil)
@@ -148,7 +150,7 @@ func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error)
 // cannot be encoded within the limits of o. Like proto.Size it neither
 // validates UTF-8 nor checks required fields.
 func (o MarshalOptions) Size(m proto.Message) int {
-	if m != nil {
+	if !absent(m) {
 		if mr := m.ProtoReflect(); o.fast(mr) != nil {
 			n := proto.MarshalOptions{Deterministic: o.Deterministic}.Size(m)
 			if n > o.maxSize() {
@@ -216,7 +218,7 @@ func (e *Encoder) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
 // encoding it would meet on the limits (depth, size). Like proto.Size it
 // neither validates UTF-8 nor checks required fields.
 func (e *Encoder) Size(m proto.Message) (int, error) {
-	if m == nil {
+	if absent(m) {
 		return 0, nil
 	}
 	mr := m.ProtoReflect()
@@ -238,9 +240,21 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 
 var emptyBytes [0]byte
 
+// absent reports whether m holds no message at all: nil, or a nil
+// *dynamicpb.Message, which (unlike a typed nil of a generated type)
+// carries no descriptor, so that every protoreflect method on it panics,
+// proto.Marshal included. Both encode as nothing.
+func absent(m proto.Message) bool {
+	if m == nil {
+		return true
+	}
+	dm, ok := m.(*dynamicpb.Message)
+	return ok && dm == nil
+}
+
 // marshalAppend is the one path every encoding takes.
 func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, error) {
-	if m == nil {
+	if absent(m) {
 		return b, nil
 	}
 	mr := m.ProtoReflect()

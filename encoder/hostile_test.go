@@ -1679,6 +1679,9 @@ func TestNilAndInvalidEverywhere(t *testing.T) {
 	}{
 		{"nil", nil, false},
 		{"typed nil", (*test3pb.TestAllTypes)(nil), false},
+		// No descriptor behind it: every protoreflect method panics on
+		// it, proto.Marshal included. It encodes as nothing.
+		{"nil dynamicpb message", (*dynamicpb.Message)(nil), false},
 		{"dynamic zero", tw3.Dyn.Zero().Interface(), false},
 		{"generated zero", tw3.Gen.Zero().Interface(), false},
 		{"typed nil with required fields", (*test2pb.TestRequired)(nil), true},
@@ -1719,13 +1722,30 @@ func TestNilAndInvalidEverywhere(t *testing.T) {
 		if got, gerr := encoder.Marshal(m); err != nil || gerr != nil || !bytes.Equal(got, want) || len(got) == 0 {
 			t.Errorf("%T: invalid message in a field: % x, %v; want % x, %v", inner.Interface(), got, gerr, want, err)
 		}
+		// A nil *dynamicpb.Message in the field, on which proto.Marshal
+		// panics, is an absent message too: the same bytes.
+		n := &withInvalid{Message: inner, fd: fd, nilDynamic: true}
+		if got, gerr := encoder.Marshal(n); gerr != nil || !bytes.Equal(got, want) {
+			t.Errorf("%T: nil dynamicpb message in a field: % x, %v; want % x", inner.Interface(), got, gerr, want)
+		}
+	}
+	// The Writer embeds one as an empty message, as it embeds nil.
+	w := encoder.NewWriter(tw3.Dyn.Descriptor())
+	w.Message(18, nil)
+	want, err := w.Finish()
+	w.Reset()
+	w.Message(18, (*dynamicpb.Message)(nil))
+	if got, gerr := w.Finish(); err != nil || gerr != nil || !bytes.Equal(got, want) || len(got) == 0 {
+		t.Errorf("Writer.Message of a nil dynamicpb message: % x, %v; want % x, %v", got, gerr, want, err)
 	}
 }
 
-// withInvalid returns an invalid message for field fd.
+// withInvalid returns an invalid message for field fd, or with nilDynamic
+// a nil *dynamicpb.Message.
 type withInvalid struct {
 	protoreflect.Message
-	fd protoreflect.FieldDescriptor
+	fd         protoreflect.FieldDescriptor
+	nilDynamic bool
 }
 
 func (m *withInvalid) ProtoReflect() protoreflect.Message   { return m }
@@ -1734,6 +1754,9 @@ func (m *withInvalid) ProtoMethods() *protoiface.Methods    { return nil }
 
 func (m *withInvalid) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	if fd == m.fd {
+		if m.nilDynamic {
+			return protoreflect.ValueOfMessage((*dynamicpb.Message)(nil))
+		}
 		return protoreflect.ValueOfMessage(dynamicpb.NewMessageType(fd.Message()).Zero())
 	}
 	return m.Message.Get(fd)

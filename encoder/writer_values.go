@@ -788,7 +788,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 		w.fail(ErrKindMismatch, f, "a map field takes entries (Begin)")
 		return
 	}
-	if m != nil {
+	if !absent(m) {
 		if got, want := m.ProtoReflect().Descriptor().FullName(), f.Desc.Message().FullName(); got != want {
 			w.fail(ErrKindMismatch, f, "message "+string(got)+", field takes "+string(want))
 			return
@@ -814,7 +814,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 	room := w.maxSize - (head - w.base - w.slack)
 	out := append(w.buf, make([]byte, embedHeadroom)...)
 	at := len(out)
-	if m != nil && room > 0 {
+	if !absent(m) && room > 0 {
 		o := MarshalOptions{Deterministic: true, AllowPartial: w.opts.AllowPartial, MaxDepth: max(w.maxDepth-w.depth-1, 1), MaxSize: room}
 		var err error
 		out, err = o.MarshalAppend(out, m)

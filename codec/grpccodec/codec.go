@@ -34,6 +34,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/encoder"
 )
@@ -103,6 +104,11 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 	m := messageOf(v)
 	if m == nil {
 		return nil, fmt.Errorf("grpccodec: cannot marshal %T: not a proto.Message", v)
+	}
+	if dm, ok := m.(*dynamicpb.Message); ok && dm == nil {
+		// No descriptor to key the size hint by: an absent message,
+		// which encodes as nothing.
+		return nil, nil
 	}
 	slot := c.hints.slot(m.ProtoReflect().Descriptor())
 	hint := int(slot.Load())

@@ -324,6 +324,11 @@ func TestErrors(t *testing.T) {
 	if _, err := c.Marshal("not a message"); err == nil {
 		t.Fatal("Marshal of a string succeeded")
 	}
+	// A nil *dynamicpb.Message has no descriptor (proto.Marshal panics on
+	// it): it encodes as nothing.
+	if bs, err := c.Marshal((*dynamicpb.Message)(nil)); err != nil || bs.Len() != 0 {
+		t.Fatalf("Marshal of a nil dynamicpb message: %d bytes, %v", bs.Len(), err)
+	}
 	if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer{0x0a, 0x00}}, 42); err == nil {
 		t.Fatal("Unmarshal into an int succeeded")
 	}
