@@ -55,7 +55,7 @@ count() {
 	cg_annotate --threshold=0 "$tmp/out" 2>/dev/null |
 		grep -E 'protolayout|google.golang.org/protobuf|easyproto|unicode/utf8|memmove|memclr|internal/runtime/maps|runtime/map.go|chacha8|runtime/rand.go|memhash|aeshash|ifaceeq|efaceeq|cmpbody|memeqbody|slices' |
 		grep -v 'PROGRAM TOTALS' |
-		awk '{ gsub(",", "", $1); s += $1 } END { printf "%d\n", s }'
+		awk '{ gsub(",", "", $1); s += $1 } END { printf "%.0f\n", s }'
 }
 
 for re in "$@"; do
