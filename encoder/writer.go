@@ -202,12 +202,6 @@ const (
 	stateFinished
 )
 
-// wframe.slowEnd bits
-const (
-	endAlways uint8 = 1 << iota
-	endPacked
-)
-
 // frame phases
 const (
 	phaseExt uint8 = iota
@@ -246,10 +240,10 @@ type wframe struct {
 	width uint8 // bytes reserved for the length prefix (0: root or group)
 	phase uint8
 	entry bool // a map entry
-	// slowEnd is not 0 when End must take the general path: endAlways
-	// for the root, a group, a map entry, or required fields to check,
-	// endPacked while a packed record is open.
-	slowEnd uint8
+	// slowEnd: End takes the general path (the root, a group, a map
+	// entry, or required fields to check); it does too while a packed
+	// record is open (block's packOpen bit).
+	slowEnd bool
 	// ext is the number of the last extension started in phaseExt, or 0
 	// (none: no field is current yet).
 	ext protowire.Number
@@ -305,10 +299,22 @@ func (w *Writer) index(i int) int {
 // i (i >= 1).
 func (w *Writer) learnOf(i int) *learnState {
 	p := &w.frames[i-1]
-	if p.phase == phaseFields {
-		return &p.tab.fields[p.pos].learn
-	}
-	return p.curExt.learned
+	return learnFor(p, target{idx: p.curIndex(), x: p.curExt})
+}
+
+// open sets what a frame's users read before they write it, for a message
+// of table t whose body starts at offset start after a length prefix of
+// width bytes: curExt, count and keyValid are read only once a field is
+// current, and set by commit; packWidth and packLearn only while a packed
+// record is open; written and writtenHi are the pusher's.
+func (fr *wframe) open(t *wtable, start, width int, entry, slowEnd bool) {
+	fr.tab, fr.start, fr.width, fr.entry, fr.slowEnd = t, start, uint8(width), entry, slowEnd
+	fr.phase, fr.pos, fr.ext, fr.pack, fr.block = phaseExt, -1, 0, -1, 0
+}
+
+// checksRequired reports whether End and Finish check t's required fields.
+func (w *Writer) checksRequired(t *wtable) bool {
+	return t.hasRequired && !w.opts.AllowPartial
 }
 
 // tagAt returns the offset in buf of the tag of frame i (i >= 1), while
@@ -430,15 +436,7 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 			clear(fr.writtenHi)
 		}
 	}
-	fr.tab, fr.start, fr.width, fr.entry = t, len(w.buf), uint8(width), entry
-	// curExt, count and keyValid are read only once a field is current,
-	// and set by commit; packWidth and packLearn only while a packed
-	// record is open.
-	fr.phase, fr.pos, fr.ext, fr.pack, fr.block = phaseExt, -1, 0, -1, 0
-	fr.slowEnd = 0
-	if width == 0 || entry || (t.hasRequired && !w.opts.AllowPartial) {
-		fr.slowEnd = endAlways
-	}
+	fr.open(t, len(w.buf), width, entry, width == 0 || entry || w.checksRequired(t))
 	// push runs only while the Writer is open and without error.
 	if entry {
 		w.setFast(nil)
@@ -740,7 +738,6 @@ func (w *Writer) closePacked(fr *wframe) {
 	w.patch(fr.pack, fr.packWidth, fr.packLearn)
 	fr.pack, fr.packLearn = -1, nil
 	fr.block &^= packOpen
-	fr.slowEnd &^= endPacked
 }
 
 // implicitZero reports whether a zero value of f in frame fr is skipped.
@@ -792,7 +789,6 @@ func (w *Writer) put(t target, x uint64) {
 			fr.packWidth = w.reserve(l)
 			fr.pack, fr.packLearn = len(w.buf), l
 			fr.block |= packOpen
-			fr.slowEnd |= endPacked
 		}
 	} else {
 		w.buf = append(w.buf, f.Tag...)

@@ -349,7 +349,6 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 			w.addSlack(r - 1)
 			fr.pack, fr.packWidth, fr.packLearn = len(w.buf), r, nil
 			fr.block |= packOpen
-			fr.slowEnd |= endPacked
 		}
 		for _, v := range vs {
 			x, _ := conv(f.Kind, v)
@@ -442,13 +441,9 @@ func (w *Writer) Begin(num protowire.Number) {
 	// check and at most 64 fields.
 	w.frames = w.frames[:n+1]
 	c := &w.frames[n]
-	c.tab, c.start, c.width, c.entry = child, len(b), uint8(r), false
-	c.phase, c.pos, c.ext, c.pack, c.block, c.written = phaseExt, -1, 0, -1, 0, 0
-	c.slowEnd = 0
-	if child.hasRequired && !w.opts.AllowPartial {
-		c.slowEnd = endAlways
-	}
-	w.fast, w.dense = c, child.dense
+	c.open(child, len(b), r, false, w.checksRequired(child))
+	c.written = 0
+	w.fast, w.dense = c, child.dense // setFast, for a frame known not nil
 	w.depth++
 }
 
@@ -638,9 +633,8 @@ func (w *Writer) End() {
 	// no required fields to check and no packed record open.
 	fr := w.fast
 	n := len(w.frames)
-	// The root's slowEnd is set, and so is a frame's with a packed
-	// record open.
-	if fr == nil || fr.slowEnd != 0 {
+	// The root's slowEnd is set.
+	if fr == nil || fr.slowEnd || fr.block&packOpen != 0 {
 		w.endSlow()
 		return
 	}
@@ -676,7 +670,7 @@ func (w *Writer) End() {
 	}
 	// Still open and without error: only the parent decides.
 	if p := &w.frames[n-2]; !p.entry {
-		w.fast, w.dense = p, p.tab.dense
+		w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
 	} else {
 		w.setFast(nil)
 	}

@@ -29,7 +29,7 @@ var hot = map[string][]string{
 		// the Writer's fast paths
 		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "appendTag",
 		"(*wframe).setWritten", "(*Writer).setFast", "(*Writer).addSlack",
-		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt",
+		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
 	},
 }
 
