@@ -231,8 +231,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 		case cursor.Enter:
 			msg := w.Message() // it.Message(), already converted by the walker
 			lay := w.Layout()
-			if msg != nil && s.mayLookup(msg, lay) {
-				s.Stats.Lookups++
+			if msg != nil && s.mayHave(lay) {
 				if e, ok := s.recall(msg); ok && w.Depth()+e.height <= w.MaxDepth() {
 					w.Skip()
 					s.Stats.Reused++
@@ -272,7 +271,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				top.height = max(top.height, lv.height)
 			} else {
 				top.height = max(top.height, lv.height+1)
-				if lv.units > MemoThreshold && lv.msg != nil && keyable(lv.msg) {
+				if lv.units > MemoThreshold && lv.msg != nil {
 					s.remember(lv)
 				}
 			}
@@ -331,19 +330,27 @@ func seenBit(dm *dynamicpb.Message) (int, uint64) {
 	return int(h >> 58), 1 << (h >> 52 & 63)
 }
 
-// recall returns the summary remembered for msg.
+// recall returns the summary remembered for msg, if msg can key a map
+// (dynamicpb messages can, without asking reflect) and was remembered.
 func (s *Sizer) recall(msg protoreflect.Message) (memo, bool) {
 	if dm, ok := msg.(*dynamicpb.Message); ok {
+		s.Stats.Lookups++
 		if i, b := seenBit(dm); s.seen[i]&b == 0 {
 			return memo{}, false
 		}
 		e, ok := s.memoDyn[dm]
 		return e, ok
 	}
+	if !reflect.TypeOf(msg).Comparable() {
+		return memo{}, false
+	}
+	s.Stats.Lookups++
 	e, ok := s.memo[msg]
 	return e, ok
 }
 
+// remember stores the summary of the part lv just closed, if its message
+// can key a map.
 func (s *Sizer) remember(lv *level) {
 	e := memo{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
 	if dm, ok := lv.msg.(*dynamicpb.Message); ok {
@@ -357,6 +364,9 @@ func (s *Sizer) remember(lv *level) {
 		i, b := seenBit(dm)
 		s.seen[i] |= b
 	} else {
+		if !reflect.TypeOf(lv.msg).Comparable() {
+			return
+		}
 		if s.memo == nil {
 			s.memo = make(map[protoreflect.Message]memo)
 		}
@@ -382,10 +392,9 @@ func (s *Sizer) remember(lv *level) {
 	s.layouts = append(s.layouts, lv.lay)
 }
 
-// mayLookup reports whether msg, of layout lay, could have been remembered:
-// only messages of a layout with remembered subtrees can, and only
-// comparable ones.
-func (s *Sizer) mayLookup(msg protoreflect.Message, lay *layout.Layout) bool {
+// mayHave reports whether a message of layout lay could have been
+// remembered: only messages of a layout with remembered subtrees can.
+func (s *Sizer) mayHave(lay *layout.Layout) bool {
 	if s.nMemo == 0 {
 		return false
 	}
@@ -401,16 +410,7 @@ func (s *Sizer) mayLookup(msg protoreflect.Message, lay *layout.Layout) bool {
 			return false
 		}
 	}
-	return keyable(msg)
-}
-
-// keyable reports whether msg can key a map (dynamicpb messages, the
-// common case, without asking reflect).
-func keyable(msg protoreflect.Message) bool {
-	if _, ok := msg.(*dynamicpb.Message); ok {
-		return true
-	}
-	return reflect.TypeOf(msg).Comparable()
+	return true
 }
 
 func (s *Sizer) reset() {
