@@ -279,14 +279,14 @@ func (w *Walker) Depth() int { return w.depth - 1 }
 // Layout returns the layout of the innermost open message (the one an
 // Enter item just opened), or nil inside a map entry.
 func (w *Walker) Layout() *layout.Layout {
-	return w.frames[len(w.frames)-1].lay
+	return w.top.lay
 }
 
 // Message returns the innermost open message: after an Enter item, the
 // message it opened, as Item.Message returns it (nil when the field holds
 // no valid value), without converting the item's value again.
 func (w *Walker) Message() protoreflect.Message {
-	return w.frames[len(w.frames)-1].msg
+	return w.top.msg
 }
 
 // MaxDepth reports the walk's effective depth limit.
