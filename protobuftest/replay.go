@@ -330,71 +330,45 @@ func (r *replayer) slice(fd protoreflect.FieldDescriptor, l protoreflect.List, f
 	switch fd.Kind() {
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		if r.chance(1, 2) {
-			var s []int32
-			for i := from; i < n; i++ {
-				s = append(s, int32(l.Get(i).Int()))
-			}
-			r.add(Call{Op: OpInt32s, Num: num, List: s})
+			r.add(Call{Op: OpInt32s, Num: num, List: elems(l, from, n, func(v protoreflect.Value) int32 { return int32(v.Int()) })})
 			return
 		}
 		fallthrough
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		var s []int64
-		for i := from; i < n; i++ {
-			s = append(s, l.Get(i).Int())
-		}
-		r.add(Call{Op: OpInt64s, Num: num, List: s})
+		r.add(Call{Op: OpInt64s, Num: num, List: elems(l, from, n, protoreflect.Value.Int)})
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		if r.chance(1, 2) {
-			var s []uint32
-			for i := from; i < n; i++ {
-				s = append(s, uint32(l.Get(i).Uint()))
-			}
-			r.add(Call{Op: OpUint32s, Num: num, List: s})
+			r.add(Call{Op: OpUint32s, Num: num, List: elems(l, from, n, func(v protoreflect.Value) uint32 { return uint32(v.Uint()) })})
 			return
 		}
 		fallthrough
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		var s []uint64
-		for i := from; i < n; i++ {
-			s = append(s, l.Get(i).Uint())
-		}
-		r.add(Call{Op: OpUint64s, Num: num, List: s})
+		r.add(Call{Op: OpUint64s, Num: num, List: elems(l, from, n, protoreflect.Value.Uint)})
 	case protoreflect.FloatKind:
-		var s []float32
-		for i := from; i < n; i++ {
-			s = append(s, float32(l.Get(i).Float()))
-		}
-		r.add(Call{Op: OpFloat32s, Num: num, List: s})
+		r.add(Call{Op: OpFloat32s, Num: num, List: elems(l, from, n, func(v protoreflect.Value) float32 { return float32(v.Float()) })})
 	case protoreflect.DoubleKind:
-		var s []float64
-		for i := from; i < n; i++ {
-			s = append(s, l.Get(i).Float())
-		}
-		r.add(Call{Op: OpFloat64s, Num: num, List: s})
+		r.add(Call{Op: OpFloat64s, Num: num, List: elems(l, from, n, protoreflect.Value.Float)})
 	case protoreflect.BoolKind:
-		var s []bool
-		for i := from; i < n; i++ {
-			s = append(s, l.Get(i).Bool())
-		}
-		r.add(Call{Op: OpBools, Num: num, List: s})
+		r.add(Call{Op: OpBools, Num: num, List: elems(l, from, n, protoreflect.Value.Bool)})
 	case protoreflect.EnumKind:
-		var s []protoreflect.EnumNumber
-		for i := from; i < n; i++ {
-			s = append(s, l.Get(i).Enum())
-		}
-		r.add(Call{Op: OpEnums, Num: num, List: s})
+		r.add(Call{Op: OpEnums, Num: num, List: elems(l, from, n, protoreflect.Value.Enum)})
 	case protoreflect.StringKind:
-		var s []string
-		for i := from; i < n; i++ {
-			s = append(s, l.Get(i).String())
-		}
-		r.add(Call{Op: OpStrings, Num: num, List: s})
+		r.add(Call{Op: OpStrings, Num: num, List: elems(l, from, n, protoreflect.Value.String)})
 	default: // bytes: no slice method
 		for i := from; i < n; i++ {
 			r.scalar(fd, l.Get(i), true)
 		}
 	}
+}
+
+// elems returns elements from..n of l, each converted by get; nil when
+// there are none, as the slice calls take them.
+func elems[T any](l protoreflect.List, from, n int, get func(protoreflect.Value) T) []T {
+	var s []T
+	for i := from; i < n; i++ {
+		s = append(s, get(l.Get(i)))
+	}
+	return s
 }
 
 // scalar adds the call writing scalar v to fd, choosing among the methods
