@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // TestBenchmarks verifies every contestant on every workload, as the
@@ -221,6 +224,59 @@ func TestVerifyCatches(t *testing.T) {
 			t.Errorf("%s: verify accepted wrong output", tc.name)
 		} else {
 			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+// The check for protolayout without Deterministic accepts map entries in
+// any order, and nothing else out of order.
+func TestVerifyMapOrder(t *testing.T) {
+	ws, err := workloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ws, func(w *workload) bool { return w.name == "collections" })
+	if i < 0 {
+		t.Fatal("no collections workload")
+	}
+	w := ws[i]
+	var recs [][]byte
+	for rest := w.ref; len(rest) > 0; {
+		_, _, n := protowire.ConsumeField(rest)
+		if n < 0 {
+			t.Fatal("reference does not parse")
+		}
+		recs = append(recs, rest[:n])
+		rest = rest[n:]
+	}
+	if len(recs) != 152 {
+		t.Fatalf("%d records, want 152", len(recs))
+	}
+	// The map entries reversed within each map (fields 4 and 5, after 50
+	// strings of field 3 and the two packed lists).
+	reversed := slices.Clone(recs)
+	slices.Reverse(reversed[52:102])
+	slices.Reverse(reversed[102:152])
+	// The two packed lists swapped: decodes to the same message.
+	swapped := slices.Clone(recs)
+	swapped[0], swapped[1] = swapped[1], swapped[0]
+	for _, tc := range []struct {
+		name string
+		out  []byte
+		ok   bool
+	}{
+		{"reference", w.ref, true},
+		{"map entries reversed", bytes.Join(reversed, nil), true},
+		{"fields swapped", bytes.Join(swapped, nil), false},
+		{"entries of two maps mixed", bytes.Join(append(append(slices.Clone(recs[:101]), recs[102], recs[101]), recs[103:]...), nil), false},
+	} {
+		c := &benchCase{
+			workload:   w,
+			contestant: contestant{name: tc.name, check: checkExactUpToMapOrder},
+			marshal:    func() ([]byte, error) { return tc.out, nil },
+		}
+		if err := c.verify(); (err == nil) != tc.ok {
+			t.Errorf("%s: verify says %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }

@@ -96,12 +96,13 @@
 // Before anything is timed, every contestant's output (writer family
 // included) is checked against
 // proto.MarshalOptions{Deterministic: true}.Marshal of the generated
-// message: byte for byte for protolayout, handwritten and Deterministic
-// proto; for plain proto.Marshal, whose field order on dynamic messages
-// varies, and for protolayout on generated messages on the collections
-// workload (generated messages take their own fast path, which writes map
-// entries in random order unless Deterministic), by length and by decoding
-// to an equal message. The floor contestants return a digest of what they
+// message: byte for byte for handwritten and Deterministic proto, and for
+// protolayout except for the order of map entries (which, without
+// Deterministic, come in the order the map yields them, as in
+// proto.Marshal; on the collections workload both sides are compared with
+// their map entries sorted, and the output must decode to an equal
+// message); for plain proto.Marshal, whose field order on dynamic messages
+// varies, by length and by decoding to an equal message. The floor contestants return a digest of what they
 // read (count and sum of the values), checked against one computed with
 // protorange over the generated message. A failure stops the program with
 // a non-zero exit code; TestBenchmarks runs the same checks under go test.

@@ -123,6 +123,12 @@ type Options struct {
 	// CheckRequired makes the walk fail on the first required field that
 	// is not set, in emission order, nested messages included.
 	CheckRequired bool
+	// Unsorted hands out map entries in the order the map's Range yields
+	// them (for dynamicpb and generated maps, Go's map order, which
+	// changes from one walk to the next), as proto.Marshal writes them
+	// without Deterministic. By default they are sorted by key, as
+	// proto.Marshal writes them with Deterministic.
+	Unsorted bool
 }
 
 // what a frame has open of its current field
@@ -209,6 +215,7 @@ type Walker struct {
 	depth    int    // message frames on the stack, the root included
 	maxDepth int
 	required bool
+	unsorted bool
 
 	item Item // the item Next last returned
 
@@ -239,6 +246,7 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 		w.maxDepth = DefaultMaxDepth
 	}
 	w.required = o.CheckRequired
+	w.unsorted = o.Unsorted
 	w.open(layout.Of(m.Descriptor()), m, nil, -1)
 	w.depth = 1
 }
@@ -570,7 +578,9 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 		f.mapTo = len(w.entries)
 		f.mapPos = f.mapFrom
 		f.mapF, f.coll = fl, collMap
-		sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
+		if !w.unsorted {
+			sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
+		}
 		return false
 	case fl.List:
 		l := v.List()

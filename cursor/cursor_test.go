@@ -2,6 +2,7 @@ package cursor_test
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"weak"
@@ -9,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/protolayout/protolayout/cursor"
 )
@@ -165,4 +167,48 @@ func TestRetainedFramesBounded(t *testing.T) {
 		t.Fatalf("walk after trim: %v", items)
 	}
 	w.Release()
+}
+
+// Map entries come sorted by key, or with Unsorted in the order the map
+// yields them, which Go varies from one walk to the next.
+func TestMapEntryOrder(t *testing.T) {
+	fields := make(map[string]any)
+	for _, k := range []string{"d", "b", "h", "a", "f", "c", "g", "e"} {
+		fields[k] = 1.0
+	}
+	m, err := structpb.NewStruct(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(o cursor.Options) string {
+		var w cursor.Walker
+		w.Reset(m.ProtoReflect(), o)
+		defer w.Release()
+		var ks []string
+		for {
+			it := w.Next()
+			switch it.Kind {
+			case cursor.Done:
+				return strings.Join(ks, "")
+			case cursor.Value:
+				if it.Field.Desc.Name() == "key" {
+					ks = append(ks, it.Value.String())
+				}
+			}
+		}
+	}
+	orders := make(map[string]bool)
+	for range 100 {
+		if got := keys(cursor.Options{}); got != "abcdefgh" {
+			t.Fatalf("sorted walk gave keys %s", got)
+		}
+		got := keys(cursor.Options{Unsorted: true})
+		if string(slices.Sorted(slices.Values([]byte(got)))) != "abcdefgh" {
+			t.Fatalf("unsorted walk gave keys %s", got)
+		}
+		orders[got] = true
+	}
+	if len(orders) < 2 {
+		t.Errorf("unsorted walks gave one order in 100: %v", orders)
+	}
 }

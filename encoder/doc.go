@@ -10,10 +10,11 @@
 // message: set extensions by ascending number, then fields outside real
 // oneofs by ascending number, then the set member of each real oneof in
 // oneof declaration order, then unknown bytes verbatim; map entries sorted
-// by key. (Without Deterministic, proto.Marshal may order map entries, and
-// for dynamicpb messages even fields, differently on every call; the layout
-// walk always writes the deterministic order, and generated messages on
-// their own fast path follow Deterministic as proto.Marshal does.)
+// by key. Without Deterministic, map entries come in the order the map
+// yields them, as in proto.Marshal, which then writes them (and, for
+// dynamicpb messages, even fields) in an order that changes on every call;
+// this package changes only the order of map entries, and keeps fields in
+// the fixed order above.
 //
 // Errors: every input proto.Marshal refuses is refused here too, invalid
 // UTF-8 where the schema asks for validation and required fields not set
@@ -35,7 +36,7 @@
 // this package's detailed error while nothing is appended. The fast path's
 // own limits then apply: no depth limit (a generated message that contains
 // itself overflows the stack, as in proto.Marshal), no UTF-8 check of
-// repeated string extensions, map order random unless Deterministic.
+// repeated string extensions.
 // MarshalOptions.Checked sends generated messages through the checked
 // layout walk instead, with every guarantee below; dynamicpb messages
 // always take it.

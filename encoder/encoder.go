@@ -37,9 +37,10 @@ type MarshalOptions struct {
 
 	// Deterministic asks for the same bytes for the same message on every
 	// call, as proto.MarshalOptions.Deterministic does: map entries sorted
-	// by key. The layout walk always sorts map entries, so its output never
-	// depends on this flag; generated messages on their own fast path (see
-	// Checked) follow it exactly as proto.Marshal does.
+	// by key. Without it, map entries come in the order the map yields
+	// them (Go's map order, different from one call to the next), as
+	// proto.Marshal writes them, which saves sorting them; everything
+	// else is written in the same fixed order either way.
 	Deterministic bool
 
 	// Checked makes generated messages take the checked layout walk too.
@@ -90,6 +91,8 @@ func (o *MarshalOptions) sizing(marshal bool) sizing.Options {
 		Walk: cursor.Options{
 			MaxDepth:      o.MaxDepth,
 			CheckRequired: marshal && !o.AllowPartial,
+			// Order does not change a size.
+			Unsorted: !marshal || !o.Deterministic,
 		},
 		MaxSize:      o.maxSize(),
 		ValidateUTF8: marshal,

@@ -428,6 +428,16 @@ func finderFor(m proto.Message, next protoregistry.ExtensionTypeResolver) fieldF
 	}
 }
 
+// CanonicalMaps returns b, an encoding of a message of m's type, with the
+// entries of each map field sorted bytewise (after doing the same inside
+// them), so that two encodings that differ only in the order of map
+// entries, as proto.Marshal without Deterministic writes them, become
+// equal. Extensions are found among those set in m, then in
+// protoregistry.GlobalTypes. The length does not change.
+func CanonicalMaps(b []byte, m proto.Message) []byte {
+	return canonicalMaps(b, m.ProtoReflect().Descriptor(), finderFor(m, protoregistry.GlobalTypes), 0)
+}
+
 // canonicalMaps returns b with the entries of each map field sorted
 // bytewise (after canonicalizing inside them), so that two encodings that
 // differ only in map entry order become equal. Lengths do not change.
