@@ -50,8 +50,20 @@ func load32[T text](s T) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
+// tail32 reads the last 1 to 3 bytes of s as a little-endian word, the
+// missing high bytes zero: a zero byte is not a continuation byte, so a
+// sequence cut short by the end of s fails as it would on its own.
+func tail32[T text](s T) uint32 {
+	var w uint32
+	for j := len(s) - 1; j >= 0; j-- {
+		w = w<<8 | uint32(s[j])
+	}
+	return w
+}
+
 func valid[T text](s T) bool {
 	n := len(s)
+	i := 0
 	if n < 8 {
 		// Short strings are mostly ASCII: two overlapping loads tell.
 		switch {
@@ -60,7 +72,7 @@ func valid[T text](s T) bool {
 				return true
 			}
 		case n >= 2:
-			if (uint16(s[0])|uint16(s[1])|uint16(s[n-2])|uint16(s[n-1]))&0x80 == 0 {
+			if (s[0]|s[1]|s[n-2]|s[n-1])&0x80 == 0 {
 				return true
 			}
 		case n == 1:
@@ -69,79 +81,86 @@ func valid[T text](s T) bool {
 			return true
 		}
 	}
-	p := s
 	for {
-		// Skip ASCII, 32 and then 8 bytes at a time, up to the first
-		// non-ASCII byte.
-		for len(p) >= 32 && (load64(p)|load64(p[8:])|load64(p[16:])|load64(p[24:]))&hiBits == 0 {
-			p = p[32:]
-		}
-		for len(p) >= 8 {
-			if m := load64(p) & hiBits; m != 0 {
-				p = p[bits.TrailingZeros64(m)>>3:]
-				break
+		// Skip ASCII a word at a time, and 32 bytes at a time once a
+		// word is clean, up to the first non-ASCII byte.
+		for n-i >= 8 {
+			if m := load64(s[i:]) & hiBits; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto multi
 			}
-			p = p[8:]
+			i += 8
+			for n-i >= 32 {
+				x := s[i:]
+				if (load64(x)|load64(x[8:])|load64(x[16:])|load64(x[24:]))&hiBits != 0 {
+					break
+				}
+				i += 32
+			}
 		}
-		if len(p) < 8 {
-			// The last bytes: when the string is long enough, its last
-			// word holds them, above the bytes already checked.
+		// Fewer than eight bytes are left: the string's last word holds
+		// them, above the bytes already checked, unless the string is
+		// shorter than a word.
+		if i == n {
+			return true
+		}
+		if s[i] < 0x80 {
 			if n >= 8 {
-				m := load64(s[n-8:]) >> (64 - 8*uint(len(p))) & hiBits
+				m := load64(s[n-8:]) >> ((64 - 8*uint(n-i)) & 63) & hiBits
 				if m == 0 {
 					return true
 				}
-				p = p[bits.TrailingZeros64(m)>>3:]
+				i += bits.TrailingZeros64(m) >> 3
 			} else {
-				for len(p) > 0 && p[0] < 0x80 {
-					p = p[1:]
-				}
-				if len(p) == 0 {
-					return true
+				for s[i] < 0x80 {
+					if i++; i == n {
+						return true
+					}
 				}
 			}
 		}
-		// p[0] is not ASCII: check multi-byte runes up to the next ASCII
-		// byte.
+	multi:
+		// s[i] is not ASCII: check runes up to the next ASCII byte.
 		for {
-			c := p[0]
-			switch {
-			case c < 0xE0:
-				// C2..DF and one continuation byte; 80..C1 never lead.
-				if len(p) < 2 || c < 0xC2 || p[1]^0x80 >= 0x40 {
-					return false
-				}
-				p = p[2:]
-			case c < 0xF0:
-				// E0..EF: the code point must be at least U+0800 and
-				// not a surrogate. r is the code point >> 6.
-				if len(p) < 3 {
-					return false
-				}
-				b1, b2 := p[1]^0x80, p[2]^0x80
-				r := uint32(c&0x0F)<<6 | uint32(b1)
-				if b1|b2 >= 0x40 || r < 0x20 || r-0x360 < 0x20 {
-					return false
-				}
-				p = p[3:]
-			default:
-				// F0..F4: the code point must be U+10000..U+10FFFF.
-				// r is the code point >> 12; F5..FF give r > 0x10F.
-				if len(p) < 4 {
-					return false
-				}
-				b1, b2, b3 := p[1]^0x80, p[2]^0x80, p[3]^0x80
-				r := uint32(c&0x0F)<<6 | uint32(b1)
-				if b1|b2|b3 >= 0x40 || r-0x10 > 0xFF {
-					return false
-				}
-				p = p[4:]
+			var w uint32
+			if n-i >= 4 {
+				w = load32(s[i:])
+			} else {
+				w = tail32(s[i:])
 			}
-			if len(p) == 0 {
-				return true
-			}
-			if p[0] < 0x80 {
-				break
+			if w&0xC0E0 == 0x80C0 {
+				// C2..DF and a continuation byte; C0 and C1
+				// would encode ASCII.
+				if w&0x1E == 0 {
+					return false
+				}
+				i += 2
+				if w&0x800000 == 0 {
+					break
+				}
+			} else if w&0xC0C0F0 == 0x8080E0 {
+				// E0..EF and two continuation bytes: E0 needs
+				// A0..BF next (no overlong), ED 80..9F (no
+				// surrogate).
+				if t := w & 0x200F; t == 0 || t == 0x200D {
+					return false
+				}
+				i += 3
+				if w&0x80000000 == 0 {
+					break
+				}
+			} else if w&0xC0C0C0F8 == 0x808080F0 {
+				// F0..F7 and three continuation bytes: r is the
+				// code point >> 12, U+10000..U+10FFFF only.
+				if r := (w&7)<<6 | (w>>8)&0x3F; r-0x10 > 0xFF {
+					return false
+				}
+				i += 4
+				if i == n || s[i] < 0x80 {
+					break
+				}
+			} else {
+				return false
 			}
 		}
 	}
