@@ -1613,7 +1613,7 @@ func TestRequiredEveryPlace(t *testing.T) {
 				t.Errorf("%T: %v, want field %s", m, err, c.field)
 			}
 			want, _ := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(m)
-			for _, o := range []encoder.MarshalOptions{{AllowPartial: true, Deterministic: true}, {AllowPartial: true, Checked: true}} {
+			for _, o := range []encoder.MarshalOptions{{AllowPartial: true, Deterministic: true}, {AllowPartial: true, Checked: true, Deterministic: true}} {
 				if got, err := o.Marshal(m); err != nil || !bytes.Equal(got, want) {
 					t.Errorf("%T AllowPartial (Checked %v): %v", m, o.Checked, err)
 				}

@@ -3,12 +3,12 @@ package encoder
 import (
 	"errors"
 	"math"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 	"github.com/protolayout/protolayout/layout"
 )
@@ -137,7 +137,7 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 // String writes s to field num, a string or bytes field. A string field
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
 func (w *Writer) String(num protowire.Number, s string) {
-	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.ValidString(s)) && putLenFast(w, fr, wf, s) {
+	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8x.ValidString(s)) && putLenFast(w, fr, wf, s) {
 		return
 	}
 	w.stringSlow(num, s)
@@ -149,7 +149,7 @@ func (w *Writer) stringSlow(num protowire.Number, s string) {
 	if !ok {
 		return
 	}
-	if t.f.ValidateUTF8 && !utf8.ValidString(s) {
+	if t.f.ValidateUTF8 && !utf8x.ValidString(s) {
 		w.fail(ErrInvalidUTF8, t.f, "")
 		return
 	}
@@ -159,14 +159,14 @@ func (w *Writer) stringSlow(num protowire.Number, s string) {
 // Bytes writes b to field num, a bytes or string field (validated as
 // String validates). nil and empty b are the same value.
 func (w *Writer) Bytes(num protowire.Number, b []byte) {
-	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8.Valid(b)) && putLenFast(w, fr, wf, b) {
+	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8x.Valid(b)) && putLenFast(w, fr, wf, b) {
 		return
 	}
 	t, ok := w.prepare(num, maskString)
 	if !ok {
 		return
 	}
-	if t.f.ValidateUTF8 && !utf8.Valid(b) {
+	if t.f.ValidateUTF8 && !utf8x.Valid(b) {
 		w.fail(ErrInvalidUTF8, t.f, "")
 		return
 	}
@@ -378,7 +378,7 @@ func (w *Writer) Strings(num protowire.Number, vs []string) {
 	fr := &w.frames[len(w.frames)-1]
 	add := w.closeDelta(fr, t)
 	for i, s := range vs {
-		if f.ValidateUTF8 && !utf8.ValidString(s) {
+		if f.ValidateUTF8 && !utf8x.ValidString(s) {
 			w.fail(ErrInvalidUTF8, f, "element "+itoa(int64(i)))
 			return
 		}
@@ -464,7 +464,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	if !ok {
 		return
 	}
-	if kf.ValidateUTF8 && !utf8.ValidString(key) {
+	if kf.ValidateUTF8 && !utf8x.ValidString(key) {
 		w.fail(ErrInvalidUTF8, kf, "")
 		return
 	}

@@ -23,13 +23,13 @@ package sizing
 
 import (
 	"reflect"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/cursor"
 	"github.com/protolayout/protolayout/internal/dynstore"
+	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 	"github.com/protolayout/protolayout/layout"
 )
@@ -174,7 +174,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			switch f.Kind {
 			case protoreflect.StringKind:
 				v := it.Value.String()
-				if o.ValidateUTF8 && f.ValidateUTF8 && !utf8.ValidString(v) {
+				if o.ValidateUTF8 && f.ValidateUTF8 && !utf8x.ValidString(v) {
 					return 0, cursor.InvalidUTF8, f
 				}
 				top.units += len(v)

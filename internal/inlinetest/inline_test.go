@@ -15,6 +15,9 @@ var hot = map[string][]string{
 	"github.com/protolayout/protolayout/internal/wire": {
 		"AppendVarint", "AppendKey", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth",
 	},
+	"github.com/protolayout/protolayout/internal/utf8x": {
+		"ValidString", "Valid",
+	},
 	"github.com/protolayout/protolayout/layout": {
 		"(*Field).IsMessage", "(*Layout).Lookup",
 	},
