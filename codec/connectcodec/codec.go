@@ -88,9 +88,9 @@ func (c *Codec) MarshalAppend(b []byte, v any) ([]byte, error) {
 	return c.marshal.MarshalAppend(b, m)
 }
 
-// MarshalStable encodes v deterministically. The checked walk (every
-// dynamicpb message) always is; generated messages on their fast path
-// sort map entries as proto.MarshalOptions{Deterministic: true} does.
+// MarshalStable encodes v deterministically: with Deterministic, map
+// entries sorted by key, as proto.MarshalOptions{Deterministic: true}
+// writes them (Marshal leaves them in the order the map yields them).
 func (c *Codec) MarshalStable(v any) ([]byte, error) {
 	m, err := messageOf(v, "marshal")
 	if err != nil {
