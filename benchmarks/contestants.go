@@ -106,6 +106,15 @@ var contestants = []contestant{
 			return out, err
 		}
 	}},
+	{name: "protolayout/dynamic-det", check: checkExact, prepare: func(w *workload) marshalFunc {
+		e := encoder.NewEncoder(encoder.MarshalOptions{Deterministic: true})
+		var buf []byte
+		return func() ([]byte, error) {
+			out, err := e.MarshalAppend(buf[:0], w.dynamic)
+			buf = out
+			return out, err
+		}
+	}},
 	{name: baseHandwritten, only: "otlp", prepare: handwrittenContestant},
 }
 

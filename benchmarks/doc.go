@@ -53,6 +53,7 @@
 //	protolayout/generated      encoder.Marshal of the generated message
 //	protolayout/dynamic        encoder.Marshal of the dynamicpb message
 //	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
+//	protolayout/dynamic-det    the same with Deterministic (map entries sorted by key)
 //	handwritten                otlp only: a hand-written protowire encoder
 //
 // and on the writer workload, instead:

@@ -19,6 +19,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -221,6 +222,9 @@ type Walker struct {
 
 	entries []entry
 	exts    []extField
+	// scratch space of sortEntries, empty between calls
+	keys    []sortKey
+	sorted  []entry
 	set     []setField
 	setUsed int            // the longest set has been since Release, to be cleared
 	ranging *layout.Layout // the layout of the message being ranged over
@@ -269,6 +273,9 @@ func (w *Walker) Release() {
 	w.exts = w.exts[:0]
 	if cap(w.exts) > maxRetainedArena {
 		w.exts = nil
+	}
+	if cap(w.keys) > maxRetainedArena { // cleared after each sort
+		w.keys, w.sorted = nil, nil
 	}
 	clear(w.set[:w.setUsed])
 	w.set, w.setUsed = w.set[:0], 0
@@ -579,7 +586,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 		f.mapPos = f.mapFrom
 		f.mapF, f.coll = fl, collMap
 		if !w.unsorted {
-			sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
+			w.sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
 		}
 		return false
 	case fl.List:
@@ -743,40 +750,89 @@ func sortSet(s []setField) {
 
 // sortEntries orders map entries by key the way proto.Marshal does in
 // deterministic mode: false before true, signed and unsigned integers
-// numerically, strings bytewise.
-func sortEntries(es []entry, k protoreflect.Kind) {
+// numerically, strings bytewise. It sorts the keys, read once into a
+// slice beside their positions, rather than the entries, which are
+// larger and whose keys a comparison would convert every time; then it
+// puts the entries in that order.
+func (w *Walker) sortEntries(es []entry, k protoreflect.Kind) {
 	if len(es) < 2 {
 		return
 	}
+	keys := w.keys[:0]
 	switch k {
-	case protoreflect.BoolKind:
-		slices.SortFunc(es, cmpBoolKey)
+	case protoreflect.StringKind:
+		for i := range es {
+			s := es[i].k.String()
+			keys = append(keys, sortKey{s: s, n: prefix(s), i: int32(i)})
+		}
+		slices.SortFunc(keys, byStringKey)
 	case protoreflect.Int32Kind, protoreflect.Int64Kind,
 		protoreflect.Sint32Kind, protoreflect.Sint64Kind,
 		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
-		slices.SortFunc(es, cmpIntKey)
+		for i := range es {
+			// Offset so that unsigned order is signed order.
+			keys = append(keys, sortKey{n: uint64(es[i].k.Int()) ^ 1<<63, i: int32(i)})
+		}
+		slices.SortFunc(keys, byNumericKey)
 	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
 		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
-		slices.SortFunc(es, cmpUintKey)
-	case protoreflect.StringKind:
-		slices.SortFunc(es, cmpStringKey)
+		for i := range es {
+			keys = append(keys, sortKey{n: es[i].k.Uint(), i: int32(i)})
+		}
+		slices.SortFunc(keys, byNumericKey)
+	case protoreflect.BoolKind:
+		// Two entries at most: false first.
+		if es[0].k.Bool() {
+			es[0], es[1] = es[1], es[0]
+		}
+		return
+	default:
+		return
 	}
+	sorted := append(w.sorted[:0], es...)
+	for j := range keys {
+		es[j] = sorted[keys[j].i]
+	}
+	clear(keys) // they hold the caller's strings
+	clear(sorted)
+	w.keys, w.sorted = keys[:0], sorted[:0]
 }
 
-func cmpBoolKey(a, b entry) int {
-	x, y := a.k.Bool(), b.k.Bool()
-	switch {
-	case x == y:
-		return 0
-	case !x:
-		return -1
-	}
-	return 1
+// sortKey is a map entry's key, read once for sorting, and the entry's
+// position: a string key in s (and its prefix in n), a numeric one in n.
+type sortKey struct {
+	s string
+	n uint64
+	i int32
 }
 
-func cmpIntKey(a, b entry) int    { return cmp.Compare(a.k.Int(), b.k.Int()) }
-func cmpUintKey(a, b entry) int   { return cmp.Compare(a.k.Uint(), b.k.Uint()) }
-func cmpStringKey(a, b entry) int { return cmp.Compare(a.k.String(), b.k.String()) }
+func byNumericKey(a, b sortKey) int { return cmp.Compare(a.n, b.n) }
+
+// byStringKey orders string keys bytewise: by their first eight bytes,
+// which tell most keys apart in one comparison, then by the whole key.
+func byStringKey(a, b sortKey) int {
+	if a.n != b.n {
+		return cmp.Compare(a.n, b.n)
+	}
+	return strings.Compare(a.s, b.s)
+}
+
+// prefix returns the first eight bytes of s as a big-endian number,
+// padded with zeros: prefixes compare as the strings do, or are equal.
+func prefix(s string) uint64 {
+	if len(s) >= 8 {
+		return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+			uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+	}
+	var n uint64
+	for i := range 8 {
+		n <<= 8
+		if i < len(s) {
+			n |= uint64(s[i])
+		}
+	}
+	return n
+}
 
 // Paths longer than pathHead+pathTail levels are shown with their middle
 // elided.

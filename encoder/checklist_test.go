@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,6 +215,31 @@ func TestChecklist08DeterministicMapKeyOrder(t *testing.T) {
 		MapSfixed64Sfixed64: map[int64]int64{
 			-1: 1, 1: 1,
 		},
+	}
+	same(t, m)
+}
+
+// Keys that a sort by the first eight bytes alone would misorder: shared
+// prefixes longer than eight bytes, embedded NUL bytes, a key that is a
+// prefix of another, non-ASCII bytes, and the numeric extremes; 40 of
+// each, so the sort partitions rather than inserting.
+func TestDeterministicMapKeysTricky(t *testing.T) {
+	m := &test3pb.TestAllTypes{
+		MapStringString:     map[string]string{},
+		MapInt32Int32:       map[int32]int32{math.MinInt32: 1, math.MaxInt32: 2, -1: 3, 0: 4, 1: 5},
+		MapInt64Int64:       map[int64]int64{math.MinInt64: 1, math.MaxInt64: 2, -1: 3, 0: 4},
+		MapUint64Uint64:     map[uint64]uint64{math.MaxUint64: 1, 1 << 63: 2, 0: 3},
+		MapSfixed32Sfixed32: map[int32]int32{math.MinInt32: 1, -2: 2, 2: 3},
+	}
+	for _, k := range []string{"", "\x00", "\x00\x00", "a", "a\x00", "a\x00b", "ab", "abcdefgh", "abcdefgh\x00",
+		"abcdefghi", "abcdefgha", "abcdefg", "abcdefgh" + strings.Repeat("z", 20), "é", "\u00e9a", "zzzzzzzzzz"} {
+		m.MapStringString[k] = "v"
+	}
+	for i := range 40 {
+		m.MapStringString["shared-prefix-"+strconv.Itoa(i*7919%1000)] = "w"
+		m.MapInt32Int32[int32(i*104729)-1<<20] = int32(i)
+		m.MapInt64Int64[int64(i)*-3_000_000_007] = int64(i)
+		m.MapUint64Uint64[uint64(i)*0x9e3779b97f4a7c15] = uint64(i)
 	}
 	same(t, m)
 }
