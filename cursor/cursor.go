@@ -218,6 +218,11 @@ type Walker struct {
 	required bool
 	unsorted bool
 
+	// the descriptor of the last root message and its layout, kept
+	// across walks (layouts are cached for good anyway)
+	rootDesc protoreflect.MessageDescriptor
+	rootLay  *layout.Layout
+
 	item Item // the item Next last returned
 
 	entries []entry
@@ -251,7 +256,13 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 	}
 	w.required = o.CheckRequired
 	w.unsorted = o.Unsorted
-	w.open(layout.Of(m.Descriptor()), m, nil, -1)
+	// The layout of the last root type, remembered: a reused Walker
+	// mostly encodes one type, and a comparison costs far less than the
+	// layout cache's lookup.
+	if md := m.Descriptor(); md != w.rootDesc {
+		w.rootDesc, w.rootLay = md, layout.Of(md)
+	}
+	w.open(w.rootLay, m, nil, -1)
 	w.depth = 1
 }
 
