@@ -2,6 +2,10 @@
 # Counts the instructions one operation of a benchmark executes, with
 # cachegrind: a measure that, unlike time, does not move with the load of a
 # shared machine (two runs agree to about 0.1%), so a change worth 2% shows.
+# Workloads that look up or iterate Go maps (the descriptor set, scalar,
+# collections) move by 1% to 3% between runs: each run is a process with
+# its own hash seed, which changes probe lengths; compare those with
+# repeated runs, or with one long run's totals.
 #
 #   sh benchmarks/instructions.sh [-n N] [-o test-binary] REGEX...
 #
