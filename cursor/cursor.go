@@ -69,6 +69,11 @@ const (
 	// Failed reports a fault; Fault and, where one is to blame, Field are
 	// set. The walk cannot continue.
 	Failed
+	// Map is a whole non-empty map field whose values are not messages,
+	// handed out at once with Options.WholeMaps: Field is set, and
+	// Walker.Entries returns the entries in the order they are to be
+	// written. No Entry, key, value or Exit items follow for them.
+	Map
 )
 
 // Fault is a failure code. The codes are shared by the passes of this
@@ -130,6 +135,10 @@ type Options struct {
 	// without Deterministic. By default they are sorted by key, as
 	// proto.Marshal writes them with Deterministic.
 	Unsorted bool
+	// WholeMaps hands out each map field whose values are not messages as
+	// one Map item instead of an Entry, a key, a value and an Exit item
+	// per entry.
+	WholeMaps bool
 }
 
 // what a frame has open of its current field
@@ -190,9 +199,10 @@ type frame struct {
 	req            int
 }
 
-type entry struct {
-	k protoreflect.MapKey
-	v protoreflect.Value
+// MapEntry is one entry of a map field: its key and value.
+type MapEntry struct {
+	Key   protoreflect.MapKey
+	Value protoreflect.Value
 }
 
 // extField is a set extension and its value.
@@ -217,6 +227,7 @@ type Walker struct {
 	maxDepth int
 	required bool
 	unsorted bool
+	whole    bool
 
 	// the descriptor of the last root message and its layout, kept
 	// across walks (layouts are cached for good anyway)
@@ -226,11 +237,11 @@ type Walker struct {
 
 	item Item // the item Next last returned
 
-	entries []entry
+	entries []MapEntry
 	exts    []extField
 	// scratch space of sortEntries, empty between calls
 	keys    []sortKey
-	sorted  []entry
+	sorted  []MapEntry
 	set     []setField
 	setUsed int            // the longest set has been since Release, to be cleared
 	ranging *layout.Layout // the layout of the message being ranged over
@@ -260,6 +271,7 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 	}
 	w.required = o.CheckRequired
 	w.unsorted = o.Unsorted
+	w.whole = o.WholeMaps
 	// The layout of the last root type, remembered: a reused Walker
 	// mostly encodes one type, and a comparison costs far less than the
 	// layout cache's lookup.
@@ -407,16 +419,16 @@ func (w *Walker) Next() *Item {
 		switch f.state {
 		case stateKey:
 			f.state = stateValue
-			w.item = Item{Kind: Value, Field: f.via.MapKey, Value: w.entries[f.i].k.Value()}
+			w.item = Item{Kind: Value, Field: f.via.MapKey, Value: w.entries[f.i].Key.Value()}
 			return &w.item
 
 		case stateValue:
 			f.state = stateExit
 			vf := f.via.MapValue
 			if vf.IsMessage() {
-				return w.enter(vf, w.entries[f.i].v, -1)
+				return w.enter(vf, w.entries[f.i].Value, -1)
 			}
-			w.item = Item{Kind: Value, Field: vf, Value: w.entries[f.i].v}
+			w.item = Item{Kind: Value, Field: vf, Value: w.entries[f.i].Value}
 			return &w.item
 
 		case stateStart:
@@ -604,6 +616,13 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 		if !w.unsorted {
 			w.sortEntries(w.entries[f.mapFrom:f.mapTo], fl.MapKey.Kind)
 		}
+		if w.whole && !fl.MapValue.IsMessage() {
+			// Handed out whole: the next call finds the map consumed
+			// and drops the entries.
+			f.mapPos = f.mapTo
+			w.item = Item{Kind: Map, Field: fl}
+			return true
+		}
 		return false
 	case fl.List:
 		l := v.List()
@@ -623,6 +642,24 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 	}
 	w.item = Item{Kind: Value, Field: fl, Value: v}
 	return true
+}
+
+// Entries returns the entries of the map a Map item just handed out, in
+// the order they are to be written. The slice belongs to the Walker and
+// is valid until the next call to Next.
+func (w *Walker) Entries() []MapEntry {
+	f := w.top
+	return w.entries[f.mapFrom:f.mapTo]
+}
+
+// OpenEntry opens the entry at index i of Entries, after a Map item, so
+// that AppendPath names its key: for reporting a fault of that entry,
+// after which the walk does not continue.
+func (w *Walker) OpenEntry(i int) {
+	f := w.top
+	mf, e := f.mapF, f.mapFrom+i
+	ef := w.open(nil, nil, mf, i) // f is stale from here
+	ef.entry, ef.state, ef.i = true, stateKey, e
 }
 
 // enter pushes a frame for the message value v of field fl.
@@ -653,7 +690,7 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item 
 }
 
 func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {
-	w.entries = append(w.entries, entry{k, v})
+	w.entries = append(w.entries, MapEntry{k, v})
 	return true
 }
 
@@ -770,7 +807,7 @@ func sortSet(s []setField) {
 // slice beside their positions, rather than the entries, which are
 // larger and whose keys a comparison would convert every time; then it
 // puts the entries in that order.
-func (w *Walker) sortEntries(es []entry, k protoreflect.Kind) {
+func (w *Walker) sortEntries(es []MapEntry, k protoreflect.Kind) {
 	if len(es) < 2 {
 		return
 	}
@@ -778,7 +815,7 @@ func (w *Walker) sortEntries(es []entry, k protoreflect.Kind) {
 	switch k {
 	case protoreflect.StringKind:
 		for i := range es {
-			s := es[i].k.String()
+			s := es[i].Key.String()
 			keys = append(keys, sortKey{s: s, n: prefix(s), i: int32(i)})
 		}
 		slices.SortFunc(keys, byStringKey)
@@ -787,18 +824,18 @@ func (w *Walker) sortEntries(es []entry, k protoreflect.Kind) {
 		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
 		for i := range es {
 			// Offset so that unsigned order is signed order.
-			keys = append(keys, sortKey{n: uint64(es[i].k.Int()) ^ 1<<63, i: int32(i)})
+			keys = append(keys, sortKey{n: uint64(es[i].Key.Int()) ^ 1<<63, i: int32(i)})
 		}
 		slices.SortFunc(keys, byNumericKey)
 	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
 		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
 		for i := range es {
-			keys = append(keys, sortKey{n: es[i].k.Uint(), i: int32(i)})
+			keys = append(keys, sortKey{n: es[i].Key.Uint(), i: int32(i)})
 		}
 		slices.SortFunc(keys, byNumericKey)
 	case protoreflect.BoolKind:
 		// Two entries at most: false first.
-		if es[0].k.Bool() {
+		if es[0].Key.Bool() {
 			es[0], es[1] = es[1], es[0]
 		}
 		return
@@ -929,7 +966,7 @@ func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
 		switch {
 		case fr.entry:
 			return PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte {
-				return appendKey(b, w.entries[fr.i].k, fr.via.MapKey.Kind)
+				return appendKey(b, w.entries[fr.i].Key, fr.via.MapKey.Kind)
 			}}
 		case w.frames[i].entry:
 			return PathStep{} // a map value: its entry already named it

@@ -92,7 +92,8 @@ func (o *MarshalOptions) sizing(marshal bool) sizing.Options {
 			MaxDepth:      o.MaxDepth,
 			CheckRequired: marshal && !o.AllowPartial,
 			// Order does not change a size.
-			Unsorted: !marshal || !o.Deterministic,
+			Unsorted:  !marshal || !o.Deterministic,
+			WholeMaps: true,
 		},
 		MaxSize:      o.maxSize(),
 		ValidateUTF8: marshal,

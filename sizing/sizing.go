@@ -196,6 +196,47 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				s.Tape = append(s.Tape, Op{Kind: OpValue, Field: f, Value: it.Value})
 			}
 
+		case cursor.Map:
+			// A map of scalar values, whole: per entry, what Entry, the
+			// key and value items and Exit would do, with the same checks
+			// and the same ops.
+			f := it.Field
+			kf, vf := f.MapKey, f.MapValue
+			for i, e := range w.Entries() {
+				k, v := e.Key.Value(), e.Value
+				kn, ku, ok := sizeValue(kf, k, o.ValidateUTF8)
+				if !ok {
+					w.OpenEntry(i)
+					return 0, cursor.InvalidUTF8, kf
+				}
+				if kn > limit {
+					w.OpenEntry(i)
+					return 0, cursor.SizeExceeded, kf
+				}
+				vn, vu, ok := sizeValue(vf, v, o.ValidateUTF8)
+				if !ok {
+					w.OpenEntry(i)
+					return 0, cursor.InvalidUTF8, vf
+				}
+				body, ok := wire.AddSize(kn, vn, limit)
+				if !ok {
+					w.OpenEntry(i)
+					return 0, cursor.SizeExceeded, vf
+				}
+				if rec {
+					s.Tape = append(s.Tape, Op{Kind: OpEnter, Field: f, Size: int32(body)},
+						Op{Kind: OpValue, Field: kf, Value: k}, Op{Kind: OpValue, Field: vf, Value: v})
+				}
+				if n, ok = wrapped(f, body, limit); ok {
+					top.size, ok = wire.AddSize(top.size, n, limit)
+				}
+				if !ok {
+					return 0, cursor.SizeExceeded, f
+				}
+				top.units += ku + vu + 1
+			}
+			continue
+
 		case cursor.Packed:
 			f := it.Field
 			l := it.Value.List()
@@ -288,6 +329,26 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			return 0, cursor.SizeExceeded, it.Field
 		}
 	}
+}
+
+// sizeValue returns the encoded size of value v of field f, key included,
+// and the content units it counts for: one, plus the length of a string or
+// bytes value. With validate, it reports false when v is a string that f
+// requires to be valid UTF-8 and it is not. (The Value case of Size does
+// the same inline.)
+func sizeValue(f *layout.Field, v protoreflect.Value, validate bool) (n, units int, ok bool) {
+	switch f.Kind {
+	case protoreflect.StringKind:
+		str := v.String()
+		if validate && f.ValidateUTF8 && !utf8x.ValidString(str) {
+			return 0, 0, false
+		}
+		return len(f.Tag) + wire.SizeVarint(uint64(len(str))) + len(str), 1 + len(str), true
+	case protoreflect.BytesKind:
+		l := len(v.Bytes())
+		return len(f.Tag) + wire.SizeVarint(uint64(l)) + l, 1 + l, true
+	}
+	return len(f.Tag) + wire.SizeScalar(f.Kind, v), 1, true
 }
 
 // push opens a level for a part entered through f (nil for the root) and

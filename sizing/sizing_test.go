@@ -1,6 +1,10 @@
 package sizing_test
 
 import (
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +15,9 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 	"github.com/protolayout/protolayout/sizing"
 )
 
@@ -134,5 +141,118 @@ func TestUTF8Validation(t *testing.T) {
 	m := named("\xff")
 	if _, fault, _ := size(t, m, sizing.Options{ValidateUTF8: true}); fault != cursor.OK {
 		t.Fatalf("proto2 string validated: fault %d", fault)
+	}
+}
+
+// A walk that hands out maps of scalar values whole (cursor.Options
+// WholeMaps, as the encoder walks) sizes, records and fails exactly as one
+// that hands out every entry's items: the same size, the same tape, the
+// same fault on the same field at the same path, at size limits around
+// the message's own size and around the size of every map entry.
+func TestWholeMapsSameAsEntries(t *testing.T) {
+	var msgs []proto.Message
+	for seed := range uint64(40) {
+		g := &test3pb.TestAllTypes{}
+		protobuftest.Fill(g.ProtoReflect(), seed, protobuftest.RandOptions{MaxDepth: 3})
+		msgs = append(msgs, g, protobuftest.DynamicTwin(g))
+	}
+	// Invalid UTF-8 in a key and in a value, which only a dynamic message
+	// can hold.
+	for _, kv := range [][2]string{{"a\xffb", "v"}, {"k", "a\xffb"}, {"a\xff", "b\xff"}} {
+		d := protobuftest.DynamicTwin(&test3pb.TestAllTypes{MapStringString: map[string]string{"a": "1", "z": "2"}}).ProtoReflect()
+		fd := d.Descriptor().Fields().ByName("map_string_string")
+		d.Mutable(fd).Map().Set(protoreflect.ValueOfString(kv[0]).MapKey(), protoreflect.ValueOfString(kv[1]))
+		msgs = append(msgs, d.Interface())
+	}
+	// A child holding a map, shared by two parents, with as many entries
+	// as take its content units across MemoThreshold: whether it is
+	// remembered depends on how its map's units are counted.
+	for n := range 16 {
+		td := protobuftest.DynamicTwin(&test3pb.TestAllTypes{}).ProtoReflect()
+		md := td.Descriptor()
+		child := td.New()
+		cm := child.Mutable(md.Fields().ByName("map_string_string")).Map()
+		for j := range n {
+			cm.Set(protoreflect.ValueOfString(strconv.Itoa(10+j)).MapKey(), protoreflect.ValueOfString("v"))
+		}
+		nested := md.Fields().ByName("repeated_nested_message")
+		list := td.Mutable(nested).List()
+		for range 2 {
+			nm := list.NewElement().Message()
+			nm.Set(nm.Descriptor().Fields().ByName("corecursive"), protoreflect.ValueOfMessage(child))
+			list.Append(protoreflect.ValueOfMessage(nm))
+		}
+		msgs = append(msgs, td.Interface())
+	}
+	type result struct {
+		stats sizing.Stats
+		n     int
+		fault cursor.Fault
+		field *layout.Field
+		path  string
+		tape  []sizing.Op
+	}
+	run := func(m proto.Message, limit int, whole bool) result {
+		var s sizing.Sizer
+		var w cursor.Walker
+		n, fault, f := s.Size(&w, m.ProtoReflect(), sizing.Options{
+			Record: true, ValidateUTF8: true, MaxSize: limit,
+			Walk: cursor.Options{WholeMaps: whole},
+		})
+		r := result{stats: s.Stats, n: n, fault: fault, field: f, tape: slices.Clone(s.Tape)}
+		if fault != cursor.OK {
+			r.path = string(w.AppendPath(nil, f))
+		}
+		w.Release()
+		s.Release()
+		return r
+	}
+	sameOp := func(a, b sizing.Op) bool {
+		if a.Kind != b.Kind || a.Size != b.Size || a.Field != b.Field {
+			return false
+		}
+		if a.Kind != sizing.OpValue && a.Kind != sizing.OpUnknown {
+			return true
+		}
+		x, y := a.Value.Interface(), b.Value.Interface()
+		switch x := x.(type) { // NaNs compare by their bits
+		case float32:
+			y, ok := y.(float32)
+			return ok && math.Float32bits(x) == math.Float32bits(y)
+		case float64:
+			y, ok := y.(float64)
+			return ok && math.Float64bits(x) == math.Float64bits(y)
+		}
+		return reflect.DeepEqual(x, y)
+	}
+	maps, faults, remembered := 0, 0, 0
+	for i, m := range msgs {
+		full := run(m, 0, false)
+		remembered += full.stats.Remembered
+		limits := []int{0}
+		for _, op := range full.tape {
+			if op.Field != nil && op.Field.Map {
+				maps++
+				limits = append(limits, int(op.Size), int(op.Size)+1, int(op.Size)+2)
+			}
+		}
+		if full.fault == cursor.OK {
+			limits = append(limits, full.n-1, full.n, full.n/2)
+		}
+		for _, limit := range limits {
+			a, b := run(m, limit, false), run(m, limit, true)
+			if a.fault != cursor.OK {
+				faults++
+			}
+			// A failed pass's tape is never written; it may stop short.
+			if a.stats != b.stats || a.n != b.n || a.fault != b.fault || a.field != b.field || a.path != b.path ||
+				a.fault == cursor.OK && !slices.EqualFunc(a.tape, b.tape, sameOp) {
+				t.Fatalf("msgs[%d] (%T), limit %d: per entry %d, fault %d at %q (%d ops); whole %d, fault %d at %q (%d ops)",
+					i, m, limit, a.n, a.fault, a.path, len(a.tape), b.n, b.fault, b.path, len(b.tape))
+			}
+		}
+	}
+	if maps < 100 || faults < 100 || remembered == 0 {
+		t.Fatalf("%d map entries, %d faults and %d remembered subtrees compared: the messages do not exercise maps", maps, faults, remembered)
 	}
 }
