@@ -374,10 +374,7 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 			b = append(b, f.PackedTag...)
 			b = wire.AppendVarint(b, uint64(op.Size))
 			start := len(b)
-			l := op.Value.List()
-			for j, n := 0, l.Len(); j < n; j++ {
-				b = wire.AppendScalar(b, f.Kind, l.Get(j))
-			}
+			b = wire.AppendPacked(b, f.Kind, op.Value.List())
 			if len(b)-start != int(op.Size) {
 				return b, cursor.SizeMismatch, f
 			}

@@ -132,6 +132,48 @@ func AppendScalar(b []byte, k protoreflect.Kind, v protoreflect.Value) []byte {
 	return b
 }
 
+// AppendPacked appends the elements of l, a list of scalars of kind k, as
+// a packed record's body: AppendScalar for each, with the kind switched
+// on once for the whole list.
+func AppendPacked(b []byte, k protoreflect.Kind, l protoreflect.List) []byte {
+	n := l.Len()
+	switch k {
+	case protoreflect.Int32Kind:
+		for i := range n {
+			b = AppendVarint(b, uint64(int64(int32(l.Get(i).Int()))))
+		}
+	case protoreflect.Int64Kind:
+		for i := range n {
+			b = AppendVarint(b, uint64(l.Get(i).Int()))
+		}
+	case protoreflect.Sint32Kind:
+		for i := range n {
+			b = AppendVarint(b, protowire.EncodeZigZag(int64(int32(l.Get(i).Int()))))
+		}
+	case protoreflect.Sint64Kind:
+		for i := range n {
+			b = AppendVarint(b, protowire.EncodeZigZag(l.Get(i).Int()))
+		}
+	case protoreflect.Uint32Kind:
+		for i := range n {
+			b = AppendVarint(b, uint64(uint32(l.Get(i).Uint())))
+		}
+	case protoreflect.Uint64Kind:
+		for i := range n {
+			b = AppendVarint(b, l.Get(i).Uint())
+		}
+	case protoreflect.EnumKind:
+		for i := range n {
+			b = AppendVarint(b, uint64(int64(l.Get(i).Enum())))
+		}
+	default:
+		for i := range n {
+			b = AppendScalar(b, k, l.Get(i))
+		}
+	}
+	return b
+}
+
 // SizeScalar reports how many bytes AppendScalar appends for v.
 func SizeScalar(k protoreflect.Kind, v protoreflect.Value) int {
 	switch k {
