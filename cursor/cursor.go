@@ -2,10 +2,11 @@
 // recursion. A Walker keeps an explicit stack of frames, each a cursor over
 // one message's layout (which field is next, which list element, which map
 // entry), and hands out the message's contents as a flat sequence of Items
-// in the order proto.Marshal writes them. Both passes of the encoder, the
-// size pass and the write pass, consume the same sequence, so the traversal
-// rules (field order, presence, oneofs, extensions, map entry order, depth
-// limit, required fields) live here and only here.
+// in the order proto.Marshal writes them. The encoder's size pass consumes
+// the sequence and records what it read for the write pass, which never
+// walks the message again, so the traversal rules (field order, presence,
+// oneofs, extensions, map entry order, depth limit, required fields) live
+// here and only here.
 //
 // Depth is bounded by Options.MaxDepth, never by the goroutine stack. A
 // Walker is reused across calls: Release clears every message reference it
