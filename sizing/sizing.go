@@ -190,7 +190,11 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				top.units += l
 				n = len(f.Tag) + wire.SizeVarint(uint64(l)) + l
 			default:
-				n = len(f.Tag) + wire.SizeScalar(f.Kind, it.Value)
+				if f.FixedWidth > 0 {
+					n = len(f.Tag) + f.FixedWidth
+				} else {
+					n = len(f.Tag) + wire.SizeScalar(f.Kind, it.Value)
+				}
 			}
 			if rec {
 				s.Tape = append(s.Tape, Op{Kind: OpValue, Field: f, Value: it.Value})
