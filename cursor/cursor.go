@@ -397,8 +397,7 @@ func (w *Walker) Next() *Item {
 				if lf.IsMessage() {
 					return w.enter(lf, v, j)
 				}
-				w.item = Item{Kind: Value, Field: lf, Value: v}
-				return &w.item
+				return w.put(Value, lf, v)
 			}
 			f.coll = collNone
 		case collMap:
@@ -420,8 +419,7 @@ func (w *Walker) Next() *Item {
 		switch f.state {
 		case stateKey:
 			f.state = stateValue
-			w.item = Item{Kind: Value, Field: f.via.MapKey, Value: w.entries[f.i].Key.Value()}
-			return &w.item
+			return w.put(Value, f.via.MapKey, w.entries[f.i].Key.Value())
 
 		case stateValue:
 			f.state = stateExit
@@ -429,8 +427,7 @@ func (w *Walker) Next() *Item {
 			if vf.IsMessage() {
 				return w.enter(vf, w.entries[f.i].Value, -1)
 			}
-			w.item = Item{Kind: Value, Field: vf, Value: w.entries[f.i].Value}
-			return &w.item
+			return w.put(Value, vf, w.entries[f.i].Value)
 
 		case stateStart:
 			if f.msg == nil || !f.msg.IsValid() {
@@ -519,8 +516,7 @@ func (w *Walker) Next() *Item {
 					if !fl.List && !fl.Map && !fl.IsMessage() {
 						// A singular scalar, the common case: value's
 						// last case, without the call.
-						w.item = Item{Kind: Value, Field: fl, Value: sf.v}
-						return &w.item
+						return w.put(Value, fl, sf.v)
 					}
 					if w.value(f, fl, sf.v) {
 						return &w.item
@@ -641,7 +637,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) bool {
 		w.enter(fl, v, -1)
 		return true
 	}
-	w.item = Item{Kind: Value, Field: fl, Value: v}
+	w.put(Value, fl, v)
 	return true
 }
 
@@ -661,6 +657,15 @@ func (w *Walker) OpenEntry(i int) {
 	mf, e := f.mapF, f.mapFrom+i
 	ef := w.open(nil, nil, mf, i) // f is stale from here
 	ef.entry, ef.state, ef.i = true, stateKey, e
+}
+
+// put sets the item Next returns to a Value or Enter item, field by field:
+// cheaper than assigning a whole Item, and Fault, which only Failed items
+// carry, is read from no other kind.
+func (w *Walker) put(k Kind, f *layout.Field, v protoreflect.Value) *Item {
+	it := &w.item
+	it.Kind, it.Field, it.Value = k, f, v
+	return it
 }
 
 // enter pushes a frame for the message value v of field fl.
@@ -686,8 +691,7 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item 
 	}
 	w.open(lay, m, fl, index)
 	w.depth++
-	w.item = Item{Kind: Enter, Field: fl, Value: v}
-	return &w.item
+	return w.put(Enter, fl, v)
 }
 
 func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {
