@@ -234,7 +234,6 @@ type Walker struct {
 	// across walks (layouts are cached for good anyway)
 	rootDesc protoreflect.MessageDescriptor
 	rootLay  *layout.Layout
-	released bool // Release ran since the last Reset: nothing to clear
 
 	item Item // the item Next last returned
 
@@ -262,10 +261,9 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 		w.collectExt = w.appendExt
 		w.collectSet = w.appendSet
 	}
-	if !w.released {
+	if w.used > 0 { // else released since the last walk: nothing to clear
 		w.Release()
 	}
-	w.released = false
 	w.maxDepth = o.MaxDepth
 	if w.maxDepth <= 0 {
 		w.maxDepth = DefaultMaxDepth
@@ -286,7 +284,6 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 // Release ends the walk: it clears every message reference the Walker holds
 // and trims its scratch space to the retained bounds.
 func (w *Walker) Release() {
-	w.released = true
 	clear(w.frames[:w.used])
 	w.used, w.top = 0, nil
 	w.frames = w.frames[:0]

@@ -142,9 +142,6 @@ type Sizer struct {
 	nMemo   int              // entries in memoDyn and memo
 	layouts []*layout.Layout // layouts with remembered subtrees
 	anyLay  bool             // too many layouts to track: look up everything
-	// released: Release ran since the last pass, so there is nothing to
-	// reset
-	released bool
 }
 
 // Size walks m with w and returns the size of its encoding. On failure it
@@ -156,10 +153,9 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 	if limit <= 0 || limit > wire.MaxSize {
 		limit = wire.MaxSize
 	}
-	if !s.released {
+	if s.used > 0 { // else released since the last pass: nothing to reset
 		s.reset()
 	}
-	s.released = false
 	w.Reset(m, o.Walk)
 	top := s.push(-1, nil, nil, nil, false)
 	rec := o.Record
@@ -511,7 +507,6 @@ func (s *Sizer) Release() {
 		s.memo = nil
 	}
 	s.reset()
-	s.released = true
 	if cap(s.Tape) > maxRetained {
 		s.Tape = nil
 	}
