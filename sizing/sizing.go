@@ -334,8 +334,9 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 // sizeValue returns the encoded size of value v of field f, key included,
 // and the content units it counts for: one, plus the length of a string or
 // bytes value. With validate, it reports false when v is a string that f
-// requires to be valid UTF-8 and it is not. (The Value case of Size does
-// the same inline.)
+// requires to be valid UTF-8 and it is not. The Value case of Size does
+// the same inline: this function does not inline, and calling it there
+// costs 2% more instructions on small messages and 0.7% on OTLP.
 func sizeValue(f *layout.Field, v protoreflect.Value, validate bool) (n, units int, ok bool) {
 	switch f.Kind {
 	case protoreflect.StringKind:
@@ -347,6 +348,9 @@ func sizeValue(f *layout.Field, v protoreflect.Value, validate bool) (n, units i
 	case protoreflect.BytesKind:
 		l := len(v.Bytes())
 		return len(f.Tag) + wire.SizeVarint(uint64(l)) + l, 1 + l, true
+	}
+	if f.FixedWidth > 0 {
+		return len(f.Tag) + f.FixedWidth, 1, true
 	}
 	return len(f.Tag) + wire.SizeScalar(f.Kind, v), 1, true
 }
