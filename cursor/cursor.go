@@ -399,11 +399,9 @@ func (w *Walker) Next() *Item {
 			f.coll = collNone
 		case collMap:
 			if f.mapPos < f.mapTo {
-				e, idx := f.mapPos, f.mapPos-f.mapFrom
+				i, mf := f.mapPos-f.mapFrom, f.mapF
 				f.mapPos++
-				mf := f.mapF
-				ef := w.open(nil, nil, mf, idx) // f is stale from here
-				ef.entry, ef.state, ef.i = true, stateKey, e
+				w.openEntry(f, i) // f is stale from here
 				w.item = Item{Kind: Entry, Field: mf}
 				return &w.item
 			}
@@ -650,9 +648,14 @@ func (w *Walker) Entries() []MapEntry {
 // that AppendPath names its key: for reporting a fault of that entry,
 // after which the walk does not continue.
 func (w *Walker) OpenEntry(i int) {
-	f := w.top
+	w.openEntry(w.top, i)
+}
+
+// openEntry pushes the frame of entry i of the map open in frame f, which
+// is stale once it returns.
+func (w *Walker) openEntry(f *frame, i int) {
 	mf, e := f.mapF, f.mapFrom+i
-	ef := w.open(nil, nil, mf, i) // f is stale from here
+	ef := w.open(nil, nil, mf, i)
 	ef.entry, ef.state, ef.i = true, stateKey, e
 }
 
