@@ -233,16 +233,12 @@ type wframe struct {
 	// bit i of written, then of writtenHi[(i-64)/64]: field i of
 	// tab.lay.Fields started
 	written uint64
-	// block stops the fast paths (next) for some fields: bit o (below
-	// 63) is set once a member of oneof o started, bit 63 (packOpen)
-	// while a packed record is open.
-	block uint64
 	width uint8 // bytes reserved for the length prefix (0: root or group)
 	phase uint8
 	entry bool // a map entry
 	// slowEnd: End takes the general path (the root, a group, a map
 	// entry, or required fields to check); it does too while a packed
-	// record is open (block's packOpen bit).
+	// record is open (w.fast is nil then).
 	slowEnd bool
 	// ext is the number of the last extension started in phaseExt, or 0
 	// (none: no field is current yet).
@@ -309,7 +305,7 @@ func (w *Writer) learnOf(i int) *learnState {
 // record is open; written and writtenHi are the pusher's.
 func (fr *wframe) open(t *wtable, start, width int, entry, slowEnd bool) {
 	fr.tab, fr.start, fr.width, fr.entry, fr.slowEnd = t, start, uint8(width), entry, slowEnd
-	fr.phase, fr.pos, fr.ext, fr.pack, fr.block = phaseExt, -1, 0, -1, 0
+	fr.phase, fr.pos, fr.ext, fr.pack = phaseExt, -1, 0, -1
 }
 
 // checksRequired reports whether End and Finish check t's required fields.
@@ -663,6 +659,7 @@ func (w *Writer) commit(fr *wframe, t target) {
 	}
 	if fr.pack >= 0 {
 		w.closePacked(fr)
+		w.setTop() // the fast paths were off while it was open
 	}
 	fr.count = 0
 	fr.keyValid = false
@@ -670,7 +667,6 @@ func (w *Writer) commit(fr *wframe, t target) {
 		fr.pos = t.idx
 		fr.setWritten(t.idx)
 		fr.phase = phaseFields
-		fr.block |= oneofBit(t.f)
 	} else {
 		fr.curExt, fr.ext = t.x, t.f.Number
 	}
@@ -737,7 +733,6 @@ func (w *Writer) patch(start, r int, l *learnState) {
 func (w *Writer) closePacked(fr *wframe) {
 	w.patch(fr.pack, fr.packWidth, fr.packLearn)
 	fr.pack, fr.packLearn = -1, nil
-	fr.block &^= packOpen
 }
 
 // implicitZero reports whether a zero value of f in frame fr is skipped.
@@ -788,7 +783,7 @@ func (w *Writer) put(t target, x uint64) {
 			l := learnFor(fr, t)
 			fr.packWidth = w.reserve(l)
 			fr.pack, fr.packLearn = len(w.buf), l
-			fr.block |= packOpen
+			w.setFast(nil)
 		}
 	} else {
 		w.buf = append(w.buf, f.Tag...)

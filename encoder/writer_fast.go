@@ -21,7 +21,9 @@ import (
 // The checks it makes are the general path's for the cases it takes:
 // field declared, kind, range, UTF-8, order (after the current field, or
 // the current repeated field again), oneof not taken, depth and size
-// limits (with fastRoom of margin).
+// limits (with fastRoom of margin). While a packed record is open the fast
+// paths are off (w.fast is nil): the next call closes it on the general
+// path.
 
 // wfield is the Writer's record of one field of a table, beside the
 // layout's: its child table and learned width.
@@ -40,9 +42,13 @@ type wslot struct {
 	// fast path may open it (not a MessageSet, at most 64 fields); nil
 	// otherwise.
 	child atomic.Pointer[wtable]
-	oneof uint64 // packOpen, and the bit of the field's oneof in wframe.block
 	fast  uint32 // kindBit(f.Kind), or 0 when every call takes the general path
 	idx   int32  // index in the layout's fields
+	// first is the index of the first member of the field's oneof, or
+	// idx outside oneofs: the members of a oneof are contiguous in the
+	// layout's fields, so a frame whose current field (pos) comes before
+	// first has no member of it written yet.
+	first int32
 	kind  protoreflect.Kind
 	wt    protowire.Type
 	flags uint8
@@ -58,14 +64,17 @@ const (
 	wf32                         // a 32-bit integer kind
 )
 
-func (wf *wslot) init(f *layout.Field, i int) {
-	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
-	// Map, packed and group fields, members of oneofs past the 63rd and
-	// tags longer than 4 bytes always take the general path.
-	if !(f.Map || f.Packed || f.Group || f.Oneof >= 63 || len(f.Tag) > len(wf.tag)) {
+func (wf *wslot) init(l *layout.Layout, i int) {
+	f := &l.Fields[i]
+	wf.f, wf.idx, wf.first, wf.kind, wf.wt = f, int32(i), int32(i), f.Kind, f.WireType
+	if f.Oneof >= 0 {
+		wf.first = int32(l.Oneofs[f.Oneof].First)
+	}
+	// Map, packed and group fields, and tags longer than 4 bytes, always
+	// take the general path.
+	if !(f.Map || f.Packed || f.Group || len(f.Tag) > len(wf.tag)) {
 		wf.fast = kindBit(f.Kind)
 	}
-	wf.oneof = packOpen | oneofBit(f)
 	if f.List {
 		wf.flags |= wfList
 	}
@@ -82,14 +91,14 @@ func (wf *wslot) init(f *layout.Field, i int) {
 }
 
 // setTop points w.fast at the innermost frame when the fast paths may use
-// it: no error, open, not a map entry, before unknown fields. It must run
-// after every change of those.
+// it: no error, open, not a map entry, no packed record open, before
+// unknown fields. It must run after every change of those.
 func (w *Writer) setTop() {
 	if w.err != nil || w.state != stateOpen || len(w.frames) == 0 {
 		w.setFast(nil)
 		return
 	}
-	if fr := &w.frames[len(w.frames)-1]; !fr.entry && fr.phase != phaseUnknown {
+	if fr := &w.frames[len(w.frames)-1]; !fr.entry && fr.pack < 0 && fr.phase != phaseUnknown {
 		w.setFast(fr)
 	} else {
 		w.setFast(nil)
@@ -107,18 +116,16 @@ func (w *Writer) setFast(fr *wframe) {
 // next returns the fast frame and the slot of field num if a call of the
 // kinds in mask may take the fast path: the Writer is usable (w.dense is
 // set), the field is declared, the kind fits, and it comes after the
-// current field (outside a oneof already taken, with no packed record to
-// close) or is another element of the current repeated field. It returns
-// nils otherwise.
+// current field (outside a oneof already taken) or is another element of
+// the current repeated field. It returns nils otherwise.
 func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 	d := w.dense
 	if i := uint(num); i < uint(len(d)) { // a negative num wraps above len
 		wf, fr := &d[i], w.fast
 		// fast is kbit, or 0 for a field that always takes the general
-		// path; block has packOpen and the bits of the oneofs taken.
-		// pos is the current regular field (-1 for none or an
-		// extension, which all come first).
-		if wf.fast&mask != 0 && (int(wf.idx) > fr.pos && fr.block&wf.oneof == 0 ||
+		// path. pos is the current regular field (-1 for none or an
+		// extension, which all come first); first <= idx.
+		if wf.fast&mask != 0 && (int(wf.first) > fr.pos ||
 			int(wf.idx) == fr.pos && wf.flags&wfList != 0) {
 			return fr, wf
 		}
@@ -126,30 +133,22 @@ func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 	return nil, nil
 }
 
-// commitFast is commit for a field accepted by next.
+// commitFast is commit for a field accepted by next, and counts the
+// element: count is 1 after a field starts, as the general path leaves it
+// for a repeated field's first element (for a singular field count is not
+// read).
 func (fr *wframe) commitFast(wf *wslot) {
 	i := int(wf.idx)
 	if i == fr.pos {
-		return // another element
+		fr.count++ // another element
+		return
 	}
 	// curExt is left stale (phaseFields says it is), and keyValid too:
 	// only a map field, never taken here, reads it, and its commit
 	// clears it.
-	fr.count = 0
+	fr.count = 1
 	fr.pos, fr.phase = i, phaseFields
 	fr.setWritten(i)
-	fr.block |= wf.oneof &^ packOpen
-}
-
-// packOpen is the bit of wframe.block set while a packed record is open.
-const packOpen = 1 << 63
-
-// oneofBit returns the bit of f's oneof in wframe.block, or 0.
-func oneofBit(f *layout.Field) uint64 {
-	if f.Oneof >= 0 && f.Oneof < 63 {
-		return 1 << uint(f.Oneof)
-	}
-	return 0
 }
 
 // fastRoom is the headroom a fast path asks for on top of a value's bytes:
@@ -184,9 +183,7 @@ func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
 		return false
 	}
 	fr.commitFast(wf)
-	if wf.flags&wfList != 0 {
-		fr.count++
-	} else if x == 0 && wf.flags&wfImplicit != 0 {
+	if x == 0 && wf.flags&wfImplicit != 0 {
 		return true
 	}
 	b := appendTag(w.buf, wf)
@@ -208,9 +205,7 @@ func putLenFast[S string | []byte](w *Writer, fr *wframe, wf *wslot, s S) bool {
 		return false
 	}
 	fr.commitFast(wf)
-	if wf.flags&wfList != 0 {
-		fr.count++
-	} else if len(s) == 0 && wf.flags&wfImplicit != 0 {
+	if len(s) == 0 && wf.flags&wfImplicit != 0 {
 		return true
 	}
 	b := appendTag(w.buf, wf)

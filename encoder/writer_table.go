@@ -86,7 +86,7 @@ func buildTable(l *layout.Layout) *wtable {
 	for i := range l.Fields {
 		n := l.Fields[i].Number
 		if n < protowire.Number(len(t.dense)) {
-			t.dense[n].init(&l.Fields[i], i)
+			t.dense[n].init(l, i)
 			t.dense[n].rec = &t.fields[i]
 			continue
 		}

@@ -348,7 +348,7 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 			w.buf = append(w.buf, make([]byte, r)...)
 			w.addSlack(r - 1)
 			fr.pack, fr.packWidth, fr.packLearn = len(w.buf), r, nil
-			fr.block |= packOpen
+			w.setFast(nil)
 		}
 		for _, v := range vs {
 			x, _ := conv(f.Kind, v)
@@ -422,9 +422,6 @@ func (w *Writer) Begin(num protowire.Number) {
 		return
 	}
 	fr.commitFast(wf)
-	if wf.flags&wfList != 0 {
-		fr.count++
-	}
 	b := appendTag(w.buf, wf)
 	r := 1
 	if w.opts.Lengths == LengthLearned {
@@ -634,7 +631,7 @@ func (w *Writer) End() {
 	fr := w.fast
 	n := len(w.frames)
 	// The root's slowEnd is set.
-	if fr == nil || fr.slowEnd || fr.block&packOpen != 0 {
+	if fr == nil || fr.slowEnd {
 		w.endSlow()
 		return
 	}
