@@ -233,9 +233,9 @@ type wframe struct {
 	// bit i of written, then of writtenHi[(i-64)/64]: field i of
 	// tab.lay.Fields started
 	written uint64
-	width uint8 // bytes reserved for the length prefix (0: root or group)
-	phase uint8
-	entry bool // a map entry
+	width   uint8 // bytes reserved for the length prefix (0: root or group)
+	phase   uint8
+	entry   bool // a map entry
 	// slowEnd: End takes the general path (the root, a group, a map
 	// entry, or required fields to check); it does too while a packed
 	// record is open (w.fast is nil then).
