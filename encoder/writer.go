@@ -222,8 +222,11 @@ type extKey struct {
 // one, its tag sits just before the reserved length prefix, and its
 // learned width is that field's (learnOf).
 type wframe struct {
-	tab   *wtable
-	start int // offset of the body in buf
+	tab *wtable
+	// parent is the frame below (nil for the root), kept in step with
+	// the stack's array, which moves only when push grows it.
+	parent *wframe
+	start  int // offset of the body in buf
 	// pos is the index in tab.lay.Fields of the current field when phase
 	// is phaseFields (the last regular field started), else -1.
 	pos   int
@@ -237,8 +240,9 @@ type wframe struct {
 	phase   uint8
 	entry   bool // a map entry
 	// slowEnd: End takes the general path (the root, a group, a map
-	// entry, or required fields to check); it does too while a packed
-	// record is open (w.fast is nil then).
+	// entry, a message in a map entry, or required fields to check); it
+	// does too while a packed record is open (w.fast is nil then). A
+	// frame End's fast path closes has a parent the fast paths may use.
 	slowEnd bool
 	// ext is the number of the last extension started in phaseExt, or 0
 	// (none: no field is current yet).
@@ -420,8 +424,17 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 		w.frames = w.frames[:n+1]
 	} else {
 		w.frames = append(w.frames, wframe{})
+		for i := 1; i < n; i++ { // the array moved
+			w.frames[i].parent = &w.frames[i-1]
+		}
 	}
 	fr := &w.frames[n]
+	fr.parent = nil
+	inEntry := false
+	if n > 0 {
+		fr.parent = &w.frames[n-1]
+		inEntry = fr.parent.entry
+	}
 	fr.written = 0
 	if t.wide {
 		words := (len(t.fields) - 1) >> 6 // beyond the first 64 fields
@@ -432,7 +445,7 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 			clear(fr.writtenHi)
 		}
 	}
-	fr.open(t, len(w.buf), width, entry, width == 0 || entry || w.checksRequired(t))
+	fr.open(t, len(w.buf), width, entry, width == 0 || entry || inEntry || w.checksRequired(t))
 	// push runs only while the Writer is open and without error.
 	if entry {
 		w.setFast(nil)

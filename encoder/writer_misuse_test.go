@@ -208,3 +208,49 @@ func TestWriterLastItem(t *testing.T) {
 }
 
 var globalTypes = protoregistry.GlobalTypes
+
+// TestWriterFrameStackGrowth checks every frame once the frame stack has
+// grown under it: after a chain of nested messages deep enough to move the
+// stack, each level closed on the way back must still be the frame the
+// checks read, so a second value of a singular field written after the
+// chain fails as a duplicate at every level, on a fresh Writer (whose
+// stack starts small) and on a reused one.
+func TestWriterFrameStackGrowth(t *testing.T) {
+	reused := encoder.NewWriter(recDesc)
+	for depth := 1; depth <= 80; depth++ {
+		for _, w := range []*encoder.Writer{encoder.NewWriter(recDesc), reused} {
+			w.Reset()
+			for range depth {
+				w.Begin(1) // child
+			}
+			for range depth {
+				w.End()
+			}
+			w.Int32(2, 5) // value, after child
+			if err := w.Err(); err != nil {
+				t.Fatalf("depth %d: %v", depth, err)
+			}
+			w.Int32(2, 6)
+			if err := w.Err(); !errors.Is(err, encoder.ErrDuplicateField) {
+				t.Fatalf("depth %d: a second value: got %v, want %v", depth, err, encoder.ErrDuplicateField)
+			}
+		}
+	}
+	// The same at every level of the chain, not only the root.
+	for depth := 2; depth <= 80; depth++ {
+		for level := 1; level < depth; level++ {
+			w := encoder.NewWriter(recDesc)
+			for range depth {
+				w.Begin(1)
+			}
+			for range depth - level {
+				w.End()
+			}
+			w.Int32(2, 5)
+			w.Int32(2, 6)
+			if err := w.Err(); !errors.Is(err, encoder.ErrDuplicateField) {
+				t.Fatalf("depth %d, level %d: a second value: got %v, want %v", depth, level, err, encoder.ErrDuplicateField)
+			}
+		}
+	}
+}

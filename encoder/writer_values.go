@@ -439,7 +439,7 @@ func (w *Writer) Begin(num protowire.Number) {
 	w.frames = w.frames[:n+1]
 	c := &w.frames[n]
 	c.open(child, len(b), r, false, w.checksRequired(child))
-	c.written = 0
+	c.parent, c.written = fr, 0
 	w.fast, w.dense = c, child.dense // setFast, for a frame known not nil
 	w.depth++
 }
@@ -665,12 +665,11 @@ func (w *Writer) End() {
 	if n == 2 {
 		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}
-	// Still open and without error: only the parent decides.
-	if p := &w.frames[n-2]; !p.entry {
-		w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
-	} else {
-		w.setFast(nil)
-	}
+	// The parent is not a map entry (slowEnd says), it holds no open
+	// packed record (opening this frame closed it), and the Writer is
+	// still open and without error: the fast paths may use it.
+	p := fr.parent
+	w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
 }
 
 // endSlow is the general path of End.
