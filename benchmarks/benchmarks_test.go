@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -109,12 +111,56 @@ func TestReportSmoke(t *testing.T) {
 	if len(rep.Workloads) != 1 || len(rep.Workloads[0].Results) != len(contestants) { // all of the marshal family apply to otlp
 		t.Fatalf("-json: unexpected shape:\n%s", out.String())
 	}
+	var gen []float64
+	for _, r := range rep.Workloads[0].Results {
+		if r.Contestant == baseGenerated {
+			gen = r.Rounds
+		}
+	}
 	for _, r := range rep.Workloads[0].Results {
 		if r.Iterations != 3 || len(r.Rounds) != 2 || r.NsPerOp <= 0 {
 			t.Errorf("-json: %s: iterations %d, rounds %v, ns/op %v", r.Contestant, r.Iterations, r.Rounds, r.NsPerOp)
 		}
 		if r.VsGenerated <= 0 || r.VsDynamic <= 0 || r.VsFloor <= 0 {
 			t.Errorf("-json: %s: ratios %v %v %v", r.Contestant, r.VsGenerated, r.VsDynamic, r.VsFloor)
+		}
+		// With two rounds the paired ratio is the mean of the two
+		// rounds' ratios.
+		if len(gen) == 2 && len(r.Rounds) == 2 {
+			want := (r.Rounds[0]/gen[0] + r.Rounds[1]/gen[1]) / 2
+			if math.Abs(r.VsGenerated-want) > 1e-9*want {
+				t.Errorf("-json: %s: vs generated %v, want the mean of the rounds' ratios %v", r.Contestant, r.VsGenerated, want)
+			}
+		}
+	}
+}
+
+// TestPairedRatio checks that ratios are taken within rounds, then their
+// median: a contestant that is twice the baseline in two rounds of three
+// is 2x, whatever the medians of the two columns say.
+func TestPairedRatio(t *testing.T) {
+	res := func(ns ...int) []testing.BenchmarkResult {
+		var out []testing.BenchmarkResult
+		for _, n := range ns {
+			out = append(out, testing.BenchmarkResult{N: 10, T: time.Duration(10 * n)})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		a, base []testing.BenchmarkResult
+		want    float64
+	}{
+		{res(100, 200, 300), res(50, 400, 150), 2}, // ratios 2, 0.5, 2; medians 200/150
+		{res(100, 300), res(100, 100), 2},          // ratios 1, 3: the mean of the middle two
+		{res(100), res(400), 0.25},                 // one round
+		{res(100, 200, 300), res(50, 100), 2},      // rounds beyond the shorter are left out
+		{res(100, 200), res(0, 100), 2},            // a round with no time is left out
+		{res(100), res(0), 0},                      // no ratio at all
+		{res(), res(), 0},                          //
+		{res(90, 110, 100, 95), res(100, 100, 100, 100), 0.975},
+	} {
+		if got := pairedRatio(c.a, c.base); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("pairedRatio(%v, %v) = %v, want %v", c.a, c.base, got, c.want)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("benchmarks", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg config
-	fs.IntVar(&cfg.count, "count", 1, "rounds of each contestant; with more than one, the median round is reported")
+	fs.IntVar(&cfg.count, "count", 1, "rounds of each contestant; with more than one, the median round is reported, and ratios are medians of the ratios within each round")
 	fs.StringVar(&cfg.workload, "workload", "", "run only the workloads whose name matches this regular expression")
 	fs.BoolVar(&cfg.json, "json", false, "write the results as JSON instead of tables")
 	fs.StringVar(&cfg.benchtime, "benchtime", defaultBenchtime, "time (or Nx iterations) of each round, as in go test -benchtime")
@@ -167,35 +167,54 @@ func measure(w *workload, cs []*benchCase, count int, stderr io.Writer) (jsonWor
 	for i, c := range cs {
 		out.Results = append(out.Results, summarize(c.contestant.name, rounds[i]))
 	}
-	base := func(name string) float64 {
-		for _, r := range out.Results {
-			if r.Contestant == name {
-				return r.NsPerOp
-			}
-		}
-		return 0
+	index := func(name string) int {
+		return slices.IndexFunc(cs, func(c *benchCase) bool { return c.contestant.name == name })
 	}
-	vs := func(ns, base float64) float64 {
-		if base > 0 {
-			return ns / base
+	vs := func(i, base int) float64 {
+		if base < 0 {
+			return 0
 		}
-		return 0
+		return pairedRatio(rounds[i], rounds[base])
 	}
-	gen, dyn, floor := base(baseGenerated), base(baseDynamic), base(baseFloor)
-	hand, easy, dynpb := base(baseHandwritten), base(baseEasyproto), base(baseDynamicpb)
+	gen, dyn, floor := index(baseGenerated), index(baseDynamic), index(baseFloor)
+	hand, easy, dynpb := index(baseHandwritten), index(baseEasyproto), index(baseDynamicpb)
 	for i := range out.Results {
 		r := &out.Results[i]
 		if w.family == familyWriter {
-			r.VsHandwritten = vs(r.NsPerOp, hand)
-			r.VsEasyproto = vs(r.NsPerOp, easy)
-			r.VsDynamicpbMarshal = vs(r.NsPerOp, dynpb)
+			r.VsHandwritten = vs(i, hand)
+			r.VsEasyproto = vs(i, easy)
+			r.VsDynamicpbMarshal = vs(i, dynpb)
 			continue
 		}
-		r.VsGenerated = vs(r.NsPerOp, gen)
-		r.VsDynamic = vs(r.NsPerOp, dyn)
-		r.VsFloor = vs(r.NsPerOp, floor)
+		r.VsGenerated = vs(i, gen)
+		r.VsDynamic = vs(i, dyn)
+		r.VsFloor = vs(i, floor)
 	}
 	return out, nil
+}
+
+// pairedRatio is the median, over rounds, of a's time per operation
+// divided by base's in the same round (the mean of the middle two for an
+// even count). A round runs every contestant of a workload back to back,
+// so each ratio compares runs made under the same load of the machine;
+// the median of those ratios moves less with a shared machine's load than
+// the ratio of two medians taken from different rounds.
+func pairedRatio(a, base []testing.BenchmarkResult) float64 {
+	rs := make([]float64, 0, len(a))
+	for r := range min(len(a), len(base)) {
+		if b := nsPerOp(base[r]); b > 0 {
+			rs = append(rs, nsPerOp(a[r])/b)
+		}
+	}
+	if len(rs) == 0 {
+		return 0
+	}
+	slices.Sort(rs)
+	m := len(rs) / 2
+	if len(rs)%2 == 0 {
+		return (rs[m-1] + rs[m]) / 2
+	}
+	return rs[m]
 }
 
 // nsPerOp is a result's time per iteration, unrounded.
@@ -362,7 +381,12 @@ func writeText(out io.Writer, rep *jsonReport) error {
 		benchtime += " (default, -benchtime to change)"
 	}
 	fmt.Fprintf(hw, "benchtime:\t%s per contestant, %s\n", benchtime, rounds)
-	fmt.Fprintf(hw, "ratios:\tns/op divided by the baseline's ns/op; below 1.00x is faster; floor = %s\n", baseFloor)
+	if rep.Count > 1 {
+		fmt.Fprintf(hw, "ratios:\tmedian over rounds of ns/op divided by the baseline's ns/op in the same round;\n")
+		fmt.Fprintf(hw, "\tbelow 1.00x is faster; floor = %s\n", baseFloor)
+	} else {
+		fmt.Fprintf(hw, "ratios:\tns/op divided by the baseline's ns/op; below 1.00x is faster; floor = %s\n", baseFloor)
+	}
 	fmt.Fprintf(hw, "writer:\tthe writer workload encodes plain values; its ratios are to %s, %s and %s\n", baseHandwritten, baseEasyproto, baseDynamicpb)
 	fmt.Fprintf(hw, "floor:\tfloor/* only read every populated field of the dynamic twin through protoreflect;\n")
 	fmt.Fprintf(hw, "\tthey write nothing, and their MB/s counts the encoded size\n")
