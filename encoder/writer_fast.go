@@ -151,6 +151,18 @@ func (fr *wframe) commitFast(wf *wslot) {
 	fr.setWritten(i)
 }
 
+// skipFast takes a zero value (0, false, an empty string) of field wf
+// accepted by next when the field skips it (implicit presence, not
+// repeated): the field is started and nothing is written, so no room is
+// needed. It reports false, having changed nothing, for other fields.
+func (fr *wframe) skipFast(wf *wslot) bool {
+	if wf.flags&wfImplicit == 0 {
+		return false
+	}
+	fr.commitFast(wf)
+	return true
+}
+
 // fastRoom is the headroom a fast path asks for on top of a value's bytes:
 // more than a tag, a length prefix and a varint together. Closer to the
 // size limit, the general path decides.

@@ -17,6 +17,9 @@ import (
 // or sfixed64 field (one element, for a repeated field).
 func (w *Writer) Int32(num protowire.Number, v int32) {
 	if fr, wf := w.next(num, maskSigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			return
+		}
 		if x, ok := signedWire(wf.kind, v); ok && w.putFast(fr, wf, x) {
 			return
 		}
@@ -29,6 +32,9 @@ func (w *Writer) Int32(num protowire.Number, v int32) {
 // ErrOutOfRange when v does not fit.
 func (w *Writer) Int64(num protowire.Number, v int64) {
 	if fr, wf := w.next(num, maskSigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			return
+		}
 		if x, ok := signedWire(wf.kind, v); ok && w.putFast(fr, wf, x) {
 			return
 		}
@@ -39,7 +45,7 @@ func (w *Writer) Int64(num protowire.Number, v int64) {
 // Uint32 writes v to field num, a uint32, fixed32, uint64 or fixed64
 // field.
 func (w *Writer) Uint32(num protowire.Number, v uint32) {
-	if fr, wf := w.next(num, maskUnsigned); wf != nil && w.putFast(fr, wf, uint64(v)) {
+	if fr, wf := w.next(num, maskUnsigned); wf != nil && (v == 0 && fr.skipFast(wf) || w.putFast(fr, wf, uint64(v))) {
 		return
 	}
 	w.unsigned(num, uint64(v))
@@ -48,7 +54,7 @@ func (w *Writer) Uint32(num protowire.Number, v uint32) {
 // Uint64 writes v to field num, an unsigned integer field of any width; a
 // 32-bit field fails with ErrOutOfRange when v does not fit.
 func (w *Writer) Uint64(num protowire.Number, v uint64) {
-	if fr, wf := w.next(num, maskUnsigned); wf != nil && (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.putFast(fr, wf, v) {
+	if fr, wf := w.next(num, maskUnsigned); wf != nil && (v == 0 && fr.skipFast(wf) || (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.putFast(fr, wf, v)) {
 		return
 	}
 	w.unsigned(num, v)
@@ -93,6 +99,9 @@ func (w *Writer) Float64(num protowire.Number, v float64) {
 // Bool writes v to field num, a bool field.
 func (w *Writer) Bool(num protowire.Number, v bool) {
 	if fr, wf := w.next(num, maskBool); wf != nil {
+		if !v && fr.skipFast(wf) {
+			return
+		}
 		if x, _ := boolWire(wf.kind, v); w.putFast(fr, wf, x) {
 			return
 		}
@@ -108,7 +117,7 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 // Enum writes enum number v to field num, an enum field. Numbers the enum
 // does not declare are written as they are, as proto.Marshal writes them.
 func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
-	if fr, wf := w.next(num, maskEnum); wf != nil && w.putFast(fr, wf, uint64(int64(v))) {
+	if fr, wf := w.next(num, maskEnum); wf != nil && (v == 0 && fr.skipFast(wf) || w.putFast(fr, wf, uint64(int64(v)))) {
 		return
 	}
 	t, ok := w.prepare(num, maskEnum)
@@ -137,7 +146,7 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 // String writes s to field num, a string or bytes field. A string field
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
 func (w *Writer) String(num protowire.Number, s string) {
-	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8x.ValidString(s)) && putLenFast(w, fr, wf, s) {
+	if fr, wf := w.next(num, maskString); wf != nil && (len(s) == 0 && fr.skipFast(wf) || (wf.flags&wfUTF8 == 0 || utf8x.ValidString(s)) && putLenFast(w, fr, wf, s)) {
 		return
 	}
 	w.stringSlow(num, s)
@@ -159,7 +168,7 @@ func (w *Writer) stringSlow(num protowire.Number, s string) {
 // Bytes writes b to field num, a bytes or string field (validated as
 // String validates). nil and empty b are the same value.
 func (w *Writer) Bytes(num protowire.Number, b []byte) {
-	if fr, wf := w.next(num, maskString); wf != nil && (wf.flags&wfUTF8 == 0 || utf8x.Valid(b)) && putLenFast(w, fr, wf, b) {
+	if fr, wf := w.next(num, maskString); wf != nil && (len(b) == 0 && fr.skipFast(wf) || (wf.flags&wfUTF8 == 0 || utf8x.Valid(b)) && putLenFast(w, fr, wf, b)) {
 		return
 	}
 	t, ok := w.prepare(num, maskString)
