@@ -445,8 +445,9 @@ func (w *Writer) Begin(num protowire.Number) {
 	w.buf = b
 	// push, for a frame with room in the stack, no required fields to
 	// check and at most 64 fields.
-	w.frames = w.frames[:n+1]
-	c := &w.frames[n]
+	fs := w.frames[:n+1]
+	w.frames = fs
+	c := &fs[len(fs)-1]
 	c.open(child, len(b), r, false, w.checksRequired(child))
 	c.parent, c.written = fr, 0
 	w.fast, w.dense = c, child.dense // setFast, for a frame known not nil
