@@ -28,6 +28,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/internal/appendx"
 	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
@@ -193,7 +194,8 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				}
 			}
 			if rec {
-				s.Tape = append(s.Tape, Op{Kind: OpValue, Field: f, Value: it.Value})
+				op := appendx.One(&s.Tape)
+				op.Kind, op.Size, op.Field, op.Value = OpValue, 0, f, it.Value
 			}
 
 		case cursor.Map:
@@ -224,8 +226,12 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					return 0, cursor.SizeExceeded, vf
 				}
 				if rec {
-					s.Tape = append(s.Tape, Op{Kind: OpEnter, Field: f, Size: int32(body)},
-						Op{Kind: OpValue, Field: kf, Value: k}, Op{Kind: OpValue, Field: vf, Value: v})
+					op := appendx.One(&s.Tape)
+					op.Kind, op.Size, op.Field, op.Value = OpEnter, int32(body), f, protoreflect.Value{}
+					op = appendx.One(&s.Tape)
+					op.Kind, op.Size, op.Field, op.Value = OpValue, 0, kf, k
+					op = appendx.One(&s.Tape)
+					op.Kind, op.Size, op.Field, op.Value = OpValue, 0, vf, v
 				}
 				if n, ok = wrapped(f, body, limit); ok {
 					top.size, ok = wire.AddSize(top.size, n, limit)
@@ -264,7 +270,8 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				}
 			}
 			if rec {
-				s.Tape = append(s.Tape, Op{Kind: OpPacked, Field: f, Value: it.Value, Size: int32(body)})
+				op := appendx.One(&s.Tape)
+				op.Kind, op.Size, op.Field, op.Value = OpPacked, int32(body), f, it.Value
 			}
 			n = len(f.PackedTag) + wire.SizeVarint(uint64(body)) + body
 
@@ -272,7 +279,8 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			n = len(it.Value.Bytes())
 			top.units += n
 			if rec {
-				s.Tape = append(s.Tape, Op{Kind: OpUnknown, Value: it.Value})
+				op := appendx.One(&s.Tape)
+				op.Kind, op.Size, op.Field, op.Value = OpUnknown, 0, nil, it.Value
 			}
 
 		case cursor.Enter:
@@ -283,7 +291,8 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					w.Skip()
 					s.Stats.Reused++
 					if rec {
-						s.Tape = append(s.Tape, Op{Kind: OpRef, Field: it.Field, Size: int32(e.size), Value: protoreflect.ValueOfInt64(int64(e.op))})
+						op := appendx.One(&s.Tape)
+						op.Kind, op.Size, op.Field, op.Value = OpRef, int32(e.size), it.Field, protoreflect.ValueOfInt64(int64(e.op))
 					}
 					top.units += e.units
 					top.height = max(top.height, e.height+1)
@@ -378,7 +387,8 @@ func (s *Sizer) open(rec bool, f *layout.Field) int {
 	if !rec {
 		return -1
 	}
-	s.Tape = append(s.Tape, Op{Kind: OpEnter, Field: f})
+	op := appendx.One(&s.Tape)
+	op.Kind, op.Size, op.Field, op.Value = OpEnter, 0, f, protoreflect.Value{}
 	return len(s.Tape) - 1
 }
 
