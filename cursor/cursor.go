@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/internal/appendx"
 	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/layout"
 )
@@ -695,7 +696,8 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item 
 }
 
 func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {
-	w.entries = append(w.entries, MapEntry{k, v})
+	e := appendx.One(&w.entries)
+	e.Key, e.Value = k, v
 	return true
 }
 
@@ -731,7 +733,8 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) (stored
 			if v, ok := known[fl.Number]; ok {
 				found++
 				if fl.IsSet(v) {
-					w.set = append(w.set, setField{int32(i), v})
+					sf := appendx.One(&w.set)
+					sf.pos, sf.v = int32(i), v
 				}
 			}
 		}
@@ -756,7 +759,8 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) (stored
 			return true, false
 		}
 		if lay.Fields[p].IsSet(v) {
-			w.set = append(w.set, setField{int32(p), v})
+			sf := appendx.One(&w.set)
+			sf.pos, sf.v = int32(p), v
 		}
 	}
 	return true, false
@@ -784,7 +788,8 @@ func (w *Walker) appendSet(fd protoreflect.FieldDescriptor, v protoreflect.Value
 		w.foreign = true
 		return false
 	}
-	w.set = append(w.set, setField{int32(p), v})
+	sf := appendx.One(&w.set)
+	sf.pos, sf.v = int32(p), v
 	return true
 }
 
