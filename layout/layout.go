@@ -87,23 +87,16 @@ type Oneof struct {
 	First, End int
 }
 
-// Field is the compiled form of one field.
+// Field is the compiled form of one field. What encoding reads of every
+// value (kind, flags, tag, fixed width, map entry fields) comes first, in
+// 64 bytes, so that it spans one or two cache lines, not three; the rest
+// follows.
 type Field struct {
-	// Desc is the field's descriptor.
-	Desc protoreflect.FieldDescriptor
-	// Number is the field number.
-	Number protowire.Number
 	// Kind is the field's kind; for a map field it is MessageKind.
 	Kind protoreflect.Kind
 	// WireType is the wire type of one value of the field (the start-group
 	// type for groups); a packed list is written as one BytesType record.
 	WireType protowire.Type
-	// Tag is the encoded key of one value (for groups, the start key).
-	Tag []byte
-	// EndTag is the encoded end-group key; it is nil unless Group.
-	EndTag []byte
-	// PackedTag is the encoded key of a packed record; nil unless Packed.
-	PackedTag []byte
 
 	// List is set for repeated fields other than maps.
 	List bool
@@ -115,9 +108,6 @@ type Field struct {
 	// proto3 optional, editions EXPLICIT, messages, oneof members,
 	// extensions). Implicit-presence fields skip their zero value.
 	Explicit bool
-	// Oneof is the index in Layout.Oneofs of the real oneof holding the
-	// field, or -1.
-	Oneof int
 	// ValidateUTF8 is set for string fields whose values must be valid
 	// UTF-8 (proto3, or editions with utf8_validation = VERIFY).
 	ValidateUTF8 bool
@@ -129,12 +119,26 @@ type Field struct {
 	Group bool
 	// Extension is set for extension fields.
 	Extension bool
+
+	// Number is the field number.
+	Number protowire.Number
 	// FixedWidth is the encoded width of every value when it does not
 	// depend on the value, else 0.
 	FixedWidth int
-
+	// Tag is the encoded key of one value (for groups, the start key).
+	Tag []byte
 	// MapKey and MapValue describe a map field's entry fields.
 	MapKey, MapValue *Field
+
+	// Desc is the field's descriptor.
+	Desc protoreflect.FieldDescriptor
+	// Oneof is the index in Layout.Oneofs of the real oneof holding the
+	// field, or -1.
+	Oneof int
+	// EndTag is the encoded end-group key; it is nil unless Group.
+	EndTag []byte
+	// PackedTag is the encoded key of a packed record; nil unless Packed.
+	PackedTag []byte
 
 	child atomic.Pointer[Layout]
 }
