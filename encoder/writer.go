@@ -23,8 +23,8 @@ type LengthStrategy uint8
 const (
 	// LengthLearned (the default) reserves, per field of each message
 	// type, the width that field's lengths most often needed, learned
-	// from a sample of the bodies every Writer on every goroutine wrote
-	// (lock-free counters in a side table of the shared layout, one body
+	// from a sample of the bodies every Writer on every goroutine wrote,
+	// whatever its strategy (lock-free counters in a side table of the shared layout, one body
 	// in 32 sampled). Reading the guess is one plain load per body: the
 	// guess is kept computed beside the counters.
 	LengthLearned LengthStrategy = iota
@@ -317,8 +317,9 @@ func (w *Writer) checksRequired(t *wtable) bool {
 	return t.hasRequired && !w.opts.AllowPartial
 }
 
-// tagAt returns the offset in buf of the tag of frame i (i >= 1), while
-// its body has not moved.
+// tagAt returns the offset in buf of the tag of frame i (i >= 1); a move
+// of the body, which comes after the tag and the length, leaves it
+// where it is.
 func (w *Writer) tagAt(i int) int {
 	fr := &w.frames[i]
 	return fr.start - int(fr.width) - len(w.via(i).Tag)
@@ -710,7 +711,7 @@ func (w *Writer) reserve(l *learnState) int {
 func (w *Writer) patch(start, r int, l *learnState) {
 	b := w.buf
 	n := len(b) - start
-	if l != nil && w.opts.Lengths == LengthLearned {
+	if l != nil { // every strategy samples, as End's fast path does
 		w.tick++
 		if w.tick%learnSample == 0 {
 			l.record(wire.SizeVarint(uint64(n)))

@@ -646,10 +646,6 @@ func (w *Writer) End() {
 		return
 	}
 	size := len(w.buf) - fr.start
-	tagAt := -1
-	if n == 2 {
-		tagAt = w.tagAt(1)
-	}
 	switch {
 	case fr.width == 1 && size < 1<<7:
 		// The smallest output size stays what it was: no limit to check.
@@ -664,17 +660,18 @@ func (w *Writer) End() {
 	default:
 		w.patch(fr.start, int(fr.width), nil)
 	}
-	if w.opts.Lengths == LengthLearned {
-		w.tick++
-		if w.tick%learnSample == 0 {
-			w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
-		}
+	// Every strategy samples: the widths bodies need do not depend on it.
+	w.tick++
+	if w.tick%learnSample == 0 {
+		w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
+	}
+	if n == 2 {
+		// The tag stays where it was when the body moved.
+		tagAt := w.tagAt(1)
+		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}
 	w.frames = w.frames[:n-1]
 	w.depth--
-	if n == 2 {
-		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
-	}
 	// The parent is not a map entry (slowEnd says), it holds no open
 	// packed record (opening this frame closed it), and the Writer is
 	// still open and without error: the fast paths may use it.
