@@ -11,6 +11,10 @@
 #
 # Each REGEX selects one sub-benchmark of BenchmarkMarshal, such as
 # 'Marshal/otlp/protolayout/dynamic-reuse$' or 'Marshal/writer/handwritten$'.
+# go test matches each /-separated level on its own and unanchored, so a
+# level that is a prefix of another needs anchors: 'Marshal/scalar/proto/
+# generated$' runs proto/generated and protolayout/generated both (and
+# reports their sum); write 'Marshal/scalar/^proto$/generated$'.
 # It runs under cachegrind twice with the garbage collector off, for N and
 # 2N iterations (N defaults to 30: enough for the workloads of the report;
 # use thousands for the small ones), and prints the difference per

@@ -300,7 +300,12 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 	mo, err := pm.Marshal(protoiface.MarshalInput{Message: mr, Buf: grow(b, size), Flags: flags | protoiface.MarshalUseCachedSize})
 	out := mo.Buf
 	if err == nil && !o.AllowPartial {
-		err = proto.CheckInitialized(m)
+		// proto.CheckInitialized, without finding m's methods again.
+		if pm.CheckInitialized != nil {
+			_, err = pm.CheckInitialized(protoiface.CheckInitializedInput{Message: mr})
+		} else {
+			err = proto.CheckInitialized(m)
+		}
 	}
 	if err != nil {
 		// Rebuild the error with the field and its path; the walk fails
