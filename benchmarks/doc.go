@@ -123,8 +123,9 @@
 // easyproto and to dynamicpb+marshal instead, and the Writers' moves per
 // message. A progress line per workload goes to standard error. Flags:
 //
-//	-count N          rounds of each contestant, contestants interleaved;
-//	                  the median round is reported (default 1)
+//	-count N          rounds, each running every contestant once; the
+//	                  median round's time is reported, and each ratio is
+//	                  the median of the ratios within a round (default 1)
 //	-benchtime D      time of each round, or Nx iterations (default 500ms,
 //	                  trimmed from go test's 1s to keep the run short)
 //	-workload REGEXP  only the workloads whose name matches
@@ -136,7 +137,9 @@
 // With the defaults the whole run, 62 cases, takes about a minute on two
 // cores. On a shared machine the numbers are noisy, the large workload's
 // most of all (each encoder but the reused ones allocates 1 MiB per call);
-// use -count and benchstat for decisions.
+// use -count for ratios (many short rounds, such as -count 10 -benchtime
+// 200ms, cancel more of the load than a few long ones) and benchstat for
+// decisions.
 //
 // # Comparing changes with benchstat
 //
