@@ -70,9 +70,10 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	if f.Oneof >= 0 {
 		wf.first = int32(l.Oneofs[f.Oneof].First)
 	}
-	// Map, packed and group fields, and tags longer than 4 bytes, always
+	// Map, packed and group fields, fields past the 64th (whose written
+	// bit is not in wframe.written) and tags longer than 4 bytes always
 	// take the general path.
-	if !(f.Map || f.Packed || f.Group || len(f.Tag) > len(wf.tag)) {
+	if !(f.Map || f.Packed || f.Group || i >= 64 || len(f.Tag) > len(wf.tag)) {
 		wf.fast = kindBit(f.Kind)
 	}
 	if f.List {
@@ -148,7 +149,7 @@ func (fr *wframe) commitFast(wf *wslot) {
 	// clears it.
 	fr.count = 1
 	fr.pos, fr.phase = i, phaseFields
-	fr.setWritten(i)
+	fr.written |= 1 << (uint(i) & 63) // setWritten, for i < 64 (see init)
 }
 
 // skipFast takes a zero value (0, false, an empty string) of field wf
