@@ -44,11 +44,14 @@ type wslot struct {
 	child atomic.Pointer[wtable]
 	fast  uint32 // kindBit(f.Kind), or 0 when every call takes the general path
 	idx   int32  // index in the layout's fields
-	// first is the index of the first member of the field's oneof, or
-	// idx outside oneofs: the members of a oneof are contiguous in the
-	// layout's fields, so a frame whose current field (pos) comes before
-	// first has no member of it written yet.
-	first int32
+	// last is the last current field (wframe.pos) after which the field
+	// may come: for a repeated field, the field itself (another element
+	// follows its elements); for another field, the field before the
+	// first member of its oneof, or before the field outside oneofs. The
+	// members of a oneof are contiguous in the layout's fields, so a
+	// frame whose current field comes before the first member has none
+	// of them written yet.
+	last int32
 	kind  protoreflect.Kind
 	wt    protowire.Type
 	flags uint8
@@ -66,9 +69,14 @@ const (
 
 func (wf *wslot) init(l *layout.Layout, i int) {
 	f := &l.Fields[i]
-	wf.f, wf.idx, wf.first, wf.kind, wf.wt = f, int32(i), int32(i), f.Kind, f.WireType
-	if f.Oneof >= 0 {
-		wf.first = int32(l.Oneofs[f.Oneof].First)
+	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
+	switch {
+	case f.List || f.Map:
+		wf.last = int32(i) // never in a oneof
+	case f.Oneof >= 0:
+		wf.last = int32(l.Oneofs[f.Oneof].First) - 1
+	default:
+		wf.last = int32(i) - 1
 	}
 	// Map, packed and group fields, fields past the 64th (whose written
 	// bit is not in wframe.written) and tags longer than 4 bytes always
@@ -125,9 +133,9 @@ func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 		wf, fr := &d[i], w.fast
 		// fast is kbit, or 0 for a field that always takes the general
 		// path. pos is the current regular field (-1 for none or an
-		// extension, which all come first); first <= idx.
-		if wf.fast&mask != 0 && (int(wf.first) > fr.pos ||
-			int(wf.idx) == fr.pos && wf.flags&wfList != 0) {
+		// extension, which all come first). One comparison, so that the
+		// outcome does not hang on two branches.
+		if wf.fast&mask != 0 && fr.pos <= int(wf.last) {
 			return fr, wf
 		}
 	}

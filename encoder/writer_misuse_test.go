@@ -66,6 +66,10 @@ func TestWriterMisuse(t *testing.T) {
 		{"message twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(18); w.End() }, func(w *encoder.Writer) { w.Begin(18) }, encoder.ErrDuplicateField, ""},
 		{"repeated not consecutive", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(31, 1); w.Int64(32, 1) }, func(w *encoder.Writer) { w.Int32(31, 2) }, encoder.ErrNotConsecutive, ""},
 		{"second oneof member", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Uint32(111, 0) }, func(w *encoder.Writer) { w.String(113, "x") }, encoder.ErrOneofConflict, "oneof_field"},
+		// The same in a message of few fields, where the calls take the
+		// fast paths (TestAllTypes's oneofs lie past its 64th field).
+		{"second oneof member, fast path", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(5); w.End() }, func(w *encoder.Writer) { w.String(6, "x") }, encoder.ErrOneofConflict, "oneof node"},
+		{"second oneof member before, fast path", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.String(6, "x") }, func(w *encoder.Writer) { w.Begin(5) }, encoder.ErrOneofConflict, "oneof node"},
 		{"oneof member twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Uint32(111, 0) }, func(w *encoder.Writer) { w.Uint32(111, 1) }, encoder.ErrDuplicateField, ""},
 		{"map keys descending", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "b"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "a") }, encoder.ErrMapKeyOrder, "below"},
 		{"map key repeated", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, -1); w.End() }, func(w *encoder.Writer) { w.BeginEntryInt(131, -1) }, encoder.ErrMapKeyOrder, "equal"},
