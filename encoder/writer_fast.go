@@ -51,7 +51,7 @@ type wslot struct {
 	// members of a oneof are contiguous in the layout's fields, so a
 	// frame whose current field comes before the first member has none
 	// of them written yet.
-	last int32
+	last  int32
 	kind  protoreflect.Kind
 	wt    protowire.Type
 	flags uint8
