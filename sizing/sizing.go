@@ -194,8 +194,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				}
 			}
 			if rec {
-				op := appendx.One(&s.Tape)
-				op.Kind, op.Size, op.Field, op.Value = OpValue, 0, f, it.Value
+				s.addOp(OpValue, 0, f, it.Value)
 			}
 
 		case cursor.Map:
@@ -226,12 +225,9 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					return 0, cursor.SizeExceeded, vf
 				}
 				if rec {
-					op := appendx.One(&s.Tape)
-					op.Kind, op.Size, op.Field, op.Value = OpEnter, int32(body), f, protoreflect.Value{}
-					op = appendx.One(&s.Tape)
-					op.Kind, op.Size, op.Field, op.Value = OpValue, 0, kf, k
-					op = appendx.One(&s.Tape)
-					op.Kind, op.Size, op.Field, op.Value = OpValue, 0, vf, v
+					s.addOp(OpEnter, int32(body), f, protoreflect.Value{})
+					s.addOp(OpValue, 0, kf, k)
+					s.addOp(OpValue, 0, vf, v)
 				}
 				if n, ok = wrapped(f, body, limit); ok {
 					top.size, ok = wire.AddSize(top.size, n, limit)
@@ -270,8 +266,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				}
 			}
 			if rec {
-				op := appendx.One(&s.Tape)
-				op.Kind, op.Size, op.Field, op.Value = OpPacked, int32(body), f, it.Value
+				s.addOp(OpPacked, int32(body), f, it.Value)
 			}
 			n = len(f.PackedTag) + wire.SizeVarint(uint64(body)) + body
 
@@ -279,8 +274,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			n = len(it.Value.Bytes())
 			top.units += n
 			if rec {
-				op := appendx.One(&s.Tape)
-				op.Kind, op.Size, op.Field, op.Value = OpUnknown, 0, nil, it.Value
+				s.addOp(OpUnknown, 0, nil, it.Value)
 			}
 
 		case cursor.Enter:
@@ -291,8 +285,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					w.Skip()
 					s.Stats.Reused++
 					if rec {
-						op := appendx.One(&s.Tape)
-						op.Kind, op.Size, op.Field, op.Value = OpRef, int32(e.size), it.Field, protoreflect.ValueOfInt64(int64(e.op))
+						s.addOp(OpRef, int32(e.size), it.Field, protoreflect.ValueOfInt64(int64(e.op)))
 					}
 					top.units += e.units
 					top.height = max(top.height, e.height+1)
@@ -338,6 +331,14 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			return 0, cursor.SizeExceeded, it.Field
 		}
 	}
+}
+
+// addOp appends an op to the tape, written in place: appending an Op
+// literal builds it in a temporary with narrow stores and copies it with
+// wide loads, which wait for those stores (see internal/appendx).
+func (s *Sizer) addOp(k OpKind, size int32, f *layout.Field, v protoreflect.Value) {
+	op := appendx.One(&s.Tape)
+	op.Kind, op.Size, op.Field, op.Value = k, size, f, v
 }
 
 // sizeValue returns the encoded size of value v of field f, key included,
@@ -387,8 +388,7 @@ func (s *Sizer) open(rec bool, f *layout.Field) int {
 	if !rec {
 		return -1
 	}
-	op := appendx.One(&s.Tape)
-	op.Kind, op.Size, op.Field, op.Value = OpEnter, 0, f, protoreflect.Value{}
+	s.addOp(OpEnter, 0, f, protoreflect.Value{})
 	return len(s.Tape) - 1
 }
 
