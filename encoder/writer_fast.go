@@ -61,8 +61,7 @@ type wslot struct {
 
 // wslot flags
 const (
-	wfList     uint8 = 1 << iota // repeated, not a map
-	wfImplicit                   // a zero value is skipped (outside map entries)
+	wfImplicit uint8 = 1 << iota // a zero value is skipped (outside map entries)
 	wfUTF8                       // strings are validated
 	wf32                         // a 32-bit integer kind
 )
@@ -83,9 +82,6 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	// take the general path.
 	if !(f.Map || f.Packed || f.Group || i >= 64 || len(f.Tag) > len(wf.tag)) {
 		wf.fast = kindBit(f.Kind)
-	}
-	if f.List {
-		wf.flags |= wfList
 	}
 	if !f.Explicit && !f.List {
 		wf.flags |= wfImplicit
@@ -199,6 +195,10 @@ func appendTag(b []byte, wf *wslot) []byte {
 
 // putFast writes scalar wire value x to field wf accepted by next; it
 // returns false, having changed nothing, when the general path must decide.
+// It skips a zero x of an implicit-presence field: the integer, bool and
+// enum methods take theirs before (skipFast), but a float's zero is known
+// only once converted (+0.0, or a value that rounds to it in a float
+// field).
 func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
 	if !w.room(0) {
 		return false
@@ -220,15 +220,14 @@ func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
 	return true
 }
 
-// putLenFast is putFast for a string or bytes value, already validated.
+// putLenFast is putFast for a string or bytes value, already validated,
+// and not an empty value of an implicit-presence field (String and Bytes
+// take those with skipFast).
 func putLenFast[S string | []byte](w *Writer, fr *wframe, wf *wslot, s S) bool {
 	if !w.room(len(s)) {
 		return false
 	}
 	fr.commitFast(wf)
-	if len(s) == 0 && wf.flags&wfImplicit != 0 {
-		return true
-	}
 	b := appendTag(w.buf, wf)
 	if len(s) < 0x80 {
 		b = append(b, byte(len(s)))
