@@ -1,12 +1,12 @@
 package encoder
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/wire"
 	"github.com/protolayout/protolayout/layout"
 )
 
@@ -21,9 +21,17 @@ import (
 // The checks it makes are the general path's for the cases it takes:
 // field declared, kind, range, UTF-8, order (after the current field, or
 // the current repeated field again), oneof not taken, depth and size
-// limits (with fastRoom of margin). While a packed record is open the fast
-// paths are off (w.fast is nil): the next call closes it on the general
-// path.
+// limits (with fastRoom of margin). While a packed record is open the
+// fast paths are off (w.fast is nil): the next call closes it on the
+// general path.
+//
+// A fast path writes into the buffer's free capacity (fastCap) with
+// whole-word stores and never grows the buffer: the general path does,
+// with append. Its common course makes no call, or makes it last (the
+// copy of a string): around a call the compiler saves every live register
+// on the stack, and where any course needs that, the saving is often
+// placed where every course pays it. Rare work (moving a body, sampling
+// widths) is in helpers called from a branch of its own.
 
 // wfield is the Writer's record of one field of a table, beside the
 // layout's: its child table and learned width.
@@ -55,8 +63,8 @@ type wslot struct {
 	kind  protoreflect.Kind
 	wt    protowire.Type
 	flags uint8
-	ntag  uint8   // length of tag
-	tag   [4]byte // f.Tag
+	ntag  uint8  // len(f.Tag)
+	tag   uint32 // f.Tag, little-endian, in the low ntag bytes
 }
 
 // wslot flags
@@ -80,7 +88,7 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	// Map, packed and group fields, fields past the 64th (whose written
 	// bit is not in wframe.written) and tags longer than 4 bytes always
 	// take the general path.
-	if !(f.Map || f.Packed || f.Group || i >= 64 || len(f.Tag) > len(wf.tag)) {
+	if !(f.Map || f.Packed || f.Group || i >= 64 || len(f.Tag) > 4) {
 		wf.fast = kindBit(f.Kind)
 	}
 	if !f.Explicit && !f.List {
@@ -92,7 +100,11 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	if is32(f.Kind) {
 		wf.flags |= wf32
 	}
-	wf.ntag = uint8(copy(wf.tag[:], f.Tag))
+	if len(f.Tag) <= 4 {
+		var t [4]byte
+		wf.ntag = uint8(copy(t[:], f.Tag))
+		wf.tag = binary.LittleEndian.Uint32(t[:])
+	}
 }
 
 // setTop points w.fast at the innermost frame when the fast paths may use
@@ -185,12 +197,29 @@ func (w *Writer) addSlack(d int) {
 	w.limit += d
 }
 
-// appendTag appends the field's tag.
-func appendTag(b []byte, wf *wslot) []byte {
-	if wf.ntag == 1 {
-		return append(b, wf.tag[0])
+// fastCap is the free capacity the buffer must have for a fast path
+// that writes at most a tag, a varint and a length prefix: those are
+// written with whole-word stores into the capacity, and the buffer never
+// grows on a fast path (the general path appends, and grows it).
+const fastCap = 24
+
+// putTag writes the field's tag at b[k:], and zeros up to b[k+8], into
+// the capacity of b; it returns the offset after the tag.
+func putTag(b []byte, k int, wf *wslot) int {
+	binary.LittleEndian.PutUint64(b[k:k+8], uint64(wf.tag))
+	return k + int(wf.ntag)
+}
+
+// putVarint writes x as a varint at b[k:], into the capacity of b, and
+// returns the offset after it.
+func putVarint(b []byte, k int, x uint64) int {
+	for x >= 0x80 {
+		b[k] = byte(x) | 0x80
+		x >>= 7
+		k++
 	}
-	return append(b, wf.tag[:wf.ntag]...)
+	b[k] = byte(x)
+	return k + 1
 }
 
 // putFast writes scalar wire value x to field wf accepted by next; it
@@ -200,23 +229,28 @@ func appendTag(b []byte, wf *wslot) []byte {
 // only once converted (+0.0, or a value that rounds to it in a float
 // field).
 func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
-	if !w.room(0) {
+	b := w.buf
+	k := len(b)
+	if k > w.limit || cap(b)-k < fastCap {
 		return false
 	}
 	fr.commitFast(wf)
 	if x == 0 && wf.flags&wfImplicit != 0 {
 		return true
 	}
-	b := appendTag(w.buf, wf)
+	b = b[:cap(b)]
+	k = putTag(b, k, wf)
 	switch wf.wt {
 	case protowire.Fixed32Type:
-		b = protowire.AppendFixed32(b, uint32(x))
+		binary.LittleEndian.PutUint32(b[k:k+4], uint32(x))
+		k += 4
 	case protowire.Fixed64Type:
-		b = protowire.AppendFixed64(b, x)
+		binary.LittleEndian.PutUint64(b[k:k+8], x)
+		k += 8
 	default:
-		b = wire.AppendVarint(b, x)
+		k = putVarint(b, k, x)
 	}
-	w.buf = b
+	w.buf = b[:k]
 	return true
 }
 
@@ -224,16 +258,22 @@ func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
 // and not an empty value of an implicit-presence field (String and Bytes
 // take those with skipFast).
 func putLenFast[S string | []byte](w *Writer, fr *wframe, wf *wslot, s S) bool {
-	if !w.room(len(s)) {
+	b := w.buf
+	k := len(b)
+	if k > w.limit-len(s) || cap(b)-k-len(s) < fastCap {
 		return false
 	}
 	fr.commitFast(wf)
-	b := appendTag(w.buf, wf)
+	b = b[:cap(b)]
+	k = putTag(b, k, wf)
 	if len(s) < 0x80 {
-		b = append(b, byte(len(s)))
+		b[k] = byte(len(s))
+		k++
 	} else {
-		b = protowire.AppendVarint(b, uint64(len(s)))
+		k = putVarint(b, k, uint64(len(s)))
 	}
-	w.buf = append(b, s...)
+	b = b[:k+len(s)]
+	w.buf = b
+	copy(b[k:], s)
 	return true
 }

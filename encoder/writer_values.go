@@ -426,29 +426,29 @@ func (w *Writer) Begin(num protowire.Number) {
 	}
 	child := wf.child.Load()
 	n := len(w.frames)
-	if child == nil || w.depth >= w.maxDepth || !w.room(0) || n == cap(w.frames) {
+	b := w.buf
+	k := len(b)
+	if child == nil || w.depth >= w.maxDepth || k > w.limit || cap(b)-k < fastCap || n == cap(w.frames) {
 		w.beginSlow(num)
 		return
 	}
 	fr.commitFast(wf)
-	b := appendTag(w.buf, wf)
+	// The tag, and zeros for the length prefix (at most 4 bytes: see
+	// learnState), in one word.
+	k = putTag(b, k, wf)
 	r := 1
 	if w.opts.Lengths == LengthLearned {
 		r = wf.rec.learn.guess()
-	}
-	if r == 1 {
-		b = append(b, 0)
-	} else {
-		b = append(b, make([]byte, r)...)
 		w.addSlack(r - 1)
 	}
-	w.buf = b
+	k += r
+	w.buf = b[:k]
 	// push, for a frame with room in the stack, no required fields to
 	// check and at most 64 fields.
 	fs := w.frames[:n+1]
 	w.frames = fs
 	c := &fs[len(fs)-1]
-	c.open(child, len(b), r, false, w.checksRequired(child))
+	c.open(child, k, r, false, w.checksRequired(child))
 	c.parent, c.written = fr, 0
 	w.fast, w.dense = c, child.dense // setFast, for a frame known not nil
 	w.depth++
@@ -639,36 +639,23 @@ func (w *Writer) End() {
 	// The fast path: a nested message (not a group, not a map entry) with
 	// no required fields to check and no packed record open.
 	fr := w.fast
-	n := len(w.frames)
 	// The root's slowEnd is set.
 	if fr == nil || fr.slowEnd {
 		w.endSlow()
 		return
 	}
+	n := len(w.frames)
 	size := len(w.buf) - fr.start
-	switch {
-	case fr.width == 1 && size < 1<<7:
-		// The smallest output size stays what it was: no limit to check.
+	w.tick++
+	// The common case, with no call, so that nothing is saved on the
+	// stack around one: a body under 128 bytes in the byte reserved for
+	// it (the smallest output size stays what it was: no limit to check),
+	// below the top level, not sampled. The rest goes to endRare.
+	if fr.width == 1 && size < 1<<7 && n > 2 && w.tick%learnSample != 0 {
 		w.buf[fr.start-1] = byte(size)
-	case !w.room(0):
+	} else if !w.endRare(fr, n, size) {
 		w.endSlow()
 		return
-	case fr.width == 2 && size >= 1<<7 && size < 1<<14:
-		b := w.buf[fr.start-2 : fr.start]
-		b[0], b[1] = byte(size)|0x80, byte(size>>7)
-		w.addSlack(-1)
-	default:
-		w.patch(fr.start, int(fr.width), nil)
-	}
-	// Every strategy samples: the widths bodies need do not depend on it.
-	w.tick++
-	if w.tick%learnSample == 0 {
-		w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
-	}
-	if n == 2 {
-		// The tag stays where it was when the body moved.
-		tagAt := w.tagAt(1)
-		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}
 	w.frames = w.frames[:n-1]
 	w.depth--
@@ -677,6 +664,39 @@ func (w *Writer) End() {
 	// still open and without error: the fast paths may use it.
 	p := fr.parent
 	w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
+}
+
+// endRare is End's fast path for what End does not do inline: it writes
+// the length of body fr (n frames open, size bytes), moving the body when
+// it needs another width than was reserved, samples its width every
+// learnSample bodies, and records a top-level item's range. It reports
+// false, having changed nothing, when the general path must decide (the
+// size limit is near).
+func (w *Writer) endRare(fr *wframe, n, size int) bool {
+	switch {
+	case fr.width == 1 && size < 1<<7:
+		// The smallest output size stays what it was: no limit to check.
+		w.buf[fr.start-1] = byte(size)
+	case !w.room(0):
+		w.tick-- // End counts again on the general path
+		return false
+	case fr.width == 2 && size >= 1<<7 && size < 1<<14:
+		b := w.buf[fr.start-2 : fr.start]
+		b[0], b[1] = byte(size)|0x80, byte(size>>7)
+		w.addSlack(-1)
+	default:
+		w.patch(fr.start, int(fr.width), nil)
+	}
+	// Every strategy samples: the widths bodies need do not depend on it.
+	if w.tick%learnSample == 0 {
+		w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
+	}
+	if n == 2 {
+		// The tag stays where it was when the body moved.
+		tagAt := w.tagAt(1)
+		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
+	}
+	return true
 }
 
 // endSlow is the general path of End.

@@ -30,7 +30,7 @@ var hot = map[string][]string{
 	"github.com/protolayout/protolayout/encoder": {
 		"grow", "(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",
 		// the Writer's fast paths
-		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "appendTag",
+		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "putTag", "putVarint",
 		"(*wframe).setWritten", "(*Writer).setFast", "(*Writer).addSlack",
 		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
 	},
