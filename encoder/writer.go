@@ -371,11 +371,16 @@ func (w *Writer) Reset() {
 }
 
 func (w *Writer) bufStart() []byte {
-	if w.append {
-		return nil
+	if w.append || cap(w.buf) < minBuffer {
+		return make([]byte, 0, minBuffer)
 	}
 	return w.buf[:0]
 }
+
+// minBuffer is the smallest buffer a Writer writes its own messages into,
+// so that the fast paths, which write only into the buffer's free
+// capacity, serve the first calls of a new Writer too.
+const minBuffer = 256
 
 // ResetAppend is Reset, with the next message appended to b: Finish
 // returns b extended, and never changes b[:len(b)]. On error Finish

@@ -63,8 +63,11 @@ type wslot struct {
 	kind  protoreflect.Kind
 	wt    protowire.Type
 	flags uint8
-	ntag  uint8  // len(f.Tag)
-	tag   uint32 // f.Tag, little-endian, in the low ntag bytes
+	ntag  uint8 // len(f.Tag)
+	// tag is f.Tag, little-endian, in the low ntag bytes: a whole word,
+	// so that putTag writes the tag and zeros with one store (a uint32
+	// would have the compiler store the zeros byte by byte).
+	tag uint64
 }
 
 // wslot flags
@@ -72,6 +75,7 @@ const (
 	wfImplicit uint8 = 1 << iota // a zero value is skipped (outside map entries)
 	wfUTF8                       // strings are validated
 	wf32                         // a 32-bit integer kind
+	wfZigZag                     // sint32 or sint64: zigzag-encoded
 )
 
 func (wf *wslot) init(l *layout.Layout, i int) {
@@ -100,10 +104,13 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	if is32(f.Kind) {
 		wf.flags |= wf32
 	}
+	if f.Kind == protoreflect.Sint32Kind || f.Kind == protoreflect.Sint64Kind {
+		wf.flags |= wfZigZag
+	}
 	if len(f.Tag) <= 4 {
 		var t [4]byte
 		wf.ntag = uint8(copy(t[:], f.Tag))
-		wf.tag = binary.LittleEndian.Uint32(t[:])
+		wf.tag = uint64(binary.LittleEndian.Uint32(t[:]))
 	}
 }
 
@@ -206,7 +213,7 @@ const fastCap = 24
 // putTag writes the field's tag at b[k:], and zeros up to b[k+8], into
 // the capacity of b; it returns the offset after the tag.
 func putTag(b []byte, k int, wf *wslot) int {
-	binary.LittleEndian.PutUint64(b[k:k+8], uint64(wf.tag))
+	binary.LittleEndian.PutUint64(b[k:k+8], wf.tag)
 	return k + int(wf.ntag)
 }
 
@@ -222,22 +229,27 @@ func putVarint(b []byte, k int, x uint64) int {
 	return k + 1
 }
 
-// putFast writes scalar wire value x to field wf accepted by next; it
-// returns false, having changed nothing, when the general path must decide.
-// It skips a zero x of an implicit-presence field: the integer, bool and
-// enum methods take theirs before (skipFast), but a float's zero is known
-// only once converted (+0.0, or a value that rounds to it in a float
-// field).
-func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
-	b := w.buf
-	k := len(b)
-	if k > w.limit || cap(b)-k < fastCap {
-		return false
-	}
+// fits reports whether a fast path may write a value of n bytes (plus a
+// tag and length prefix) now: the output stays within the size limit
+// (room), and the buffer has the capacity (fastCap) without growing.
+func (w *Writer) fits(n int) bool {
+	k := len(w.buf)
+	return k <= w.limit-n && cap(w.buf)-k-n >= fastCap
+}
+
+// putFast writes scalar wire value x to field wf accepted by next, once
+// fits(0) holds. It skips a zero x of an implicit-presence field: the
+// integer, bool and enum methods take theirs before (skipFast), but a
+// float's zero is known only once converted (+0.0, or a value that rounds
+// to it in a float field). Callers call it last, so that nothing is live
+// across the call.
+func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) {
 	fr.commitFast(wf)
 	if x == 0 && wf.flags&wfImplicit != 0 {
-		return true
+		return
 	}
+	b := w.buf
+	k := len(b)
 	b = b[:cap(b)]
 	k = putTag(b, k, wf)
 	switch wf.wt {
@@ -251,29 +263,4 @@ func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) bool {
 		k = putVarint(b, k, x)
 	}
 	w.buf = b[:k]
-	return true
-}
-
-// putLenFast is putFast for a string or bytes value, already validated,
-// and not an empty value of an implicit-presence field (String and Bytes
-// take those with skipFast).
-func putLenFast[S string | []byte](w *Writer, fr *wframe, wf *wslot, s S) bool {
-	b := w.buf
-	k := len(b)
-	if k > w.limit-len(s) || cap(b)-k-len(s) < fastCap {
-		return false
-	}
-	fr.commitFast(wf)
-	b = b[:cap(b)]
-	k = putTag(b, k, wf)
-	if len(s) < 0x80 {
-		b[k] = byte(len(s))
-		k++
-	} else {
-		k = putVarint(b, k, uint64(len(s)))
-	}
-	b = b[:k+len(s)]
-	w.buf = b
-	copy(b[k:], s)
-	return true
 }

@@ -20,7 +20,8 @@ func (w *Writer) Int32(num protowire.Number, v int32) {
 		if v == 0 && fr.skipFast(wf) {
 			return
 		}
-		if x, ok := signedWire(wf.kind, v); ok && w.putFast(fr, wf, x) {
+		if w.fits(0) {
+			w.putFast(fr, wf, signedFast(wf, int64(v)))
 			return
 		}
 	}
@@ -35,7 +36,8 @@ func (w *Writer) Int64(num protowire.Number, v int64) {
 		if v == 0 && fr.skipFast(wf) {
 			return
 		}
-		if x, ok := signedWire(wf.kind, v); ok && w.putFast(fr, wf, x) {
+		if (wf.flags&wf32 == 0 || v == int64(int32(v))) && w.fits(0) {
+			w.putFast(fr, wf, signedFast(wf, v))
 			return
 		}
 	}
@@ -45,8 +47,14 @@ func (w *Writer) Int64(num protowire.Number, v int64) {
 // Uint32 writes v to field num, a uint32, fixed32, uint64 or fixed64
 // field.
 func (w *Writer) Uint32(num protowire.Number, v uint32) {
-	if fr, wf := w.next(num, maskUnsigned); wf != nil && (v == 0 && fr.skipFast(wf) || w.putFast(fr, wf, uint64(v))) {
-		return
+	if fr, wf := w.next(num, maskUnsigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			return
+		}
+		if w.fits(0) {
+			w.putFast(fr, wf, uint64(v))
+			return
+		}
 	}
 	w.unsigned(num, uint64(v))
 }
@@ -54,8 +62,14 @@ func (w *Writer) Uint32(num protowire.Number, v uint32) {
 // Uint64 writes v to field num, an unsigned integer field of any width; a
 // 32-bit field fails with ErrOutOfRange when v does not fit.
 func (w *Writer) Uint64(num protowire.Number, v uint64) {
-	if fr, wf := w.next(num, maskUnsigned); wf != nil && (v == 0 && fr.skipFast(wf) || (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.putFast(fr, wf, v)) {
-		return
+	if fr, wf := w.next(num, maskUnsigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			return
+		}
+		if (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.fits(0) {
+			w.putFast(fr, wf, v)
+			return
+		}
 	}
 	w.unsigned(num, v)
 }
@@ -63,7 +77,8 @@ func (w *Writer) Uint64(num protowire.Number, v uint64) {
 // Float32 writes v to field num, a float or double field.
 func (w *Writer) Float32(num protowire.Number, v float32) {
 	if fr, wf := w.next(num, maskFloat); wf != nil {
-		if x, _ := float32Wire(wf.kind, v); w.putFast(fr, wf, x) {
+		if x, _ := float32Wire(wf.kind, v); w.fits(0) {
+			w.putFast(fr, wf, x)
 			return
 		}
 	}
@@ -79,11 +94,21 @@ func (w *Writer) Float32(num protowire.Number, v float32) {
 // field v is rounded to float32; a finite v beyond float32's range fails
 // with ErrOutOfRange.
 func (w *Writer) Float64(num protowire.Number, v float64) {
-	if fr, wf := w.next(num, maskFloat); wf != nil {
-		if x, ok := float64Wire(wf.kind, v); ok && w.putFast(fr, wf, x) {
+	if fr, wf := w.next(num, maskFloat); wf != nil && w.fits(0) {
+		if wf.kind == protoreflect.DoubleKind {
+			w.putFast(fr, wf, math.Float64bits(v))
+			return
+		}
+		if x, ok := float64Wire(protoreflect.FloatKind, v); ok {
+			w.putFast(fr, wf, x)
 			return
 		}
 	}
+	w.float64Slow(num, v)
+}
+
+// float64Slow is the general path of Float64.
+func (w *Writer) float64Slow(num protowire.Number, v float64) {
 	t, ok := w.prepare(num, maskFloat)
 	if !ok {
 		return
@@ -102,7 +127,8 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 		if !v && fr.skipFast(wf) {
 			return
 		}
-		if x, _ := boolWire(wf.kind, v); w.putFast(fr, wf, x) {
+		if x, _ := boolWire(wf.kind, v); w.fits(0) {
+			w.putFast(fr, wf, x)
 			return
 		}
 	}
@@ -117,8 +143,14 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 // Enum writes enum number v to field num, an enum field. Numbers the enum
 // does not declare are written as they are, as proto.Marshal writes them.
 func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
-	if fr, wf := w.next(num, maskEnum); wf != nil && (v == 0 && fr.skipFast(wf) || w.putFast(fr, wf, uint64(int64(v)))) {
-		return
+	if fr, wf := w.next(num, maskEnum); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			return
+		}
+		if w.fits(0) {
+			w.putFast(fr, wf, uint64(int64(v)))
+			return
+		}
 	}
 	t, ok := w.prepare(num, maskEnum)
 	if !ok {
@@ -145,41 +177,61 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 
 // String writes s to field num, a string or bytes field. A string field
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
-func (w *Writer) String(num protowire.Number, s string) {
-	if fr, wf := w.next(num, maskString); wf != nil && (len(s) == 0 && fr.skipFast(wf) || (wf.flags&wfUTF8 == 0 || utf8x.ValidString(s)) && putLenFast(w, fr, wf, s)) {
+func (w *Writer) String(num protowire.Number, s string) { writeLen(w, num, s) }
+
+// Bytes writes b to field num, a bytes or string field (validated as
+// String validates). nil and empty b are the same value.
+func (w *Writer) Bytes(num protowire.Number, b []byte) { writeLen(w, num, b) }
+
+// writeLen is String and Bytes. Its fast path (see writer_fast.go) tells
+// short ASCII text valid inline (utf8x.ShortASCII), validates other text
+// with a call off the common course, and writes the value into the
+// buffer's capacity; the copy of s is its last act.
+func writeLen[S string | []byte](w *Writer, num protowire.Number, s S) {
+	fr, wf := w.next(num, maskString)
+	if wf == nil {
+		writeLenSlow(w, num, s)
 		return
 	}
-	w.stringSlow(num, s)
+	if len(s) == 0 && wf.flags&wfImplicit != 0 {
+		fr.commitFast(wf)
+		return
+	}
+	if !w.fits(len(s)) {
+		writeLenSlow(w, num, s)
+		return
+	}
+	if wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(s) && !utf8x.ValidText(s) {
+		writeLenSlow(w, num, s) // fails
+		return
+	}
+	fr.commitFast(wf)
+	b := w.buf
+	k := len(b)
+	b = b[:cap(b)]
+	k = putTag(b, k, wf)
+	if len(s) < 0x80 {
+		b[k] = byte(len(s))
+		k++
+	} else {
+		k = putVarint(b, k, uint64(len(s)))
+	}
+	b = b[:k+len(s)]
+	w.buf = b
+	copy(b[k:], s)
 }
 
-// stringSlow is the general path of String.
-func (w *Writer) stringSlow(num protowire.Number, s string) {
+// writeLenSlow is the general path of String and Bytes.
+func writeLenSlow[S string | []byte](w *Writer, num protowire.Number, s S) {
 	t, ok := w.prepare(num, maskString)
 	if !ok {
 		return
 	}
-	if t.f.ValidateUTF8 && !utf8x.ValidString(s) {
+	if t.f.ValidateUTF8 && !utf8x.ValidText(s) {
 		w.fail(ErrInvalidUTF8, t.f, "")
 		return
 	}
 	putLen(w, t, s)
-}
-
-// Bytes writes b to field num, a bytes or string field (validated as
-// String validates). nil and empty b are the same value.
-func (w *Writer) Bytes(num protowire.Number, b []byte) {
-	if fr, wf := w.next(num, maskString); wf != nil && (len(b) == 0 && fr.skipFast(wf) || (wf.flags&wfUTF8 == 0 || utf8x.Valid(b)) && putLenFast(w, fr, wf, b)) {
-		return
-	}
-	t, ok := w.prepare(num, maskString)
-	if !ok {
-		return
-	}
-	if t.f.ValidateUTF8 && !utf8x.Valid(b) {
-		w.fail(ErrInvalidUTF8, t.f, "")
-		return
-	}
-	putLen(w, t, b)
 }
 
 // signed is the general path of Int32 and Int64.
@@ -211,6 +263,16 @@ func (w *Writer) unsigned(num protowire.Number, v uint64) {
 }
 
 // The wire value of a Go value for a field of kind k, and whether it fits.
+
+// signedFast is signedWire for the fast paths, for a v that fits wf's
+// kind: the wire value of a signed integer kind is v itself (truncated by
+// the fixed-width write of sfixed32), or its zigzag encoding.
+func signedFast(wf *wslot, v int64) uint64 {
+	if wf.flags&wfZigZag != 0 {
+		return protowire.EncodeZigZag(v)
+	}
+	return uint64(v)
+}
 
 func signedWire[T int32 | int64](k protoreflect.Kind, v T) (uint64, bool) {
 	n := int64(v)

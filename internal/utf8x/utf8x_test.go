@@ -235,5 +235,41 @@ func FuzzValid(f *testing.F) {
 		if got, want := ValidString(s), utf8.ValidString(s); got != want {
 			t.Fatalf("ValidString(% x) = %v, unicode/utf8 says %v", b, got, want)
 		}
+		if ShortASCII(s) && !utf8.ValidString(s) || ShortASCII(b) != ShortASCII(s) {
+			t.Fatalf("ShortASCII(% x) = %v, unicode/utf8 says %v", b, ShortASCII(s), utf8.ValidString(s))
+		}
 	})
+}
+
+// TestShortASCII checks ShortASCII against its definition on strings of
+// every length up to 40, all ASCII and with one byte above 0x7F (the
+// lowest, a lead and a continuation byte) at each offset, as strings and
+// as byte slices; and that it never calls an invalid string valid.
+func TestShortASCII(t *testing.T) {
+	for n := range 41 {
+		ascii := []byte(strings.Repeat("a~", n)[:n])
+		cases := [][]byte{ascii}
+		for i := range n {
+			for _, c := range []byte{0x80, 0xc3, 0xff} {
+				b := append([]byte(nil), ascii...)
+				b[i] = c
+				cases = append(cases, b)
+			}
+		}
+		for _, b := range cases {
+			want := n >= 8 && n <= 32 && utf8.Valid(b) && !strings.ContainsFunc(string(b), func(r rune) bool { return r >= 0x80 })
+			if got := ShortASCII(string(b)); got != want {
+				t.Errorf("ShortASCII(%q) = %v, want %v", b, got, want)
+			}
+			if got := ShortASCII(b); got != want {
+				t.Errorf("ShortASCII([]byte %q) = %v, want %v", b, got, want)
+			}
+			if ValidText(b) != utf8.Valid(b) || ValidText(string(b)) != utf8.Valid(b) {
+				t.Errorf("ValidText(%q) differs from unicode/utf8", b)
+			}
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { ShortASCII("service.instance.id") }); a != 0 {
+		t.Errorf("ShortASCII allocates: %v per call", a)
+	}
 }
