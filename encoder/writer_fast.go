@@ -262,5 +262,5 @@ func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) {
 	default:
 		k = putVarint(b, k, x)
 	}
-	w.buf = b[:k]
+	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
 }

@@ -216,8 +216,7 @@ func writeLen[S string | []byte](w *Writer, num protowire.Number, s S) {
 	} else {
 		k = putVarint(b, k, uint64(len(s)))
 	}
-	b = b[:k+len(s)]
-	w.buf = b
+	w.buf = w.buf[:k+len(s)] // a reslice of itself: only the length is stored
 	copy(b[k:], s)
 }
 
@@ -504,7 +503,7 @@ func (w *Writer) Begin(num protowire.Number) {
 		w.addSlack(r - 1)
 	}
 	k += r
-	w.buf = b[:k]
+	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
 	// push, for a frame with room in the stack, no required fields to
 	// check and at most 64 fields.
 	fs := w.frames[:n+1]
