@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -48,6 +49,19 @@ func TestWriterCases(t *testing.T) {
 			SingularSint32: -1, SingularSint64: math.MinInt64, SingularFixed32: 7, SingularFixed64: 8, SingularSfixed32: -9, SingularSfixed64: -10,
 			SingularFloat: 1.5, SingularDouble: -2.5, SingularBool: true, SingularString: "é", SingularBytes: []byte{0},
 			SingularNestedEnum: test3pb.TestAllTypes_NEG, SingularForeignEnum: 99}},
+		{"strings and bytes of every length class", func(w *encoder.Writer) {
+			w.String(14, strings.Repeat("long ", 30))
+			w.Bytes(15, bytes.Repeat([]byte{0xff}, 200))
+			for _, n := range []int{0, 1, 7, 8, 16, 17, 32, 33, 127, 128, 300} {
+				w.String(44, strings.Repeat("a", n))
+			}
+			for _, n := range []int{9, 20, 40} {
+				w.Bytes(45, bytes.Repeat([]byte("é"), n))
+			}
+		}, &test3pb.TestAllTypes{SingularString: strings.Repeat("long ", 30), SingularBytes: bytes.Repeat([]byte{0xff}, 200),
+			RepeatedString: []string{"", "a", strings.Repeat("a", 7), strings.Repeat("a", 8), strings.Repeat("a", 16), strings.Repeat("a", 17),
+				strings.Repeat("a", 32), strings.Repeat("a", 33), strings.Repeat("a", 127), strings.Repeat("a", 128), strings.Repeat("a", 300)},
+			RepeatedBytes: [][]byte{bytes.Repeat([]byte("é"), 9), bytes.Repeat([]byte("é"), 20), bytes.Repeat([]byte("é"), 40)}}},
 		{"implicit zeros skipped, -0.0 and NaN written", func(w *encoder.Writer) {
 			w.Int32(1, 0)
 			w.Uint64(4, 0)
@@ -156,6 +170,19 @@ func TestWriterCases(t *testing.T) {
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s %v: differs at %s", c.name, s, protobuftest.FirstDiff(got, want, c.want.ProtoReflect().Descriptor()))
+			}
+			// The fast paths write only into the buffer's free capacity,
+			// and leave a call that would grow it to the general path:
+			// appended to a prefix in buffers of every capacity up to the
+			// output's and some more, each call meets the edge in turn.
+			for c2 := range len(want) + 64 {
+				buf := append(make([]byte, 0, 3+c2), "abc"...)
+				w.ResetAppend(buf)
+				c.write(w)
+				got, err := w.Finish()
+				if err != nil || string(got[:3]) != "abc" || !bytes.Equal(got[3:], want) {
+					t.Fatalf("%s %v, appended with capacity %d: %q, %v; want abc%q", c.name, s, 3+c2, got, err, want)
+				}
 			}
 		}
 	}
