@@ -334,7 +334,7 @@ func (fr *wframe) isWritten(i int) bool {
 
 func (fr *wframe) setWritten(i int) {
 	if i < 64 {
-		fr.written |= 1 << uint(i)
+		fr.written |= 1 << (uint(i) & 63) // the mask spares the compiler a shift-count check
 		return
 	}
 	fr.writtenHi[(i-64)>>6] |= 1 << (uint(i) & 63)

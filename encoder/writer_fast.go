@@ -89,10 +89,9 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	default:
 		wf.last = int32(i) - 1
 	}
-	// Map, packed and group fields, fields past the 64th (whose written
-	// bit is not in wframe.written) and tags longer than 4 bytes always
+	// Map, packed and group fields and tags longer than 4 bytes always
 	// take the general path.
-	if !(f.Map || f.Packed || f.Group || i >= 64 || len(f.Tag) > 4) {
+	if !(f.Map || f.Packed || f.Group || len(f.Tag) > 4) {
 		wf.fast = kindBit(f.Kind)
 	}
 	if !f.Explicit && !f.List {
@@ -172,7 +171,7 @@ func (fr *wframe) commitFast(wf *wslot) {
 	// clears it.
 	fr.count = 1
 	fr.pos, fr.phase = i, phaseFields
-	fr.written |= 1 << (uint(i) & 63) // setWritten, for i < 64 (see init)
+	fr.setWritten(i)
 }
 
 // skipFast takes a zero value (0, false, an empty string) of field wf
