@@ -384,7 +384,9 @@ const minBuffer = 256
 
 // ResetAppend is Reset, with the next message appended to b: Finish
 // returns b extended, and never changes b[:len(b)]. On error Finish
-// returns b unchanged.
+// returns b unchanged. The Writer writes into b's spare capacity and
+// grows b, as append does, when it runs out; calls are fastest with some
+// capacity to spare (a few dozen bytes beyond each value).
 func (w *Writer) ResetAppend(b []byte) {
 	w.reset(b, len(b), true)
 }
