@@ -70,6 +70,10 @@ type wslot struct {
 	tag uint64
 }
 
+// fastMapString is the fast bit of a map field with string keys: a bit
+// no kind has, asked for by BeginEntryString only.
+const fastMapString = 1 << 31
+
 // wslot flags
 const (
 	wfImplicit uint8 = 1 << iota // a zero value is skipped (outside map entries)
@@ -89,16 +93,24 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	default:
 		wf.last = int32(i) - 1
 	}
-	// Map, packed and group fields and tags longer than 4 bytes always
-	// take the general path.
-	if !(f.Map || f.Packed || f.Group || len(f.Tag) > 4) {
+	entry := l.Desc.IsMapEntry()
+	// Packed and group fields, tags longer than 4 bytes and the keys of
+	// map entries always take the general path; so do map fields, but
+	// for BeginEntryString on a map with string keys.
+	switch {
+	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
+	case f.Map:
+		if f.MapKey.Kind == protoreflect.StringKind {
+			wf.fast = fastMapString
+		}
+	default:
 		wf.fast = kindBit(f.Kind)
 	}
-	if !f.Explicit && !f.List {
+	if !f.Explicit && !f.List && !entry { // a map entry writes both its fields
 		wf.flags |= wfImplicit
 	}
-	if f.ValidateUTF8 {
-		wf.flags |= wfUTF8
+	if f.ValidateUTF8 || f.Map && f.MapKey.ValidateUTF8 {
+		wf.flags |= wfUTF8 // for a map field, its keys
 	}
 	if is32(f.Kind) {
 		wf.flags |= wf32
@@ -167,8 +179,9 @@ func (fr *wframe) commitFast(wf *wslot) {
 		return
 	}
 	// curExt is left stale (phaseFields says it is), and keyValid too:
-	// only a map field, never taken here, reads it, and its commit
-	// clears it.
+	// only a map field reads it, and BeginEntryString's fast path, the
+	// one that takes a map field here, sets it, as the general path's
+	// commit clears it.
 	fr.count = 1
 	fr.pos, fr.phase = i, phaseFields
 	fr.setWritten(i)

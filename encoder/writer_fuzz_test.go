@@ -57,7 +57,8 @@ func FuzzWriter(f *testing.F) {
 		for _, c := range calls[:k] {
 			c.Apply(w)
 			switch c.Op {
-			case protobuftest.OpBegin:
+			case protobuftest.OpBegin, protobuftest.OpBeginEntryString, protobuftest.OpBeginEntryInt,
+				protobuftest.OpBeginEntryUint, protobuftest.OpBeginEntryBool:
 				fd := stack[len(stack)-1].Fields().ByNumber(c.Num)
 				if fd == nil { // an extension
 					xt, _ := res.FindExtensionByNumber(stack[len(stack)-1].FullName(), c.Num)

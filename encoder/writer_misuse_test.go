@@ -3,6 +3,7 @@ package encoder_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -71,6 +72,17 @@ func TestWriterMisuse(t *testing.T) {
 		{"second oneof member, fast path", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(5); w.End() }, func(w *encoder.Writer) { w.String(6, "x") }, encoder.ErrOneofConflict, "oneof node"},
 		{"second oneof member before, fast path", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.String(6, "x") }, func(w *encoder.Writer) { w.Begin(5) }, encoder.ErrOneofConflict, "oneof node"},
 		{"oneof member twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Uint32(111, 0) }, func(w *encoder.Writer) { w.Uint32(111, 1) }, encoder.ErrDuplicateField, ""},
+		{"depth after map entries", test3Desc, encoder.WriterOptions{MaxDepth: 2}, func(w *encoder.Writer) {
+			w.Begin(18) // depth 1
+			w.Begin(2)  // depth 2
+			for _, k := range []string{"a", "b", "c"} {
+				w.BeginEntryString(144, k) // entries do not count
+				w.String(encoder.MapValue, "v")
+				w.End()
+			}
+		}, func(w *encoder.Writer) { w.Begin(112) }, encoder.ErrDepthExceeded, ""},
+		{"map key invalid UTF-8", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "a"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "b\xff") }, encoder.ErrInvalidUTF8, ""},
+		{"map key invalid UTF-8, long", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "a"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, strings.Repeat("b", 40)+"\xed\xa0\x80") }, encoder.ErrInvalidUTF8, ""},
 		{"map keys descending", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "b"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "a") }, encoder.ErrMapKeyOrder, "below"},
 		{"map key repeated", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, -1); w.End() }, func(w *encoder.Writer) { w.BeginEntryInt(131, -1) }, encoder.ErrMapKeyOrder, "equal"},
 		{"map zero key after a key", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, 5); w.End(); w.Begin(131) }, func(w *encoder.Writer) { w.End() }, encoder.ErrMapKeyOrder, ""},
@@ -190,6 +202,17 @@ func TestWriterLastItem(t *testing.T) {
 				t.Fatalf("LastItemBytes has %d bytes, LastItem says %d", len(got), n)
 			}
 		}
+		// Map entries are top-level items too, begun by BeginEntryString
+		// (its fast path once the entry's table is built), with values
+		// of 0 and 200 bytes (the second moves under one-byte lengths).
+		var entries [][2]int
+		for i, k := range []string{"k0", "k1"} {
+			w.BeginEntryString(144, k)
+			w.String(encoder.MapValue, strings.Repeat("v", 200*i))
+			w.End()
+			off, n := w.LastItem()
+			entries = append(entries, [2]int{off, n})
+		}
 		b, err := w.Finish()
 		if err != nil {
 			t.Fatal(err)
@@ -205,6 +228,13 @@ func TestWriterLastItem(t *testing.T) {
 			m := new(test3pb.TestAllTypes_NestedMessage)
 			if err := proto.Unmarshal(body, m); err != nil || m.GetA() != int32(i) {
 				t.Fatalf("%v item %d: %v %v", s, i, m, err)
+			}
+		}
+		for i, r := range entries {
+			m := new(test3pb.TestAllTypes)
+			if err := proto.Unmarshal(b[r[0]:r[0]+r[1]], m); err != nil || len(m.MapStringString) != 1 ||
+				m.MapStringString[fmt.Sprint("k", i)] != strings.Repeat("v", 200*i) {
+				t.Fatalf("%v entry %d: range %v holds %v (%v)", s, i, r, m, err)
 			}
 		}
 	}

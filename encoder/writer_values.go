@@ -526,8 +526,68 @@ func (w *Writer) beginSlow(num protowire.Number) {
 
 // BeginEntryString starts an entry of map field num, whose keys are
 // strings, and writes its key: Begin(num) then String(MapKey, key), as one
-// call (when the key fails its checks, nothing is written).
+// call (when the key fails its checks, nothing is written). It is the
+// fast way to write such an entry: with it, the value and End take the
+// fast paths too, where Begin then String(MapKey) leave the whole entry to
+// the general path.
 func (w *Writer) BeginEntryString(num protowire.Number, key string) {
+	// The fast path: the next entry of a map whose entry table is built,
+	// with a key above the previous entry's, and room.
+	fr, wf := w.next(num, fastMapString)
+	if wf == nil {
+		w.beginEntryStringSlow(num, key)
+		return
+	}
+	child := wf.child.Load()
+	n := len(w.frames)
+	same := int(wf.idx) == fr.pos // another entry of the current map
+	if child == nil || n == cap(w.frames) || !w.fits(len(key)) ||
+		same && fr.keyValid && key <= string(fr.keyS) ||
+		wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
+		w.beginEntryStringSlow(num, key)
+		return
+	}
+	fr.commitFast(wf)
+	// The map field's tag and the entry's reserved length, then the key
+	// (field 1, a string: tag 0x0a).
+	b := w.buf
+	k := putTag(b[:cap(b)], len(b), wf)
+	r := 1
+	if w.opts.Lengths == LengthLearned {
+		r = wf.rec.learn.guess()
+		w.addSlack(r - 1)
+	}
+	k += r
+	start := k
+	b = b[:cap(b)]
+	b[k] = 0x0a
+	k++
+	if len(key) < 0x80 {
+		b[k] = byte(len(key))
+		k++
+	} else {
+		k = putVarint(b, k, uint64(len(key)))
+	}
+	w.buf = w.buf[:k+len(key)]
+	copy(b[k:], key)
+	// push, for an entry frame whose key is written: the fast paths may
+	// write its value (field 2 comes after the current field 1), and End
+	// takes its fast path once the value is written (the general path
+	// writes a missing value).
+	fs := w.frames[:n+1]
+	w.frames = fs
+	c := &fs[len(fs)-1]
+	c.open(child, start, r, true, true)
+	c.parent, c.written = fr, 1
+	c.pos, c.phase, c.count = 0, phaseFields, 0
+	w.fast, w.dense = c, child.dense
+	// The key, for the order check of the next entry (entryPost).
+	fr.keyValid, fr.keyU = true, 0
+	fr.keyS = append(fr.keyS[:0], key...)
+}
+
+// beginEntryStringSlow is the general path of BeginEntryString.
+func (w *Writer) beginEntryStringSlow(num protowire.Number, key string) {
 	t, kf, ok := w.prepareEntry(num, maskString)
 	if !ok {
 		return
@@ -697,13 +757,19 @@ func (w *Writer) begin(t target) {
 // record, writes a map entry's missing key or value, and writes its length
 // in place (or a group's end tag).
 func (w *Writer) End() {
-	// The fast path: a nested message (not a group, not a map entry) with
-	// no required fields to check and no packed record open.
+	// The fast path: a nested message (not a group) with no required
+	// fields to check and no packed record open, or a map entry begun by
+	// BeginEntryString's fast path whose value is written.
 	fr := w.fast
-	// The root's slowEnd is set.
+	// The root's slowEnd is set, and so is every map entry's; those begun
+	// by BeginEntryString's fast path (the only entries w.fast is ever
+	// set to) come back here once their value is written.
 	if fr == nil || fr.slowEnd {
-		w.endSlow()
-		return
+		if fr == nil || !fr.entry || fr.written&2 == 0 {
+			w.endSlow() // which writes an entry's missing value
+			return
+		}
+		w.depth++ // entries are not counted: this cancels the decrement below
 	}
 	n := len(w.frames)
 	size := len(w.buf) - fr.start
@@ -720,9 +786,10 @@ func (w *Writer) End() {
 	}
 	w.frames = w.frames[:n-1]
 	w.depth--
-	// The parent is not a map entry (slowEnd says), it holds no open
-	// packed record (opening this frame closed it), and the Writer is
-	// still open and without error: the fast paths may use it.
+	// The parent holds no open packed record (opening this frame closed
+	// it), the Writer is still open and without error, and the parent is
+	// not a map entry, or one whose key is written (BeginEntryString's
+	// fast path): the fast paths may use it.
 	p := fr.parent
 	w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
 }

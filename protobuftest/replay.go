@@ -46,11 +46,18 @@ const (
 	OpRaw
 	OpUnknown
 	OpFinish
+	// BeginEntryString and the like: Begin on a map field and the entry's
+	// key, in one call (the key in Str, Int, Uint or Bool).
+	OpBeginEntryString
+	OpBeginEntryInt
+	OpBeginEntryUint
+	OpBeginEntryBool
 )
 
 var opNames = [...]string{"?", "Int32", "Int64", "Uint32", "Uint64", "Float32", "Float64", "Bool", "Enum", "EnumName",
 	"String", "Bytes", "Int32s", "Int64s", "Uint32s", "Uint64s", "Float32s", "Float64s", "Bools", "Enums", "Strings",
-	"Begin", "End", "Message", "Raw", "Unknown", "Finish"}
+	"Begin", "End", "Message", "Raw", "Unknown", "Finish",
+	"BeginEntryString", "BeginEntryInt", "BeginEntryUint", "BeginEntryBool"}
 
 // String returns the method's name.
 func (o Op) String() string {
@@ -88,6 +95,14 @@ func (c Call) String() string {
 		return fmt.Sprintf("Unknown(% x)", c.Raw)
 	case OpBegin:
 		return fmt.Sprintf("Begin(%d)", c.Num)
+	case OpBeginEntryString:
+		return fmt.Sprintf("BeginEntryString(%d, %q)", c.Num, c.Str)
+	case OpBeginEntryInt:
+		return fmt.Sprintf("BeginEntryInt(%d, %d)", c.Num, c.Int)
+	case OpBeginEntryUint:
+		return fmt.Sprintf("BeginEntryUint(%d, %d)", c.Num, c.Uint)
+	case OpBeginEntryBool:
+		return fmt.Sprintf("BeginEntryBool(%d, %v)", c.Num, c.Bool)
 	case OpInt32, OpInt64, OpEnum:
 		return fmt.Sprintf("%s(%d, %d)", c.Op, c.Num, c.Int)
 	case OpUint32, OpUint64:
@@ -151,6 +166,14 @@ func (c Call) Apply(w *encoder.Writer) {
 		w.Strings(c.Num, c.List.([]string))
 	case OpBegin:
 		w.Begin(c.Num)
+	case OpBeginEntryString:
+		w.BeginEntryString(c.Num, c.Str)
+	case OpBeginEntryInt:
+		w.BeginEntryInt(c.Num, c.Int)
+	case OpBeginEntryUint:
+		w.BeginEntryUint(c.Num, c.Uint)
+	case OpBeginEntryBool:
+		w.BeginEntryBool(c.Num, c.Bool)
 	case OpEnd:
 		w.End()
 	case OpMessage:
@@ -440,10 +463,16 @@ func (r *replayer) mapField(fd protoreflect.FieldDescriptor, mp protoreflect.Map
 	slices.SortFunc(keys, func(a, b protoreflect.MapKey) int { return compareKeys(kd.Kind(), a, b) })
 	for _, k := range keys {
 		v := mp.Get(k)
-		r.add(Call{Op: OpBegin, Num: fd.Number()})
-		// A zero key may be left out: the value brings it, or End does.
-		if !isZeroKey(kd.Kind(), k) || r.chance(1, 2) {
-			r.scalar(kd, k.Value(), false)
+		switch {
+		case r.chance(1, 2):
+			// The helper that begins the entry and writes its key.
+			r.add(entryCall(fd.Number(), kd, k))
+		default:
+			r.add(Call{Op: OpBegin, Num: fd.Number()})
+			// A zero key may be left out: the value brings it, or End does.
+			if !isZeroKey(kd.Kind(), k) || r.chance(1, 2) {
+				r.scalar(kd, k.Value(), false)
+			}
 		}
 		switch {
 		case vd.Message() != nil:
@@ -461,6 +490,20 @@ func (r *replayer) mapField(fd protoreflect.FieldDescriptor, mp protoreflect.Map
 		}
 		r.add(Call{Op: OpEnd})
 	}
+}
+
+// entryCall is the BeginEntry call of map field num for key k, whose
+// field is kd.
+func entryCall(num protowire.Number, kd protoreflect.FieldDescriptor, k protoreflect.MapKey) Call {
+	switch kd.Kind() {
+	case protoreflect.StringKind:
+		return Call{Op: OpBeginEntryString, Num: num, Str: k.String()}
+	case protoreflect.BoolKind:
+		return Call{Op: OpBeginEntryBool, Num: num, Bool: k.Bool()}
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return Call{Op: OpBeginEntryUint, Num: num, Uint: k.Uint()}
+	}
+	return Call{Op: OpBeginEntryInt, Num: num, Int: k.Int()}
 }
 
 func compareKeys(k protoreflect.Kind, a, b protoreflect.MapKey) int {

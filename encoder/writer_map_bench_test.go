@@ -1,0 +1,61 @@
+package encoder_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/protolayout/protolayout/encoder"
+)
+
+// mapKeys and mapVals are 50 label-like entries of a map<string, string>,
+// keys ascending.
+var mapKeys, mapVals = func() (k, v []string) {
+	for i := range 50 {
+		k = append(k, fmt.Sprintf("label.key.%03d", i))
+		v = append(v, fmt.Sprintf("value-%d", i*7))
+	}
+	return k, v
+}()
+
+// BenchmarkWriterMapEntries writes 50 entries of a map<string, string>
+// with BeginEntryString, the value and End: the fast path.
+func BenchmarkWriterMapEntries(b *testing.B) {
+	benchmarkMap(b, func(w *encoder.Writer, k, v string) {
+		w.BeginEntryString(144, k)
+		w.String(encoder.MapValue, v)
+		w.End()
+	})
+}
+
+// BenchmarkWriterMapBeginEnd writes the same entries with Begin, the key,
+// the value and End: the general path.
+func BenchmarkWriterMapBeginEnd(b *testing.B) {
+	benchmarkMap(b, func(w *encoder.Writer, k, v string) {
+		w.Begin(144)
+		w.String(encoder.MapKey, k)
+		w.String(encoder.MapValue, v)
+		w.End()
+	})
+}
+
+func benchmarkMap(b *testing.B, entry func(w *encoder.Writer, k, v string)) {
+	w := encoder.NewWriter(test3Desc)
+	write := func() ([]byte, error) {
+		w.Reset()
+		for i, k := range mapKeys {
+			entry(w, k, mapVals[i])
+		}
+		return w.Finish()
+	}
+	out, err := write()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := write(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
