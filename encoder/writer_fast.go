@@ -46,9 +46,9 @@ type wfield struct {
 type wslot struct {
 	f   *layout.Field
 	rec *wfield // the field's record in the table's fields
-	// child is the table of the field's message once built, when Begin's
-	// fast path may open it (not a MessageSet, at most 64 fields); nil
-	// otherwise.
+	// child is the table of the field's message (a map field's entry)
+	// once built, when Begin's or BeginEntryString's fast path may open
+	// it (not a MessageSet, at most 64 fields); nil otherwise.
 	child atomic.Pointer[wtable]
 	fast  uint32 // kindBit(f.Kind), or 0 when every call takes the general path
 	idx   int32  // index in the layout's fields
