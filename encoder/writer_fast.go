@@ -70,9 +70,14 @@ type wslot struct {
 	tag uint64
 }
 
-// fastMapString is the fast bit of a map field with string keys: a bit
-// no kind has, asked for by BeginEntryString only.
-const fastMapString = 1 << 31
+// The fast bits of map fields, by the class of their keys: bits no kind
+// has, asked for by the BeginEntry methods only.
+const (
+	fastMapString   = 1 << 31
+	fastMapSigned   = 1 << 30
+	fastMapUnsigned = 1 << 29
+	fastMapBool     = 1 << 28
+)
 
 // wslot flags
 const (
@@ -94,15 +99,26 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 		wf.last = int32(i) - 1
 	}
 	entry := l.Desc.IsMapEntry()
+	// For a map field, kind (and so wf32 and wfZigZag below) is its
+	// key's.
+	kind := f.Kind
+	if f.Map {
+		kind = f.MapKey.Kind
+	}
 	// Packed and group fields, tags longer than 4 bytes and the keys of
 	// map entries always take the general path; so do map fields, but
-	// for BeginEntryString on a map with string keys.
-	switch {
+	// for the BeginEntry methods.
+	switch kb := kindBit(kind); {
 	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
+	case f.Map && kb&maskString != 0:
+		wf.fast = fastMapString
+	case f.Map && kb&maskSigned != 0:
+		wf.fast = fastMapSigned
+	case f.Map && kb&maskUnsigned != 0:
+		wf.fast = fastMapUnsigned
+	case f.Map && kb&maskBool != 0:
+		wf.fast = fastMapBool
 	case f.Map:
-		if f.MapKey.Kind == protoreflect.StringKind {
-			wf.fast = fastMapString
-		}
 	default:
 		wf.fast = kindBit(f.Kind)
 	}
@@ -112,10 +128,10 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	if f.ValidateUTF8 || f.Map && f.MapKey.ValidateUTF8 {
 		wf.flags |= wfUTF8 // for a map field, its keys
 	}
-	if is32(f.Kind) {
+	if is32(kind) {
 		wf.flags |= wf32
 	}
-	if f.Kind == protoreflect.Sint32Kind || f.Kind == protoreflect.Sint64Kind {
+	if kind == protoreflect.Sint32Kind || kind == protoreflect.Sint64Kind {
 		wf.flags |= wfZigZag
 	}
 	if len(f.Tag) <= 4 {

@@ -1,6 +1,7 @@
 package encoder
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 
@@ -494,25 +495,40 @@ func (w *Writer) Begin(num protowire.Number) {
 		return
 	}
 	fr.commitFast(wf)
-	// The tag, and zeros for the length prefix (at most 4 bytes: see
-	// learnState), in one word.
+	k, r := w.putHead(b, k, wf)
+	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
+	// push, for a frame with no required fields to check and at most 64
+	// fields.
+	w.pushFast(fr, child, n, k, r, false, w.checksRequired(child))
+	w.depth++
+}
+
+// putHead writes, for Begin's and BeginEntry's fast paths, the tag of
+// field wf at b[k:] (into the capacity of b) and reserves the length
+// prefix of its body (zeros: see putTag; at most 4 bytes, see
+// learnState); it returns the body's offset and the width reserved.
+func (w *Writer) putHead(b []byte, k int, wf *wslot) (int, int) {
 	k = putTag(b, k, wf)
 	r := 1
 	if w.opts.Lengths == LengthLearned {
 		r = wf.rec.learn.guess()
 		w.addSlack(r - 1)
 	}
-	k += r
-	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
-	// push, for a frame with room in the stack, no required fields to
-	// check and at most 64 fields.
+	return k + r, r
+}
+
+// pushFast is push for the fast paths, with room in the frame stack (n
+// frames open) and a table of at most 64 fields: it opens a frame for
+// table t whose body starts at start after width reserved bytes, below
+// parent, and makes it the fast frame.
+func (w *Writer) pushFast(parent *wframe, t *wtable, n, start, width int, entry, slowEnd bool) *wframe {
 	fs := w.frames[:n+1]
 	w.frames = fs
-	c := &fs[len(fs)-1]
-	c.open(child, k, r, false, w.checksRequired(child))
-	c.parent, c.written = fr, 0
-	w.fast, w.dense = c, child.dense // setFast, for a frame known not nil
-	w.depth++
+	c := &fs[n]
+	c.open(t, start, width, entry, slowEnd)
+	c.parent, c.written = parent, 0
+	w.fast, w.dense = c, t.dense // setFast, for a frame known not nil
+	return c
 }
 
 // beginSlow is the general path of Begin.
@@ -526,10 +542,10 @@ func (w *Writer) beginSlow(num protowire.Number) {
 
 // BeginEntryString starts an entry of map field num, whose keys are
 // strings, and writes its key: Begin(num) then String(MapKey, key), as one
-// call (when the key fails its checks, nothing is written). It is the
-// fast way to write such an entry: with it, the value and End take the
-// fast paths too, where Begin then String(MapKey) leave the whole entry to
-// the general path.
+// call (when the key fails its checks, nothing is written). The
+// BeginEntry methods are the fast way to write an entry: with them, the
+// value and End take the fast paths too, where Begin then a key leave the
+// whole entry to the general path.
 func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	// The fast path: the next entry of a map whose entry table is built,
 	// with a key above the previous entry's, and room.
@@ -550,16 +566,9 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	fr.commitFast(wf)
 	// The map field's tag and the entry's reserved length, then the key
 	// (field 1, a string: tag 0x0a).
-	b := w.buf
-	k := putTag(b[:cap(b)], len(b), wf)
-	r := 1
-	if w.opts.Lengths == LengthLearned {
-		r = wf.rec.learn.guess()
-		w.addSlack(r - 1)
-	}
-	k += r
-	start := k
-	b = b[:cap(b)]
+	b := w.buf[:cap(w.buf)]
+	start, r := w.putHead(b, len(w.buf), wf)
+	k := start
 	b[k] = 0x0a
 	k++
 	if len(key) < 0x80 {
@@ -570,20 +579,55 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	}
 	w.buf = w.buf[:k+len(key)]
 	copy(b[k:], key)
-	// push, for an entry frame whose key is written: the fast paths may
-	// write its value (field 2 comes after the current field 1), and End
-	// takes its fast path once the value is written (the general path
-	// writes a missing value).
-	fs := w.frames[:n+1]
-	w.frames = fs
-	c := &fs[len(fs)-1]
-	c.open(child, start, r, true, true)
-	c.parent, c.written = fr, 1
-	c.pos, c.phase, c.count = 0, phaseFields, 0
-	w.fast, w.dense = c, child.dense
+	openEntry(w.pushFast(fr, child, n, start, r, true, true))
 	// The key, for the order check of the next entry (entryPost).
 	fr.keyValid, fr.keyU = true, 0
 	fr.keyS = append(fr.keyS[:0], key...)
+}
+
+// openEntry marks map entry frame c, just pushed by a BeginEntry fast
+// path, as holding its key: the fast paths may write its value (field 2
+// comes after the current field 1), and End takes its fast path once the
+// value is written (its slowEnd is set: the general path writes a
+// missing value).
+func openEntry(c *wframe) {
+	c.written = 1
+	c.pos, c.phase, c.count = 0, phaseFields, 0
+}
+
+// beginEntryFast is the fast path of BeginEntryInt, BeginEntryUint and
+// BeginEntryBool, called by next's accepting the map field: for a key of
+// wire value x (fitting the key's kind) and order ord (keyOrd), it
+// begins the entry and writes the key, or reports false, having changed
+// nothing, when the general path must decide.
+func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
+	child := wf.child.Load()
+	n := len(w.frames)
+	if child == nil || n == cap(w.frames) || !w.fits(0) ||
+		int(wf.idx) == fr.pos && fr.keyValid && ord <= fr.keyU {
+		return false
+	}
+	fr.commitFast(wf)
+	b := w.buf[:cap(w.buf)]
+	start, r := w.putHead(b, len(w.buf), wf)
+	kf := &child.lay.Fields[0]
+	k := start
+	b[k] = kf.Tag[0] // field 1: a one-byte tag
+	k++
+	switch kf.WireType {
+	case protowire.Fixed32Type:
+		binary.LittleEndian.PutUint32(b[k:k+4], uint32(x))
+		k += 4
+	case protowire.Fixed64Type:
+		binary.LittleEndian.PutUint64(b[k:k+8], x)
+		k += 8
+	default:
+		k = putVarint(b, k, x)
+	}
+	w.buf = w.buf[:k]
+	openEntry(w.pushFast(fr, child, n, start, r, true, true))
+	fr.keyValid, fr.keyU, fr.keyS = true, ord, fr.keyS[:0]
+	return true
 }
 
 // beginEntryStringSlow is the general path of BeginEntryString.
@@ -605,6 +649,17 @@ func (w *Writer) beginEntryStringSlow(num protowire.Number, key string) {
 // BeginEntryInt starts an entry of map field num, whose keys are signed
 // integers, and writes its key, as one call.
 func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
+	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.flags&wf32 == 0 || key == int64(int32(key))) {
+		x := signedFast(wf, key)
+		if w.beginEntryFast(fr, wf, x, keyOrd(wf.f.MapKey.Kind, x)) {
+			return
+		}
+	}
+	w.beginEntryIntSlow(num, key)
+}
+
+// beginEntryIntSlow is the general path of BeginEntryInt.
+func (w *Writer) beginEntryIntSlow(num protowire.Number, key int64) {
 	t, kf, ok := w.prepareEntry(num, maskSigned)
 	if !ok {
 		return
@@ -623,6 +678,15 @@ func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
 // BeginEntryUint starts an entry of map field num, whose keys are
 // unsigned integers, and writes its key, as one call.
 func (w *Writer) BeginEntryUint(num protowire.Number, key uint64) {
+	if fr, wf := w.next(num, fastMapUnsigned); wf != nil && (wf.flags&wf32 == 0 || key <= math.MaxUint32) &&
+		w.beginEntryFast(fr, wf, key, key) {
+		return
+	}
+	w.beginEntryUintSlow(num, key)
+}
+
+// beginEntryUintSlow is the general path of BeginEntryUint.
+func (w *Writer) beginEntryUintSlow(num protowire.Number, key uint64) {
 	t, kf, ok := w.prepareEntry(num, maskUnsigned)
 	if !ok {
 		return
@@ -641,6 +705,17 @@ func (w *Writer) BeginEntryUint(num protowire.Number, key uint64) {
 // BeginEntryBool starts an entry of map field num, whose keys are bools,
 // and writes its key, as one call.
 func (w *Writer) BeginEntryBool(num protowire.Number, key bool) {
+	if fr, wf := w.next(num, fastMapBool); wf != nil {
+		x, _ := boolWire(protoreflect.BoolKind, key)
+		if w.beginEntryFast(fr, wf, x, x) {
+			return
+		}
+	}
+	w.beginEntryBoolSlow(num, key)
+}
+
+// beginEntryBoolSlow is the general path of BeginEntryBool.
+func (w *Writer) beginEntryBoolSlow(num protowire.Number, key bool) {
 	t, _, ok := w.prepareEntry(num, maskBool)
 	if !ok {
 		return
