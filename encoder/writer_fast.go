@@ -265,6 +265,20 @@ func (w *Writer) fits(n int) bool {
 	return k <= w.limit-n && cap(w.buf)-k-n >= fastCap
 }
 
+// putWire writes scalar wire value x of wire type wt at b[k:], into the
+// capacity of b, and returns the offset after it.
+func putWire(b []byte, k int, wt protowire.Type, x uint64) int {
+	switch wt {
+	case protowire.Fixed32Type:
+		binary.LittleEndian.PutUint32(b[k:k+4], uint32(x))
+		return k + 4
+	case protowire.Fixed64Type:
+		binary.LittleEndian.PutUint64(b[k:k+8], x)
+		return k + 8
+	}
+	return putVarint(b, k, x)
+}
+
 // putFast writes scalar wire value x to field wf accepted by next, once
 // fits(0) holds. It skips a zero x of an implicit-presence field: the
 // integer, bool and enum methods take theirs before (skipFast), but a
@@ -279,16 +293,6 @@ func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) {
 	b := w.buf
 	k := len(b)
 	b = b[:cap(b)]
-	k = putTag(b, k, wf)
-	switch wf.wt {
-	case protowire.Fixed32Type:
-		binary.LittleEndian.PutUint32(b[k:k+4], uint32(x))
-		k += 4
-	case protowire.Fixed64Type:
-		binary.LittleEndian.PutUint64(b[k:k+8], x)
-		k += 8
-	default:
-		k = putVarint(b, k, x)
-	}
+	k = putWire(b, putTag(b, k, wf), wf.wt, x)
 	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
 }

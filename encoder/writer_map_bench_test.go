@@ -39,38 +39,32 @@ func BenchmarkWriterMapBeginEnd(b *testing.B) {
 }
 
 func benchmarkMap(b *testing.B, entry func(w *encoder.Writer, k, v string)) {
-	w := encoder.NewWriter(test3Desc)
-	write := func() ([]byte, error) {
-		w.Reset()
+	benchmarkWriter(b, func(w *encoder.Writer) {
 		for i, k := range mapKeys {
 			entry(w, k, mapVals[i])
 		}
-		return w.Finish()
-	}
-	out, err := write()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(out)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := write(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	})
 }
 
 // BenchmarkWriterMapIntEntries writes 50 entries of a map<int64, int64>
 // with BeginEntryInt, the value and End.
 func BenchmarkWriterMapIntEntries(b *testing.B) {
-	w := encoder.NewWriter(test3Desc)
-	write := func() ([]byte, error) {
-		w.Reset()
+	benchmarkWriter(b, func(w *encoder.Writer) {
 		for i := range int64(50) {
 			w.BeginEntryInt(132, i*i-100)
 			w.Int64(encoder.MapValue, i<<20)
 			w.End()
 		}
+	})
+}
+
+// benchmarkWriter times one reused Writer on TestAllTypes writing what
+// fill writes.
+func benchmarkWriter(b *testing.B, fill func(w *encoder.Writer)) {
+	w := encoder.NewWriter(test3Desc)
+	write := func() ([]byte, error) {
+		w.Reset()
+		fill(w)
 		return w.Finish()
 	}
 	out, err := write()

@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 
@@ -613,17 +612,7 @@ func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
 	kf := &child.lay.Fields[0]
 	k := start
 	b[k] = kf.Tag[0] // field 1: a one-byte tag
-	k++
-	switch kf.WireType {
-	case protowire.Fixed32Type:
-		binary.LittleEndian.PutUint32(b[k:k+4], uint32(x))
-		k += 4
-	case protowire.Fixed64Type:
-		binary.LittleEndian.PutUint64(b[k:k+8], x)
-		k += 8
-	default:
-		k = putVarint(b, k, x)
-	}
+	k = putWire(b, k+1, kf.WireType, x)
 	w.buf = w.buf[:k]
 	openEntry(w.pushFast(fr, child, n, start, r, true, true))
 	fr.keyValid, fr.keyU, fr.keyS = true, ord, fr.keyS[:0]

@@ -30,7 +30,8 @@ var hot = map[string][]string{
 	"github.com/protolayout/protolayout/encoder": {
 		"grow", "(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",
 		// the Writer's fast paths
-		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "(*Writer).fits", "putTag", "putVarint",
+		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "(*Writer).fits", "putTag", "putVarint", "putWire",
+		"(*Writer).putHead", "(*Writer).pushFast", "openEntry",
 		"signedFast", "utf8x.ShortASCII[go.shape.string]", "utf8x.ShortASCII[go.shape.[]uint8]",
 		"(*wframe).setWritten", "(*Writer).setFast", "(*Writer).addSlack",
 		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
