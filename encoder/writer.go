@@ -24,9 +24,10 @@ const (
 	// LengthLearned (the default) reserves, per field of each message
 	// type, the width that field's lengths most often needed, learned
 	// from a sample of the bodies every Writer on every goroutine wrote,
-	// whatever its strategy (lock-free counters in a side table of the shared layout, one body
-	// in 32 sampled). Reading the guess is one plain load per body: the
-	// guess is kept computed beside the counters.
+	// whatever its strategy (lock-free counters in a side table of the
+	// shared layout, one body in 32 sampled). Reading the guess is one
+	// plain load per body: the guess is kept computed beside the
+	// counters.
 	LengthLearned LengthStrategy = iota
 	// LengthOneByte always reserves one byte, as proto.Marshal's
 	// reflection path does: bodies under 128 bytes never move, larger
@@ -240,9 +241,11 @@ type wframe struct {
 	phase   uint8
 	entry   bool // a map entry
 	// slowEnd: End takes the general path (the root, a group, a map
-	// entry, a message in a map entry, or required fields to check); it
-	// does too while a packed record is open (w.fast is nil then). A
-	// frame End's fast path closes has a parent the fast paths may use.
+	// entry, a message in an entry begun on the general path, or
+	// required fields to check); it does too while a packed record is
+	// open (w.fast is nil then). A frame End's fast path closes has a
+	// parent the fast paths may use. A map entry begun by a BeginEntry
+	// fast path returns to End's fast path once its value is written.
 	slowEnd bool
 	// ext is the number of the last extension started in phaseExt, or 0
 	// (none: no field is current yet).

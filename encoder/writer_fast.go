@@ -47,8 +47,8 @@ type wslot struct {
 	f   *layout.Field
 	rec *wfield // the field's record in the table's fields
 	// child is the table of the field's message (a map field's entry)
-	// once built, when Begin's or BeginEntryString's fast path may open
-	// it (not a MessageSet, at most 64 fields); nil otherwise.
+	// once built, when Begin's or the BeginEntry methods' fast paths may
+	// open it (not a MessageSet, at most 64 fields); nil otherwise.
 	child atomic.Pointer[wtable]
 	fast  uint32 // kindBit(f.Kind), or 0 when every call takes the general path
 	idx   int32  // index in the layout's fields
@@ -79,6 +79,22 @@ const (
 	fastMapBool     = 1 << 28
 )
 
+// mapFastBit returns the fast bit of a map field whose keys are of kind
+// k (every kind a map key may have has one).
+func mapFastBit(k protoreflect.Kind) uint32 {
+	switch kb := kindBit(k); {
+	case kb&maskString != 0:
+		return fastMapString
+	case kb&maskSigned != 0:
+		return fastMapSigned
+	case kb&maskUnsigned != 0:
+		return fastMapUnsigned
+	case kb&maskBool != 0:
+		return fastMapBool
+	}
+	return 0
+}
+
 // wslot flags
 const (
 	wfImplicit uint8 = 1 << iota // a zero value is skipped (outside map entries)
@@ -106,19 +122,12 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 		kind = f.MapKey.Kind
 	}
 	// Packed and group fields, tags longer than 4 bytes and the keys of
-	// map entries always take the general path; so do map fields, but
-	// for the BeginEntry methods.
-	switch kb := kindBit(kind); {
+	// map entries always take the general path; map fields take the
+	// BeginEntry methods' fast paths only.
+	switch {
 	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
-	case f.Map && kb&maskString != 0:
-		wf.fast = fastMapString
-	case f.Map && kb&maskSigned != 0:
-		wf.fast = fastMapSigned
-	case f.Map && kb&maskUnsigned != 0:
-		wf.fast = fastMapUnsigned
-	case f.Map && kb&maskBool != 0:
-		wf.fast = fastMapBool
 	case f.Map:
+		wf.fast = mapFastBit(kind)
 	default:
 		wf.fast = kindBit(f.Kind)
 	}
@@ -195,9 +204,9 @@ func (fr *wframe) commitFast(wf *wslot) {
 		return
 	}
 	// curExt is left stale (phaseFields says it is), and keyValid too:
-	// only a map field reads it, and BeginEntryString's fast path, the
-	// one that takes a map field here, sets it, as the general path's
-	// commit clears it.
+	// only a map field reads it, and the BeginEntry fast paths, the ones
+	// that take a map field here, set it, as the general path's commit
+	// clears it.
 	fr.count = 1
 	fr.pos, fr.phase = i, phaseFields
 	fr.setWritten(i)

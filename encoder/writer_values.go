@@ -193,8 +193,7 @@ func writeLen[S string | []byte](w *Writer, num protowire.Number, s S) {
 		writeLenSlow(w, num, s)
 		return
 	}
-	if len(s) == 0 && wf.flags&wfImplicit != 0 {
-		fr.commitFast(wf)
+	if len(s) == 0 && fr.skipFast(wf) {
 		return
 	}
 	if !w.fits(len(s)) {
@@ -487,14 +486,12 @@ func (w *Writer) Begin(num protowire.Number) {
 	}
 	child := wf.child.Load()
 	n := len(w.frames)
-	b := w.buf
-	k := len(b)
-	if child == nil || w.depth >= w.maxDepth || k > w.limit || cap(b)-k < fastCap || n == cap(w.frames) {
+	if child == nil || w.depth >= w.maxDepth || !w.fits(0) || n == cap(w.frames) {
 		w.beginSlow(num)
 		return
 	}
 	fr.commitFast(wf)
-	k, r := w.putHead(b, k, wf)
+	k, r := w.putHead(w.buf[:cap(w.buf)], len(w.buf), wf)
 	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
 	// push, for a frame with no required fields to check and at most 64
 	// fields.
@@ -639,8 +636,8 @@ func (w *Writer) beginEntryStringSlow(num protowire.Number, key string) {
 // integers, and writes its key, as one call.
 func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
 	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.flags&wf32 == 0 || key == int64(int32(key))) {
-		x := signedFast(wf, key)
-		if w.beginEntryFast(fr, wf, x, keyOrd(wf.f.MapKey.Kind, x)) {
+		// The order of a signed key of any kind is keyOrd's: key, offset.
+		if w.beginEntryFast(fr, wf, signedFast(wf, key), uint64(key)^1<<63) {
 			return
 		}
 	}
@@ -823,11 +820,11 @@ func (w *Writer) begin(t target) {
 func (w *Writer) End() {
 	// The fast path: a nested message (not a group) with no required
 	// fields to check and no packed record open, or a map entry begun by
-	// BeginEntryString's fast path whose value is written.
+	// a BeginEntry fast path whose value is written.
 	fr := w.fast
 	// The root's slowEnd is set, and so is every map entry's; those begun
-	// by BeginEntryString's fast path (the only entries w.fast is ever
-	// set to) come back here once their value is written.
+	// by a BeginEntry fast path (the only entries w.fast is ever set to)
+	// come back here once their value is written.
 	if fr == nil || fr.slowEnd {
 		if fr == nil || !fr.entry || fr.written&2 == 0 {
 			w.endSlow() // which writes an entry's missing value
@@ -852,8 +849,8 @@ func (w *Writer) End() {
 	w.depth--
 	// The parent holds no open packed record (opening this frame closed
 	// it), the Writer is still open and without error, and the parent is
-	// not a map entry, or one whose key is written (BeginEntryString's
-	// fast path): the fast paths may use it.
+	// not a map entry, or one whose key is written (a BeginEntry fast
+	// path): the fast paths may use it.
 	p := fr.parent
 	w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
 }
