@@ -199,6 +199,10 @@ type frame struct {
 	ranged         bool
 	setFrom, setTo int
 	req            int
+
+	// the message's field descriptors, for the frames that read it field
+	// by field through protoreflect (layouts hold no descriptors)
+	fds protoreflect.FieldDescriptors
 }
 
 // MapEntry is one entry of a map field: its key and value.
@@ -230,11 +234,6 @@ type Walker struct {
 	required bool
 	unsorted bool
 	whole    bool
-
-	// the descriptor of the last root message and its layout, kept
-	// across walks (layouts are cached for good anyway)
-	rootDesc protoreflect.MessageDescriptor
-	rootLay  *layout.Layout
 
 	item Item // the item Next last returned
 
@@ -272,13 +271,7 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 	w.required = o.CheckRequired
 	w.unsorted = o.Unsorted
 	w.whole = o.WholeMaps
-	// The layout of the last root type, remembered: a reused Walker
-	// mostly encodes one type, and a comparison costs far less than the
-	// layout cache's lookup.
-	if md := m.Descriptor(); md != w.rootDesc {
-		w.rootDesc, w.rootLay = md, layout.Of(md)
-	}
-	w.open(w.rootLay, m, nil, -1)
+	w.open(layout.Of(m.Descriptor()), m, nil, -1)
 	w.depth = 1
 }
 
@@ -467,8 +460,11 @@ func (w *Walker) Next() *Item {
 				if !sorted {
 					sortSet(w.set[f.setFrom:f.setTo])
 				}
-			} else if lay.Extendable {
-				f.msg.Range(w.collectExt)
+			} else {
+				f.fds = f.msg.Descriptor().Fields()
+				if lay.Extendable {
+					f.msg.Range(w.collectExt)
+				}
 			}
 			f.extTo = len(w.exts)
 			if f.extTo > f.extFrom {
@@ -532,14 +528,15 @@ func (w *Walker) Next() *Item {
 			for f.i < lay.Regular {
 				fl := &lay.Fields[f.i]
 				f.i++
-				if !f.msg.Has(fl.Desc) {
+				fd := f.fds.Get(fl.Index)
+				if !f.msg.Has(fd) {
 					if fl.Required && w.required {
 						w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: fl}
 						return &w.item
 					}
 					continue
 				}
-				if w.value(f, fl, f.msg.Get(fl.Desc)) {
+				if w.value(f, fl, f.msg.Get(fd)) {
 					return &w.item
 				}
 				// A list or map was opened (or was empty): the loop
@@ -552,7 +549,8 @@ func (w *Walker) Next() *Item {
 
 		case stateOneofs:
 			if f.i < len(lay.Oneofs) {
-				od := lay.Oneofs[f.i].Desc
+				// The oneof, through its first member's descriptor.
+				od := f.fds.Get(lay.Fields[lay.Oneofs[f.i].First].Index).ContainingOneof()
 				f.i++
 				fd := f.msg.WhichOneof(od)
 				if fd == nil {
@@ -686,7 +684,7 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item 
 	if m != nil {
 		// A field may hold a message of an equivalent descriptor from
 		// another load (same full name); read it with its own.
-		if md := m.Descriptor(); md != lay.Desc {
+		if md := m.Descriptor(); !lay.IsOf(md) {
 			lay = layout.Of(md)
 		}
 	}
@@ -990,10 +988,10 @@ func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
 func AppendFieldName(b []byte, f *layout.Field) []byte {
 	if f.Extension {
 		b = append(b, '[')
-		b = append(b, f.Desc.FullName()...)
+		b = append(b, f.FullName...)
 		return append(b, ']')
 	}
-	return append(b, f.Desc.Name()...)
+	return append(b, f.Name...)
 }
 
 func appendKey(b []byte, k protoreflect.MapKey, kind protoreflect.Kind) []byte {

@@ -191,7 +191,7 @@ func TestMapEntryOrder(t *testing.T) {
 			case cursor.Done:
 				return strings.Join(ks, "")
 			case cursor.Value:
-				if it.Field.Desc.Name() == "key" {
+				if it.Field.Name == "key" {
 					ks = append(ks, it.Value.String())
 				}
 			}

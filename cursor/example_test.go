@@ -21,13 +21,13 @@ func ExampleWalker() {
 		case cursor.Done:
 			return
 		case cursor.Entry:
-			fmt.Println("entry of", it.Field.Desc.Name())
+			fmt.Println("entry of", it.Field.Name)
 		case cursor.Enter:
-			fmt.Println("enter", it.Field.Desc.Name())
+			fmt.Println("enter", it.Field.Name)
 		case cursor.Exit:
-			fmt.Println("exit", it.Field.Desc.Name())
+			fmt.Println("exit", it.Field.Name)
 		case cursor.Value:
-			fmt.Println(it.Field.Desc.Name(), "=", it.Value)
+			fmt.Println(it.Field.Name, "=", it.Value)
 		}
 	}
 	// Output:

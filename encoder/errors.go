@@ -130,7 +130,7 @@ func newError(c cursor.Fault, f *layout.Field, w *cursor.Walker, root protorefle
 		e.Err = ErrForeignField
 	}
 	if f != nil {
-		e.Field = f.Desc.FullName()
+		e.Field = f.FullName
 	}
 	e.Path = string(w.AppendPath(nil, f))
 	return e

@@ -519,7 +519,7 @@ func (w *Writer) Number(name string) protowire.Number {
 	if w.opts.Extensions != nil {
 		if xt, err := w.opts.Extensions.FindExtensionByName(protoreflect.FullName(name)); err == nil {
 			xd := xt.TypeDescriptor()
-			if xd.ContainingMessage().FullName() == t.lay.Desc.FullName() {
+			if xd.ContainingMessage().FullName() == t.lay.FullName {
 				return xd.Number()
 			}
 		}
@@ -589,7 +589,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		if fr.isWritten(idx) {
 			w.fail(ErrDuplicateField, f, "")
 		} else {
-			w.fail(ErrOneofConflict, f, "oneof "+string(fr.tab.lay.Oneofs[f.Oneof].Desc.Name())+" already has a member")
+			w.fail(ErrOneofConflict, f, "oneof "+string(fr.tab.lay.Oneofs[f.Oneof].Name)+" already has a member")
 		}
 		return target{}, false
 	}
@@ -624,7 +624,7 @@ func (w *Writer) oneofTaken(fr *wframe, o int) bool {
 func (w *Writer) prepareExt(fr *wframe, num protowire.Number, mask uint32) (target, bool) {
 	x := w.extension(fr.tab, num)
 	if x == nil {
-		w.fail(ErrUnknownField, nil, "field "+itoa(int64(num))+" of "+string(fr.tab.lay.Desc.FullName()))
+		w.fail(ErrUnknownField, nil, "field "+itoa(int64(num))+" of "+string(fr.tab.lay.FullName))
 		return target{}, false
 	}
 	f := x.f
@@ -649,7 +649,7 @@ func (w *Writer) extension(t *wtable, num protowire.Number) *extInfo {
 		return x
 	}
 	var x *extInfo
-	if xt, err := w.opts.Extensions.FindExtensionByNumber(t.lay.Desc.FullName(), num); err == nil {
+	if xt, err := w.opts.Extensions.FindExtensionByNumber(t.lay.FullName, num); err == nil {
 		x = extInfoOf(layout.Extension(xt.TypeDescriptor()))
 	}
 	if w.exts == nil {

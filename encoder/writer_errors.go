@@ -63,12 +63,12 @@ func (w *Writer) fail(err error, f *layout.Field, detail string) {
 	}
 	e := &Error{Err: err, Detail: detail}
 	if len(w.frames) > 0 {
-		e.Message = w.frames[0].tab.lay.Desc.FullName()
+		e.Message = w.frames[0].tab.lay.FullName
 	} else if w.root != nil {
-		e.Message = w.root.lay.Desc.FullName()
+		e.Message = w.root.lay.FullName
 	}
 	if f != nil {
-		e.Field = f.Desc.FullName()
+		e.Field = f.FullName
 	}
 	switch err {
 	case ErrDepthExceeded:
@@ -122,7 +122,7 @@ func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) 
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			b = append(b, o.Desc.Name()...)
+			b = append(b, o.Name...)
 		}
 		b = append(b, ')')
 	}

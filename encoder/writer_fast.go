@@ -114,7 +114,7 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	default:
 		wf.last = int32(i) - 1
 	}
-	entry := l.Desc.IsMapEntry()
+	entry := l.MapEntry
 	// For a map field, kind (and so wf32 and wfZigZag below) is its
 	// key's.
 	kind := f.Kind

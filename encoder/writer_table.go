@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -48,21 +47,23 @@ type wtable struct {
 // (at least 64) are indexed by slice, larger ones by map.
 const maxDense = 64
 
-var wtables sync.Map // *layout.Layout -> *wtable
-
-// tableOf returns the Writer table of l, building it on first use.
+// tableOf returns the Writer table of l, building it on first use. The
+// table is kept in the layout (layout.Layout.Aux), so that it lives as
+// long as the layout, and the layout as long as its schema.
 func tableOf(l *layout.Layout) *wtable {
-	if v, ok := wtables.Load(l); ok {
+	if v := l.Aux.Load(); v != nil {
 		return v.(*wtable)
 	}
-	v, _ := wtables.LoadOrStore(l, buildTable(l))
-	return v.(*wtable)
+	if t := buildTable(l); l.Aux.CompareAndSwap(nil, t) {
+		return t
+	}
+	return l.Aux.Load().(*wtable)
 }
 
 func buildTable(l *layout.Layout) *wtable {
 	t := &wtable{
 		lay:        l,
-		entry:      l.Desc.IsMapEntry(),
+		entry:      l.MapEntry,
 		fields:     make([]wfield, len(l.Fields)),
 		messageSet: l.MessageSet,
 	}
@@ -132,7 +133,7 @@ func (t *wtable) child(i int) *wtable {
 // childTable returns the table of f's message type, or of its map entry.
 func childTable(f *layout.Field) *wtable {
 	if f.Map {
-		return tableOf(layout.Of(f.Desc.Message()))
+		return tableOf(f.Entry())
 	}
 	return tableOf(f.Message())
 }
@@ -144,14 +145,17 @@ type extInfo struct {
 	child   atomic.Pointer[wtable]
 }
 
-var extInfos sync.Map // *layout.Field -> *extInfo
-
+// extInfoOf returns the Writer's record of extension f, building it on
+// first use. It is kept in f (layout.Field.Aux), as tables are in their
+// layouts.
 func extInfoOf(f *layout.Field) *extInfo {
-	if v, ok := extInfos.Load(f); ok {
+	if v := f.Aux.Load(); v != nil {
 		return v.(*extInfo)
 	}
-	v, _ := extInfos.LoadOrStore(f, &extInfo{f: f, learned: new(learnState)})
-	return v.(*extInfo)
+	if x := (&extInfo{f: f, learned: new(learnState)}); f.Aux.CompareAndSwap(nil, x) {
+		return x
+	}
+	return f.Aux.Load().(*extInfo)
 }
 
 func (x *extInfo) table() *wtable {
@@ -252,7 +256,7 @@ func appendDefault(b []byte, f *layout.Field) []byte {
 	b = append(b, f.Tag...)
 	switch f.Kind {
 	case protoreflect.EnumKind:
-		return wire.AppendVarint(b, uint64(int64(f.Desc.Default().Enum())))
+		return wire.AppendVarint(b, uint64(int64(f.EnumDefault)))
 	case protoreflect.GroupKind:
 		return append(b, f.EndTag...)
 	}

@@ -167,12 +167,12 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 	if !ok {
 		return
 	}
-	ev := t.f.Desc.Enum().Values().ByName(protoreflect.Name(name))
-	if ev == nil {
-		w.fail(ErrUnknownEnumName, t.f, "enum "+string(t.f.Desc.Enum().FullName())+" has no value "+quote(name))
+	n, ok := t.f.Enum.ByName(name)
+	if !ok {
+		w.fail(ErrUnknownEnumName, t.f, "enum "+string(t.f.Enum.FullName)+" has no value "+quote(name))
 		return
 	}
-	w.put(t, uint64(int64(ev.Number())))
+	w.put(t, uint64(int64(n)))
 }
 
 // String writes s to field num, a string or bytes field. A string field
@@ -995,7 +995,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 		return
 	}
 	if !absent(m) {
-		if got, want := m.ProtoReflect().Descriptor().FullName(), f.Desc.Message().FullName(); got != want {
+		if got, want := m.ProtoReflect().Descriptor().FullName(), f.Message().FullName; got != want {
 			w.fail(ErrKindMismatch, f, "message "+string(got)+", field takes "+string(want))
 			return
 		}

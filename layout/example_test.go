@@ -16,7 +16,7 @@ func ExampleOf() {
 	l := layout.Of(md)
 	for i := range 4 {
 		f := &l.Fields[i]
-		fmt.Printf("%d %s % x packed=%v\n", f.Number, f.Desc.Name(), f.Tag, f.Packed)
+		fmt.Printf("%d %s % x packed=%v\n", f.Number, f.Name, f.Tag, f.Packed)
 	}
 	fmt.Println(l.Extendable, layout.Of(md) == l)
 	// Output:
@@ -30,6 +30,6 @@ func ExampleOf() {
 // Extension records are cached like layouts, by extension descriptor.
 func ExampleExtension() {
 	f := layout.Extension(gofeaturespb.E_Go.TypeDescriptor())
-	fmt.Println(f.Desc.FullName(), f.Number, f.Extension, f.Kind, f.Message().Desc.FullName())
+	fmt.Println(f.FullName, f.Number, f.Extension, f.Kind, f.Message().FullName)
 	// Output: pb.go 1002 true message pb.GoFeatures
 }

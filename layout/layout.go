@@ -6,8 +6,30 @@
 //
 // Layouts are built once per descriptor and cached by descriptor identity:
 // two loads of the same schema give two descriptors with the same full name,
-// and each gets its own Layout. Child layouts are linked lazily, on first use,
-// so recursive schemas terminate. Everything here is safe for concurrent use.
+// and each gets its own Layout. Everything here is safe for concurrent use.
+//
+// # Lifetime
+//
+// A layout holds no reference to its descriptor, nor to anything of the
+// schema (names are copied), so that the cache can hold descriptors weakly
+// (internal/weakcache): an entry is released once the program has dropped
+// the descriptor, and every message of its type, and the garbage collector
+// has found it unreachable. Nothing has to be evicted by hand; a proxy that
+// reloads its schemas keeps only the layouts of the schemas it still holds.
+// A layout in use by a call stays valid for that call, since the caller's
+// message keeps its descriptor alive; a released layout needed again (its
+// descriptor was dropped and a new one allocated) is built again.
+//
+// What that costs: a lookup (Of, Extension) is a lock-free map load plus a
+// weak pointer check, about 20 ns where a plain map load is about 10; a
+// build registers a weak pointer and a cleanup per descriptor.
+//
+// Because a layout cannot reach back to its descriptor, child layouts are
+// linked when a layout is built: Of builds the layout of md and of every
+// message type reachable from its fields that has none yet (recursive
+// schemas close on the layouts being built), under one lock, and publishes
+// them together, so that a lookup never sees a layout whose children are
+// missing. Concurrent first calls for one type build it once.
 //
 // The package is for the cursor, sizing and encoder packages of this module;
 // it encodes nothing itself.
@@ -17,6 +39,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -24,14 +47,18 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/protolayout/protolayout/internal/weakcache"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // Layout is the compiled form of one message descriptor. It is immutable
 // once built and shared by every goroutine.
 type Layout struct {
-	// Desc is the descriptor the layout was built from.
-	Desc protoreflect.MessageDescriptor
+	// FullName is the message's full name.
+	FullName protoreflect.FullName
+
+	// MapEntry reports whether the message is a map field's entry.
+	MapEntry bool
 
 	// Fields holds every field of the message in emission order, the order
 	// proto.Marshal writes them: fields outside real oneofs by ascending
@@ -74,6 +101,24 @@ type Layout struct {
 	// through numberMap.
 	byNumber  []int32
 	numberMap map[protowire.Number]int32
+
+	// Aux holds what another package of this module derives from the
+	// layout and keeps beside it (the encoder's Writer table), built on
+	// first use and released with the layout.
+	Aux atomic.Value
+
+	// id is the identity of the descriptor the layout was built from,
+	// kept without keeping the descriptor (see IsOf).
+	id weakcache.ID
+}
+
+// IsOf reports whether md is the descriptor l was built from, by identity
+// alone: it is meant for a child layout reached from the layout of a live
+// message (Field.Message), whose descriptor is alive because the parent's
+// descriptor refers to it, so that a live descriptor at the same address
+// is that descriptor. For any other layout, compare with Of.
+func (l *Layout) IsOf(md protoreflect.MessageDescriptor) bool {
+	return weakcache.IDOf(md) == l.id
 }
 
 // maxDenseNumber bounds the field numbers indexed densely.
@@ -81,8 +126,10 @@ const maxDenseNumber = 1024
 
 // Oneof describes one real oneof of a message.
 type Oneof struct {
-	// Desc is the oneof's descriptor.
-	Desc protoreflect.OneofDescriptor
+	// Name is the oneof's name.
+	Name protoreflect.Name
+	// Index is the oneof's index in its message descriptor's Oneofs.
+	Index int
 	// First and End delimit the oneof's members in Layout.Fields.
 	First, End int
 }
@@ -130,8 +177,16 @@ type Field struct {
 	// MapKey and MapValue describe a map field's entry fields.
 	MapKey, MapValue *Field
 
-	// Desc is the field's descriptor.
-	Desc protoreflect.FieldDescriptor
+	// Name and FullName are the field's names.
+	Name     protoreflect.Name
+	FullName protoreflect.FullName
+	// Index is the field's index in its message descriptor's Fields, or
+	// -1 for an extension.
+	Index int
+	// EnumDefault is the default value of an enum field.
+	EnumDefault protoreflect.EnumNumber
+	// Enum describes the values of an enum field; nil for other kinds.
+	Enum *Enum
 	// Oneof is the index in Layout.Oneofs of the real oneof holding the
 	// field, or -1.
 	Oneof int
@@ -140,7 +195,27 @@ type Field struct {
 	// PackedTag is the encoded key of a packed record; nil unless Packed.
 	PackedTag []byte
 
-	child atomic.Pointer[Layout]
+	// child is the layout of the field's message type; entry, of a map
+	// field's entry message. Both are set when the layout is built.
+	child, entry *Layout
+
+	// Aux holds what another package of this module keeps beside an
+	// extension's record (the encoder's Writer record), built on first
+	// use and released with the record.
+	Aux atomic.Value
+}
+
+// Enum describes an enum type's values, for looking them up by name.
+type Enum struct {
+	// FullName is the enum's full name.
+	FullName protoreflect.FullName
+	byName   map[string]protoreflect.EnumNumber
+}
+
+// ByName returns the number of the value named name, if the enum has one.
+func (e *Enum) ByName(name string) (protoreflect.EnumNumber, bool) {
+	n, ok := e.byName[name]
+	return n, ok
 }
 
 // IsMessage reports whether values of the field are messages (including
@@ -149,20 +224,14 @@ func (f *Field) IsMessage() bool {
 	return f.Kind == protoreflect.MessageKind || f.Kind == protoreflect.GroupKind
 }
 
-// Message returns the layout of the field's message type, building and
-// caching it on first use. It returns nil for fields that do not hold
-// messages and for map fields (use MapValue.Message).
-func (f *Field) Message() *Layout {
-	if l := f.child.Load(); l != nil {
-		return l
-	}
-	if f.Map || !f.IsMessage() {
-		return nil
-	}
-	l := Of(f.Desc.Message())
-	f.child.Store(l)
-	return l
-}
+// Message returns the layout of the field's message type. It returns nil
+// for fields that do not hold messages and for map fields (use
+// MapValue.Message, or Entry).
+func (f *Field) Message() *Layout { return f.child }
+
+// Entry returns the layout of a map field's entry message, or nil for
+// other fields.
+func (f *Field) Entry() *Layout { return f.entry }
 
 // Lookup returns the field record for fd, a field of this message, or nil if
 // fd does not belong to the layout's message.
@@ -244,33 +313,46 @@ func (f *Field) IsSet(v protoreflect.Value) bool {
 // ByName returns the field record named name (the field's short name), or
 // nil if the message declares no such field.
 func (l *Layout) ByName(name protoreflect.Name) *Field {
-	fd := l.Desc.Fields().ByName(name)
-	if fd == nil {
-		return nil
+	for i := range l.Fields {
+		if l.Fields[i].Name == name {
+			return &l.Fields[i]
+		}
 	}
-	return l.Lookup(fd)
+	return nil
 }
 
 var (
-	cache      sync.Map // protoreflect.MessageDescriptor -> *Layout
-	extensions sync.Map // protoreflect.FieldDescriptor -> *Field
+	cache      weakcache.Cache[*Layout] // by message descriptor
+	extensions weakcache.Cache[*Field]  // by extension descriptor
 	builds     atomic.Int64
+	// buildMu serializes builds, so that a type reachable from two
+	// concurrent first calls is built once.
+	buildMu sync.Mutex
 )
 
-// Of returns the layout of md, building it on first use. Concurrent first
-// calls may each build a layout, but all of them return the one that was
-// stored first.
+// Of returns the layout of md, building it (and the layouts of the
+// message types reachable from it that have none) on first use.
+// Concurrent first calls build it once and return the same layout.
 func Of(md protoreflect.MessageDescriptor) *Layout {
-	if v, ok := cache.Load(md); ok {
-		return v.(*Layout)
+	if l, ok := cache.Load(md); ok {
+		return l
 	}
-	v, _ := cache.LoadOrStore(md, build(md))
-	return v.(*Layout)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	var b builder
+	l := b.of(md)
+	b.finish()
+	return l
 }
 
 // Builds reports how many layouts have been built since the process
-// started, winners and losers of concurrent first use alike. Tests use it.
+// started. Tests use it.
 func Builds() int64 { return builds.Load() }
+
+// Cached reports how many layouts the cache holds, counting those whose
+// descriptors are unreachable but whose entries the collector has not
+// released yet. Tests use it.
+func Cached() int { return cache.Len() }
 
 // Extension returns the field record of the extension xd. xd may be an
 // extension type descriptor; records are cached by the underlying
@@ -280,20 +362,91 @@ func Extension(xd protoreflect.FieldDescriptor) *Field {
 	if t, ok := xd.(protoreflect.ExtensionTypeDescriptor); ok {
 		key = t.Descriptor()
 	}
-	if v, ok := extensions.Load(key); ok {
-		return v.(*Field)
+	if f, ok := extensions.Load(key); ok {
+		return f
 	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if f, ok := extensions.Load(key); ok {
+		return f
+	}
+	var b builder
 	f := new(Field)
-	initField(f, key, -1)
-	v, _ := extensions.LoadOrStore(key, f)
-	return v.(*Field)
+	b.initField(f, key, -1, -1)
+	b.finish()
+	f, _ = extensions.LoadOrStore(key, f)
+	return f
 }
 
-func build(md protoreflect.MessageDescriptor) *Layout {
+// builder builds the layouts of one call to Of (or Extension): the layout
+// asked for and those of the message types it reaches that are not
+// cached yet. It holds buildMu.
+type builder struct {
+	built   []built
+	pending map[protoreflect.MessageDescriptor]*Layout // the layouts in built
+	enums   map[protoreflect.EnumDescriptor]*Enum
+}
+
+type built struct {
+	md protoreflect.MessageDescriptor
+	l  *Layout
+}
+
+// of returns the layout of md: cached, being built by this builder, or
+// built now. Its children are linked by the time finish returns.
+func (b *builder) of(md protoreflect.MessageDescriptor) *Layout {
+	if l, ok := cache.Load(md); ok {
+		return l
+	}
+	if l := b.pending[md]; l != nil {
+		return l
+	}
+	l := new(Layout)
+	b.built = append(b.built, built{md, l})
+	if b.pending == nil {
+		b.pending = map[protoreflect.MessageDescriptor]*Layout{}
+	}
+	b.pending[md] = l
+	b.build(l, md)
+	return l
+}
+
+// finish links the children of every layout built and publishes the
+// layouts. Linking may build more layouts, which the loop then reaches.
+func (b *builder) finish() {
+	for i := 0; i < len(b.built); i++ {
+		l, md := b.built[i].l, b.built[i].md
+		fds := md.Fields()
+		for j := range l.Fields {
+			f := &l.Fields[j]
+			b.link(f, fds.Get(f.Index))
+		}
+	}
+	for _, x := range b.built {
+		cache.LoadOrStore(x.md, x.l)
+	}
+}
+
+// link sets the child layouts of field f, of descriptor fd.
+func (b *builder) link(f *Field, fd protoreflect.FieldDescriptor) {
+	switch {
+	case f.Map:
+		f.entry = b.of(fd.Message())
+		if f.MapValue.IsMessage() {
+			f.MapValue.child = b.of(fd.MapValue().Message())
+		}
+	case f.IsMessage():
+		f.child = b.of(fd.Message())
+	}
+}
+
+func (b *builder) build(l *Layout, md protoreflect.MessageDescriptor) {
 	builds.Add(1)
 	fds := md.Fields()
-	l := &Layout{
-		Desc:       md,
+	*l = Layout{
+		id:         weakcache.IDOf(md),
+		FullName:   clone(md.FullName()),
+		MapEntry:   md.IsMapEntry(),
 		Fields:     make([]Field, fds.Len()),
 		Extendable: md.ExtensionRanges().Len() > 0,
 		MessageSet: isMessageSet(md),
@@ -338,7 +491,7 @@ func build(md protoreflect.MessageDescriptor) *Layout {
 			if !ok {
 				j = len(l.Oneofs)
 				oneofIndex[od.Index()] = j
-				l.Oneofs = append(l.Oneofs, Oneof{Desc: od, First: i})
+				l.Oneofs = append(l.Oneofs, Oneof{Name: clone(od.Name()), Index: od.Index(), First: i})
 			}
 			l.Oneofs[j].End = i + 1
 			oi = j
@@ -346,7 +499,7 @@ func build(md protoreflect.MessageDescriptor) *Layout {
 			l.Regular = i + 1
 		}
 		f := &l.Fields[i]
-		initField(f, fd, oi)
+		b.initField(f, fd, fd.Index(), oi)
 		l.position[fd.Index()] = int32(i)
 		if l.byNumber != nil {
 			l.byNumber[fd.Number()] = int32(i) + 1
@@ -358,11 +511,36 @@ func build(md protoreflect.MessageDescriptor) *Layout {
 			l.RequiredFields = append(l.RequiredFields, int32(i))
 		}
 	}
-	return l
 }
 
-func initField(f *Field, fd protoreflect.FieldDescriptor, oneof int) {
-	f.Desc = fd
+// clone copies a name, so that a layout does not keep the memory of the
+// schema it was built from.
+func clone[S ~string](s S) S { return S(strings.Clone(string(s))) }
+
+// enum returns the record of enum type ed, one per build.
+func (b *builder) enum(ed protoreflect.EnumDescriptor) *Enum {
+	if e := b.enums[ed]; e != nil {
+		return e
+	}
+	vals := ed.Values()
+	e := &Enum{FullName: clone(ed.FullName()), byName: make(map[string]protoreflect.EnumNumber, vals.Len())}
+	for i := range vals.Len() {
+		v := vals.Get(i)
+		e.byName[strings.Clone(string(v.Name()))] = v.Number()
+	}
+	if b.enums == nil {
+		b.enums = map[protoreflect.EnumDescriptor]*Enum{}
+	}
+	b.enums[ed] = e
+	return e
+}
+
+// initField fills f from fd, at declaration index index (-1 for an
+// extension, whose child layout it links at once).
+func (b *builder) initField(f *Field, fd protoreflect.FieldDescriptor, index, oneof int) {
+	f.Name = clone(fd.Name())
+	f.FullName = clone(fd.FullName())
+	f.Index = index
 	f.Number = fd.Number()
 	f.Kind = fd.Kind()
 	f.Oneof = oneof
@@ -383,14 +561,23 @@ func initField(f *Field, fd protoreflect.FieldDescriptor, oneof int) {
 	if f.Packed {
 		f.PackedTag = wire.AppendTag(nil, f.Number, protowire.BytesType)
 	}
+	if f.Kind == protoreflect.EnumKind {
+		f.Enum = b.enum(fd.Enum())
+		if d := fd.Default(); d.IsValid() { // not for repeated fields
+			f.EnumDefault = d.Enum()
+		}
+	}
 	if f.Map {
 		f.Kind = protoreflect.MessageKind
 		f.WireType = protowire.BytesType
 		f.Tag = wire.AppendTag(nil, f.Number, protowire.BytesType)
 		f.MapKey = new(Field)
-		initField(f.MapKey, fd.MapKey(), -1)
+		b.initField(f.MapKey, fd.MapKey(), fd.MapKey().Index(), -1)
 		f.MapValue = new(Field)
-		initField(f.MapValue, fd.MapValue(), -1)
+		b.initField(f.MapValue, fd.MapValue(), fd.MapValue().Index(), -1)
+	}
+	if index < 0 {
+		b.link(f, fd)
 	}
 }
 
