@@ -23,9 +23,9 @@ func ExampleSizer() {
 	for _, op := range s.Tape {
 		switch op.Kind {
 		case sizing.OpEnter:
-			fmt.Printf("enter %s (%d bytes)\n", op.Field.Desc.Name(), op.Size)
+			fmt.Printf("enter %s (%d bytes)\n", op.Field.Name, op.Size)
 		case sizing.OpValue:
-			fmt.Printf("value %s = %v\n", op.Field.Desc.Name(), op.Value)
+			fmt.Printf("value %s = %v\n", op.Field.Name, op.Value)
 		}
 	}
 	w.Release()
