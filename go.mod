@@ -3,10 +3,7 @@ module github.com/protolayout/protolayout
 go 1.26.0
 
 require (
-	github.com/VictoriaMetrics/easyproto v1.2.0
 	github.com/bufbuild/protocompile v0.14.1
-	github.com/dustin/go-humanize v1.1.0
-	github.com/klauspost/cpuid/v2 v2.4.2
 	go.opentelemetry.io/proto/otlp v1.11.1
 	google.golang.org/protobuf v1.36.12
 )
