@@ -3,21 +3,8 @@ module github.com/protolayout/protolayout
 go 1.26.0
 
 require (
-	github.com/VictoriaMetrics/easyproto v1.2.0
 	github.com/bufbuild/protocompile v0.14.1
-	github.com/dustin/go-humanize v1.1.0
-	github.com/klauspost/cpuid/v2 v2.4.2
-	go.opentelemetry.io/proto/otlp v1.11.1
 	google.golang.org/protobuf v1.36.12
 )
 
-require (
-	github.com/grpc-ecosystem/grpc-gateway/v2 v2.31.0 // indirect
-	golang.org/x/net v0.59.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
-	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
-	google.golang.org/grpc v1.84.0 // indirect
-)
+require golang.org/x/sync v0.23.0 // indirect

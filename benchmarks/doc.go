@@ -1,6 +1,14 @@
 // Command benchmarks measures how fast protolayout encodes protobuf messages
 // next to google.golang.org/protobuf, on the same messages in one run.
 //
+// It is a module of its own, github.com/protolayout/protolayout/benchmarks,
+// one of the repository's four (with the core, codec and examples), so that
+// what it needs (easyproto, go-humanize, cpuid, and the OTLP schema, which
+// brings in gRPC) stays out of the core's go.mod. The go.work at the
+// repository root lets go run ./benchmarks and go test ./benchmarks/...
+// work from there. The module also holds the core's tests that need the
+// OTLP schema, in internal/otlptest.
+//
 // # Workloads
 //
 // Each workload is built from a fixed seed, so every run encodes the same
@@ -39,9 +47,9 @@
 // dynamicpb message over descriptors loaded at run time from a serialized
 // FileDescriptorSet of the schema (protodesc.NewFiles), the way a proxy
 // that learns schemas on the wire holds them. The shapes' Go code is
-// generated without protoc by the module's internal/protogen
-// (go run ./internal/protogen/cmd), whose test in internal/shapespb fails
-// when it is stale.
+// generated without protoc by the core module's internal/protogen
+// (go run ./internal/protogen/cmd from the repository root), whose test in
+// internal/shapespb fails when it is stale.
 //
 // # Contestants
 //

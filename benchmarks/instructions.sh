@@ -27,7 +27,8 @@
 # family, the floor), or treat the others' counts as a lower bound.
 #
 # Needs valgrind (Debian: apt-get install valgrind). -o reuses a test binary
-# built with `go test -c ./benchmarks`, to compare two builds.
+# built with `go test -c ./benchmarks` (from the repository root), to
+# compare two builds.
 set -eu
 
 n=30
@@ -53,7 +54,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$bin" ]; then
 	bin=$tmp/benchmarks.test
-	go test -c -o "$bin" "$(dirname "$0")"
+	# From the script's directory, the benchmarks module (a relative
+	# directory such as benchmarks, as "dirname $0" gives, would be read as
+	# an import path).
+	(cd "$(dirname "$0")" && go test -c -o "$bin" .)
 fi
 
 # count ITERATIONS REGEX: the instructions of the counted functions.

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/benchmarks/internal/otlpvalues"
 	"github.com/protolayout/protolayout/encoder"
-	"github.com/protolayout/protolayout/internal/otlpvalues"
 )
 
 // The writer family: the OTLP export of the otlp workload, written from

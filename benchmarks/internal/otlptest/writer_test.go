@@ -1,4 +1,4 @@
-package encoder_test
+package otlptest_test
 
 import (
 	"bytes"
@@ -13,9 +13,17 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/protolayout/protolayout/benchmarks/internal/otlpvalues"
 	"github.com/protolayout/protolayout/encoder"
-	"github.com/protolayout/protolayout/internal/otlpvalues"
 )
+
+// strategies are the length strategies every Writer test runs under (as in
+// the encoder's tests).
+var strategies = []encoder.LengthStrategy{encoder.LengthLearned, encoder.LengthOneByte}
+
+// raceEnabled is set by race_test.go under the race detector, which
+// allocates on its own.
+var raceEnabled bool
 
 // The OTLP workload of the Writer's tests (the benchmark program measures
 // the same writes, internal/otlpvalues, on its own workload): an ExportTraceServiceRequest

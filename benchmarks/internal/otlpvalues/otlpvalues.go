@@ -1,7 +1,8 @@
 // Package otlpvalues writes an OTLP trace export request through the
 // value Writer from plain Go values (the fields of the generated OTLP
 // structs, read as ordinary Go values, not through protoreflect): the
-// workload the Writer's tests and the benchmark program share.
+// workload the Writer's tests (internal/otlptest) and the benchmark program
+// share.
 package otlpvalues
 
 import (

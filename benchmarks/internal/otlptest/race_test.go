@@ -1,0 +1,5 @@
+//go:build race
+
+package otlptest_test
+
+func init() { raceEnabled = true }
