@@ -9,7 +9,7 @@ import (
 
 type object struct {
 	name string
-	pad  [48]byte
+	_    [48]byte
 }
 
 // valueType is a key that is not a pointer.
