@@ -9,10 +9,11 @@ import (
 	"google.golang.org/protobuf/runtime/protoiface"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/internal/cursor"
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/sizing"
 	"github.com/protolayout/protolayout/internal/wire"
-	"github.com/protolayout/protolayout/layout"
-	"github.com/protolayout/protolayout/sizing"
 )
 
 // DefaultMaxDepth is the nesting limit used when MarshalOptions.MaxDepth is
@@ -233,10 +234,10 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		}
 		return n, nil
 	}
-	n, fault, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
+	n, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
 	var err error
-	if fault != cursor.OK {
-		n, err = 0, newError(fault, f, &e.walker, mr, &e.opts)
+	if code != fault.OK {
+		n, err = 0, newError(code, f, &e.walker, mr, &e.opts)
 	}
 	e.release()
 	return n, err
@@ -334,9 +335,9 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 // walkAppend encodes m with the checked layout walk: the size pass, then
 // the write pass.
 func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]byte, error) {
-	size, fault, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(true))
-	if fault != cursor.OK {
-		err := newError(fault, f, &e.walker, mr, &e.opts)
+	size, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(true))
+	if code != fault.OK {
+		err := newError(code, f, &e.walker, mr, &e.opts)
 		e.release()
 		return b, err
 	}
@@ -348,12 +349,12 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 		return b, nil
 	}
 	out := grow(b, size)
-	out, fault, f = e.write(out)
-	if fault == cursor.OK && len(out)-len(b) != size {
-		fault, f = cursor.SizeMismatch, nil
+	out, code, f = e.write(out)
+	if code == fault.OK && len(out)-len(b) != size {
+		code, f = fault.SizeMismatch, nil
 	}
-	if fault != cursor.OK {
-		err := newError(fault, f, &e.walker, mr, &e.opts)
+	if code != fault.OK {
+		err := newError(code, f, &e.walker, mr, &e.opts)
 		e.release()
 		return b, err
 	}
@@ -364,7 +365,7 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 // write is the write pass: it replays the tape recorded by the size pass,
 // appending to b, without reading the message again. It takes every length
 // from the tape and checks each part's length once it is written.
-func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
+func (e *Encoder) write(b []byte) ([]byte, fault.Fault, *layout.Field) {
 	tape := e.sizer.Tape
 	end := math.MaxInt // where the innermost open part ends
 	for i := 0; i < len(tape); i++ {
@@ -381,7 +382,7 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 			start := len(b)
 			b = wire.AppendPacked(b, f.Kind, op.Value.List())
 			if len(b)-start != int(op.Size) {
-				return b, cursor.SizeMismatch, f
+				return b, fault.SizeMismatch, f
 			}
 
 		case sizing.OpUnknown:
@@ -407,7 +408,7 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 		for len(b) >= end {
 			p := &e.stack[len(e.stack)-1]
 			if len(b) > end {
-				return b, cursor.SizeMismatch, p.field
+				return b, fault.SizeMismatch, p.field
 			}
 			if p.field.Group {
 				b = append(b, p.field.EndTag...)
@@ -423,9 +424,9 @@ func (e *Encoder) write(b []byte) ([]byte, cursor.Fault, *layout.Field) {
 		}
 	}
 	if len(e.stack) != 0 {
-		return b, cursor.SizeMismatch, nil
+		return b, fault.SizeMismatch, nil
 	}
-	return b, cursor.OK, nil
+	return b, fault.OK, nil
 }
 
 func (e *Encoder) release() {

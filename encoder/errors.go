@@ -7,8 +7,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/cursor"
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/cursor"
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // The reasons an encoding fails. Every error returned by this package is an
@@ -109,22 +110,22 @@ func (e *Error) Is(target error) bool { return target == proto.Error }
 
 // newError builds the error for fault c on field f, reading the path from
 // the walker, which must still be positioned where the fault happened.
-func newError(c cursor.Fault, f *layout.Field, w *cursor.Walker, root protoreflect.Message, o *MarshalOptions) *Error {
+func newError(c fault.Fault, f *layout.Field, w *cursor.Walker, root protoreflect.Message, o *MarshalOptions) *Error {
 	e := &Error{Message: root.Descriptor().FullName()}
 	switch c {
-	case cursor.InvalidUTF8:
+	case fault.InvalidUTF8:
 		e.Err = ErrInvalidUTF8
-	case cursor.RequiredNotSet:
+	case fault.RequiredNotSet:
 		e.Err = ErrRequiredNotSet
-	case cursor.DepthExceeded:
+	case fault.DepthExceeded:
 		e.Err = ErrDepthExceeded
 		e.Limit = w.MaxDepth()
-	case cursor.SizeExceeded:
+	case fault.SizeExceeded:
 		e.Err = ErrSizeExceeded
 		e.Limit = o.maxSize()
-	case cursor.SizeMismatch:
+	case fault.SizeMismatch:
 		e.Err = ErrSizeMismatch
-	case cursor.MessageSetUnsupported:
+	case fault.MessageSetUnsupported:
 		e.Err = ErrMessageSet
 	default:
 		e.Err = ErrForeignField

@@ -57,7 +57,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/encoder"
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/protobuftest"
 	"github.com/protolayout/protolayout/protobuftest/gen/customoptionspb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"

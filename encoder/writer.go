@@ -7,8 +7,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/wire"
-	"github.com/protolayout/protolayout/layout"
 )
 
 // LengthStrategy chooses how many bytes a Writer reserves for the length

@@ -7,8 +7,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/cursor"
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // The reasons a Writer call fails, on top of ErrInvalidUTF8,
@@ -88,16 +88,16 @@ func (w *Writer) appendPath(b []byte, f *layout.Field) []byte {
 	if n > 0 && w.frames[n-1].entry {
 		f = nil // the entry's key already locates the failure
 	}
-	return cursor.AppendSteps(b, n-1, func(i int) cursor.PathStep {
+	return fault.AppendSteps(b, n-1, func(i int) fault.PathStep {
 		fr, prev := &w.frames[i+1], &w.frames[i]
 		switch {
 		case !fr.entry && prev.entry:
-			return cursor.PathStep{} // a map value: its entry already named it
+			return fault.PathStep{} // a map value: its entry already named it
 		case fr.entry && fr.isWritten(0) && prev.keyValid:
 			kind := fr.tab.lay.Fields[0].Kind
-			return cursor.PathStep{Field: w.via(i + 1), Index: -1, Key: func(b []byte) []byte { return prev.appendKey(b, kind) }}
+			return fault.PathStep{Field: w.via(i + 1), Index: -1, Key: func(b []byte) []byte { return prev.appendKey(b, kind) }}
 		}
-		return cursor.PathStep{Field: w.via(i + 1), Index: w.index(i + 1)}
+		return fault.PathStep{Field: w.via(i + 1), Index: w.index(i + 1)}
 	}, f)
 }
 
@@ -156,7 +156,7 @@ func appendNumName(b []byte, num protowire.Number, f *layout.Field) []byte {
 	b = strconv.AppendInt(b, int64(num), 10)
 	if f != nil {
 		b = append(b, " ("...)
-		b = cursor.AppendFieldName(b, f)
+		b = fault.AppendFieldName(b, f)
 		b = append(b, ')')
 	}
 	return b

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // The Writer's fast paths. The common call (a field after the previous

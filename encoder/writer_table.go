@@ -6,8 +6,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/wire"
-	"github.com/protolayout/protolayout/layout"
 )
 
 // wtable is the Writer's side table for one layout: a field-number index

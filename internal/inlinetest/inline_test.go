@@ -18,13 +18,13 @@ var hot = map[string][]string{
 	"github.com/protolayout/protolayout/internal/utf8x": {
 		"ValidString", "Valid",
 	},
-	"github.com/protolayout/protolayout/layout": {
+	"github.com/protolayout/protolayout/internal/layout": {
 		"(*Field).IsMessage", "(*Layout).Lookup",
 	},
-	"github.com/protolayout/protolayout/cursor": {
+	"github.com/protolayout/protolayout/internal/cursor": {
 		"(*Walker).pop", "(*Walker).Skip", "(*Walker).Depth", "(*Walker).appendEntry", "(*Walker).appendExt",
 	},
-	"github.com/protolayout/protolayout/sizing": {
+	"github.com/protolayout/protolayout/internal/sizing": {
 		"(*Sizer).open",
 	},
 	"github.com/protolayout/protolayout/encoder": {

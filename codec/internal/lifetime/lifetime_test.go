@@ -20,7 +20,7 @@ import (
 
 	"github.com/protolayout/protolayout/codec/grpccodec"
 	"github.com/protolayout/protolayout/encoder"
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 var reloads = flag.Int("reloads", 5000, "schema loads of TestReloadHeapFlat (the Taskfile's reload task runs 50,000)")

@@ -5,7 +5,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/internal/cursor"
 )
 
 // A walk hands out a message's contents as a flat sequence of items, in

@@ -12,7 +12,8 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/protolayout/protolayout/cursor"
+	"github.com/protolayout/protolayout/internal/cursor"
+	"github.com/protolayout/protolayout/internal/fault"
 )
 
 var (
@@ -92,7 +93,7 @@ func TestDepthLimit(t *testing.T) {
 		if ok := last.Kind == cursor.Done; ok != c.ok {
 			t.Errorf("depth %d, limit %d: got %v (fault %d), want ok=%v", c.depth, c.max, last.Kind, last.Fault, c.ok)
 		}
-		if !c.ok && last.Fault != cursor.DepthExceeded {
+		if !c.ok && last.Fault != fault.DepthExceeded {
 			t.Errorf("depth %d, limit %d: fault %d, want DepthExceeded", c.depth, c.max, last.Fault)
 		}
 		w.Release()
@@ -118,7 +119,7 @@ func TestSelfContainingMessageFails(t *testing.T) {
 	var w cursor.Walker
 	w.Reset(m, cursor.Options{})
 	_, last := walkAll(&w)
-	if last.Fault != cursor.DepthExceeded {
+	if last.Fault != fault.DepthExceeded {
 		t.Fatalf("fault %d, want DepthExceeded", last.Fault)
 	}
 	path := string(w.AppendPath(nil, last.Field))

@@ -6,7 +6,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/gofeaturespb"
 
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // The layout of a message lists its fields in the order proto.Marshal

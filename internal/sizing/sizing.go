@@ -27,12 +27,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/protolayout/protolayout/cursor"
 	"github.com/protolayout/protolayout/internal/appendx"
+	"github.com/protolayout/protolayout/internal/cursor"
 	"github.com/protolayout/protolayout/internal/dynstore"
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
-	"github.com/protolayout/protolayout/layout"
 )
 
 // MemoThreshold is the number of content units above which a sized subtree
@@ -149,7 +150,7 @@ type Sizer struct {
 // returns the fault and the field to blame (nil when none is), with w left
 // at the point of failure so the caller can read the path; the caller
 // releases w in either case.
-func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, cursor.Fault, *layout.Field) {
+func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, fault.Fault, *layout.Field) {
 	limit := o.MaxSize
 	if limit <= 0 || limit > wire.MaxSize {
 		limit = wire.MaxSize
@@ -166,7 +167,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 		var n int
 		switch it.Kind {
 		case cursor.Done:
-			return top.size, cursor.OK, nil
+			return top.size, fault.OK, nil
 
 		case cursor.Failed:
 			return 0, it.Fault, it.Field
@@ -178,7 +179,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			case protoreflect.StringKind:
 				v := it.Value.String()
 				if o.ValidateUTF8 && f.ValidateUTF8 && !utf8x.ValidString(v) {
-					return 0, cursor.InvalidUTF8, f
+					return 0, fault.InvalidUTF8, f
 				}
 				top.units += len(v)
 				n = len(f.Tag) + wire.SizeVarint(uint64(len(v))) + len(v)
@@ -208,21 +209,21 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				kn, ku, ok := sizeValue(kf, k, o.ValidateUTF8)
 				if !ok {
 					w.OpenEntry(i)
-					return 0, cursor.InvalidUTF8, kf
+					return 0, fault.InvalidUTF8, kf
 				}
 				if kn > limit {
 					w.OpenEntry(i)
-					return 0, cursor.SizeExceeded, kf
+					return 0, fault.SizeExceeded, kf
 				}
 				vn, vu, ok := sizeValue(vf, v, o.ValidateUTF8)
 				if !ok {
 					w.OpenEntry(i)
-					return 0, cursor.InvalidUTF8, vf
+					return 0, fault.InvalidUTF8, vf
 				}
 				body, ok := wire.AddSize(kn, vn, limit)
 				if !ok {
 					w.OpenEntry(i)
-					return 0, cursor.SizeExceeded, vf
+					return 0, fault.SizeExceeded, vf
 				}
 				if rec {
 					s.addOp(OpEnter, int32(body), f, protoreflect.Value{})
@@ -233,7 +234,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					top.size, ok = wire.AddSize(top.size, n, limit)
 				}
 				if !ok {
-					return 0, cursor.SizeExceeded, f
+					return 0, fault.SizeExceeded, f
 				}
 				top.units += ku + vu + 1
 			}
@@ -248,7 +249,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			if f.FixedWidth > 0 {
 				var ok bool
 				if body, ok = wire.MulSize(cnt, f.FixedWidth, limit); !ok {
-					return 0, cursor.SizeExceeded, f
+					return 0, fault.SizeExceeded, f
 				}
 			} else {
 				// Every element takes at least one byte, so a list
@@ -256,12 +257,12 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				// the sum is checked as it grows: the time spent is
 				// bounded by the limit, not by the list's length.
 				if cnt > limit {
-					return 0, cursor.SizeExceeded, f
+					return 0, fault.SizeExceeded, f
 				}
 				for i := range cnt {
 					body += wire.SizeScalar(f.Kind, l.Get(i))
 					if body > limit {
-						return 0, cursor.SizeExceeded, f
+						return 0, fault.SizeExceeded, f
 					}
 				}
 			}
@@ -290,7 +291,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 					top.units += e.units
 					top.height = max(top.height, e.height+1)
 					if n, ok = wrapped(it.Field, e.size, limit); !ok {
-						return 0, cursor.SizeExceeded, it.Field
+						return 0, fault.SizeExceeded, it.Field
 					}
 					break
 				}
@@ -313,7 +314,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			}
 			var ok bool
 			if n, ok = wrapped(lv.field, lv.size, limit); !ok {
-				return 0, cursor.SizeExceeded, lv.field
+				return 0, fault.SizeExceeded, lv.field
 			}
 			top.units += lv.units + 1
 			if lv.entry {
@@ -328,7 +329,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 
 		var ok bool
 		if top.size, ok = wire.AddSize(top.size, n, limit); !ok {
-			return 0, cursor.SizeExceeded, it.Field
+			return 0, fault.SizeExceeded, it.Field
 		}
 	}
 }

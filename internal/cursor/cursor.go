@@ -27,7 +27,8 @@ import (
 
 	"github.com/protolayout/protolayout/internal/appendx"
 	"github.com/protolayout/protolayout/internal/dynstore"
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // DefaultMaxDepth is the nesting limit used when Options.MaxDepth is 0. It
@@ -78,37 +79,13 @@ const (
 	Map
 )
 
-// Fault is a failure code. The codes are shared by the passes of this
-// module; the encoder turns them into errors at its boundary.
-type Fault uint8
-
-const (
-	// OK is no fault.
-	OK Fault = iota
-	// DepthExceeded: nesting deeper than Options.MaxDepth.
-	DepthExceeded
-	// RequiredNotSet: a required field is not set (Field).
-	RequiredNotSet
-	// MessageSetUnsupported: the message uses MessageSet wire format.
-	MessageSetUnsupported
-	// ForeignField: the message reported a field its descriptor lacks.
-	ForeignField
-	// InvalidUTF8: a string that must be valid UTF-8 is not (Field).
-	InvalidUTF8
-	// SizeExceeded: the encoding would exceed the size limit.
-	SizeExceeded
-	// SizeMismatch: bytes written differ from the size computed, because
-	// the message changed during the call.
-	SizeMismatch
-)
-
 // Item is one step of a walk: a kind, the field it concerns, and a value
 // whose meaning depends on the kind (a scalar for Value, the list for
 // Packed, the message for Enter, the raw bytes for Unknown). It is kept
 // small, since every value of a message passes through one.
 type Item struct {
 	Kind  Kind
-	Fault Fault
+	Fault fault.Fault
 	Field *layout.Field
 	Value protoreflect.Value
 }
@@ -424,7 +401,7 @@ func (w *Walker) Next() *Item {
 				if w.required && lay.Required {
 					for i := range lay.Fields {
 						if lay.Fields[i].Required {
-							w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[i]}
+							w.item = Item{Kind: Failed, Fault: fault.RequiredNotSet, Field: &lay.Fields[i]}
 							return &w.item
 						}
 					}
@@ -432,7 +409,7 @@ func (w *Walker) Next() *Item {
 				continue
 			}
 			if lay.MessageSet {
-				w.item = Item{Kind: Failed, Fault: MessageSetUnsupported}
+				w.item = Item{Kind: Failed, Fault: fault.MessageSetUnsupported}
 				return &w.item
 			}
 			f.state = stateFields
@@ -453,7 +430,7 @@ func (w *Walker) Next() *Item {
 				w.setUsed = max(w.setUsed, len(w.set))
 				if w.foreign {
 					w.foreign = false
-					w.item = Item{Kind: Failed, Fault: ForeignField}
+					w.item = Item{Kind: Failed, Fault: fault.ForeignField}
 					return &w.item
 				}
 				f.setTo = len(w.set)
@@ -498,7 +475,7 @@ func (w *Walker) Next() *Item {
 					f.i++
 					if w.required && f.req < len(lay.RequiredFields) {
 						if r := lay.RequiredFields[f.req]; r < sf.pos {
-							w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[r]}
+							w.item = Item{Kind: Failed, Fault: fault.RequiredNotSet, Field: &lay.Fields[r]}
 							return &w.item
 						} else if r == sf.pos {
 							f.req++
@@ -517,7 +494,7 @@ func (w *Walker) Next() *Item {
 				}
 				if f.coll == collNone && f.i >= f.setTo {
 					if w.required && f.req < len(lay.RequiredFields) {
-						w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: &lay.Fields[lay.RequiredFields[f.req]]}
+						w.item = Item{Kind: Failed, Fault: fault.RequiredNotSet, Field: &lay.Fields[lay.RequiredFields[f.req]]}
 						return &w.item
 					}
 					w.set = w.set[:f.setFrom] // Release clears it
@@ -531,7 +508,7 @@ func (w *Walker) Next() *Item {
 				fd := f.fds.Get(fl.Index)
 				if !f.msg.Has(fd) {
 					if fl.Required && w.required {
-						w.item = Item{Kind: Failed, Fault: RequiredNotSet, Field: fl}
+						w.item = Item{Kind: Failed, Fault: fault.RequiredNotSet, Field: fl}
 						return &w.item
 					}
 					continue
@@ -558,7 +535,7 @@ func (w *Walker) Next() *Item {
 				}
 				fl := lay.Lookup(fd)
 				if fl == nil {
-					w.item = Item{Kind: Failed, Fault: ForeignField}
+					w.item = Item{Kind: Failed, Fault: fault.ForeignField}
 					return &w.item
 				}
 				if w.value(f, fl, f.msg.Get(fd)) {
@@ -670,7 +647,7 @@ func (w *Walker) put(k Kind, f *layout.Field, v protoreflect.Value) *Item {
 // enter pushes a frame for the message value v of field fl.
 func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item {
 	if w.depth > w.maxDepth {
-		w.item = Item{Kind: Failed, Fault: DepthExceeded, Field: fl}
+		w.item = Item{Kind: Failed, Fault: fault.DepthExceeded, Field: fl}
 		return &w.item
 	}
 	var m protoreflect.Message
@@ -895,72 +872,6 @@ func prefix(s string) uint64 {
 	return n
 }
 
-// Paths longer than pathHead+pathTail levels are shown with their middle
-// elided.
-const (
-	pathHead = 8
-	pathTail = 8
-)
-
-// PathStep describes one level of a path for AppendSteps.
-type PathStep struct {
-	// Field is the field the level was entered through; nil leaves the
-	// level out (a map value, which its entry already names).
-	Field *layout.Field
-	// Index is the list element index, or -1.
-	Index int
-	// Key, if not nil, appends the map entry's key; it takes precedence
-	// over Index.
-	Key func(b []byte) []byte
-}
-
-// AppendSteps appends a path of n levels, such as
-// `resource_spans[0].scope_spans[2].spans[7].attributes["k"]`, level i
-// described by step(i), with the middle of very deep paths elided, then
-// field f if it is not nil. It is meant for error messages; the Walker and
-// the encoder's Writer both render their paths with it.
-func AppendSteps(b []byte, n int, step func(i int) PathStep, f *layout.Field) []byte {
-	first := true
-	sep := func() {
-		if !first {
-			b = append(b, '.')
-		}
-		first = false
-	}
-	for i := 0; i < n; i++ {
-		if i == pathHead && n > pathHead+pathTail {
-			skip := n - pathTail - i
-			sep()
-			b = append(b, "…("...)
-			b = strconv.AppendInt(b, int64(skip), 10)
-			b = append(b, " more)"...)
-			i += skip - 1
-			continue
-		}
-		st := step(i)
-		if st.Field == nil {
-			continue
-		}
-		sep()
-		b = AppendFieldName(b, st.Field)
-		switch {
-		case st.Key != nil:
-			b = append(b, '[')
-			b = st.Key(b)
-			b = append(b, ']')
-		case st.Index >= 0:
-			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(st.Index), 10)
-			b = append(b, ']')
-		}
-	}
-	if f != nil {
-		sep()
-		b = AppendFieldName(b, f)
-	}
-	return b
-}
-
 // AppendPath appends the path from the root to the innermost open message,
 // such as `resource_spans[0].scope_spans[2].spans[7].attributes["k"]`,
 // followed by field f if it is not nil. It is meant for error messages.
@@ -969,29 +880,18 @@ func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
 	if n > 0 && w.frames[n-1].entry {
 		f = nil // the entry's key already locates the failure
 	}
-	return AppendSteps(b, n-1, func(i int) PathStep {
+	return fault.AppendSteps(b, n-1, func(i int) fault.PathStep {
 		fr := &w.frames[i+1]
 		switch {
 		case fr.entry:
-			return PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte {
+			return fault.PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte {
 				return appendKey(b, w.entries[fr.i].Key, fr.via.MapKey.Kind)
 			}}
 		case w.frames[i].entry:
-			return PathStep{} // a map value: its entry already named it
+			return fault.PathStep{} // a map value: its entry already named it
 		}
-		return PathStep{Field: fr.via, Index: fr.index}
+		return fault.PathStep{Field: fr.via, Index: fr.index}
 	}, f)
-}
-
-// AppendFieldName appends the name of f: its short name, or its full name
-// in brackets for an extension.
-func AppendFieldName(b []byte, f *layout.Field) []byte {
-	if f.Extension {
-		b = append(b, '[')
-		b = append(b, f.FullName...)
-		return append(b, ']')
-	}
-	return append(b, f.Name...)
 }
 
 func appendKey(b []byte, k protoreflect.MapKey, kind protoreflect.Kind) []byte {

@@ -5,8 +5,9 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/protolayout/protolayout/cursor"
-	"github.com/protolayout/protolayout/sizing"
+	"github.com/protolayout/protolayout/internal/cursor"
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/sizing"
 )
 
 // The size pass returns the total and records the tape the write pass
@@ -18,8 +19,8 @@ func ExampleSizer() {
 		s sizing.Sizer
 		w cursor.Walker
 	)
-	n, fault, _ := s.Size(&w, m.ProtoReflect(), sizing.Options{ValidateUTF8: true, Record: true})
-	fmt.Println(n, fault == cursor.OK)
+	n, code, _ := s.Size(&w, m.ProtoReflect(), sizing.Options{ValidateUTF8: true, Record: true})
+	fmt.Println(n, code == fault.OK)
 	for _, op := range s.Tape {
 		switch op.Kind {
 		case sizing.OpEnter:

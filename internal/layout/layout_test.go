@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // orderProto declares fields out of number order and two oneofs whose

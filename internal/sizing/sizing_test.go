@@ -14,11 +14,12 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/protolayout/protolayout/cursor"
-	"github.com/protolayout/protolayout/layout"
+	"github.com/protolayout/protolayout/internal/cursor"
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/sizing"
 	"github.com/protolayout/protolayout/protobuftest"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
-	"github.com/protolayout/protolayout/sizing"
 )
 
 var (
@@ -42,7 +43,7 @@ func twice(child protoreflect.Message) *dynamicpb.Message {
 	return m
 }
 
-func size(t *testing.T, m protoreflect.Message, o sizing.Options) (int, cursor.Fault, sizing.Stats) {
+func size(t *testing.T, m protoreflect.Message, o sizing.Options) (int, fault.Fault, sizing.Stats) {
 	t.Helper()
 	var s sizing.Sizer
 	var w cursor.Walker
@@ -65,9 +66,9 @@ func TestMemoThreshold(t *testing.T) {
 		{sizing.MemoThreshold, true},      // 1 + 64 = 65 units
 	} {
 		m := twice(named(strings.Repeat("x", c.nameLen)))
-		n, fault, st := size(t, m, sizing.Options{})
-		if fault != cursor.OK {
-			t.Fatalf("fault %d", fault)
+		n, code, st := size(t, m, sizing.Options{})
+		if code != fault.OK {
+			t.Fatalf("fault %d", code)
 		}
 		if want := proto.Size(m); n != want {
 			t.Errorf("name %d: size %d, want %d", c.nameLen, n, want)
@@ -89,10 +90,10 @@ func TestDoublingDAGRejected(t *testing.T) {
 		m = twice(m)
 	}
 	start := time.Now()
-	_, fault, st := size(t, m, sizing.Options{})
+	_, code, st := size(t, m, sizing.Options{})
 	el := time.Since(start)
-	if fault != cursor.SizeExceeded {
-		t.Fatalf("fault %d, want SizeExceeded", fault)
+	if code != fault.SizeExceeded {
+		t.Fatalf("fault %d, want SizeExceeded", code)
 	}
 	if st.Reused == 0 {
 		t.Errorf("no subtree reused: %+v", st)
@@ -111,9 +112,9 @@ func TestDAGThatFits(t *testing.T) {
 	for range levels {
 		m = twice(m)
 	}
-	n, fault, st := size(t, m, sizing.Options{})
-	if fault != cursor.OK {
-		t.Fatalf("fault %d", fault)
+	n, code, st := size(t, m, sizing.Options{})
+	if code != fault.OK {
+		t.Fatalf("fault %d", code)
 	}
 	if want := proto.Size(m.Interface()); n != want {
 		t.Fatalf("size %d, want %d", n, want)
@@ -127,11 +128,11 @@ func TestSizeLimit(t *testing.T) {
 	m := named(strings.Repeat("x", 100)) // 0a 64 + 100 bytes = 102
 	for _, c := range []struct {
 		max   int
-		fault cursor.Fault
-	}{{102, cursor.OK}, {101, cursor.SizeExceeded}, {0, cursor.OK}} {
-		n, fault, _ := size(t, m, sizing.Options{MaxSize: c.max})
-		if fault != c.fault {
-			t.Errorf("MaxSize %d: fault %d, want %d (size %d)", c.max, fault, c.fault, n)
+		fault fault.Fault
+	}{{102, fault.OK}, {101, fault.SizeExceeded}, {0, fault.OK}} {
+		n, code, _ := size(t, m, sizing.Options{MaxSize: c.max})
+		if code != c.fault {
+			t.Errorf("MaxSize %d: fault %d, want %d (size %d)", c.max, code, c.fault, n)
 		}
 	}
 }
@@ -139,8 +140,8 @@ func TestSizeLimit(t *testing.T) {
 func TestUTF8Validation(t *testing.T) {
 	// descriptor.proto is proto2: its strings are never validated.
 	m := named("\xff")
-	if _, fault, _ := size(t, m, sizing.Options{ValidateUTF8: true}); fault != cursor.OK {
-		t.Fatalf("proto2 string validated: fault %d", fault)
+	if _, code, _ := size(t, m, sizing.Options{ValidateUTF8: true}); code != fault.OK {
+		t.Fatalf("proto2 string validated: fault %d", code)
 	}
 }
 
@@ -187,7 +188,7 @@ func TestWholeMapsSameAsEntries(t *testing.T) {
 	type result struct {
 		stats sizing.Stats
 		n     int
-		fault cursor.Fault
+		fault fault.Fault
 		field *layout.Field
 		path  string
 		tape  []sizing.Op
@@ -195,12 +196,12 @@ func TestWholeMapsSameAsEntries(t *testing.T) {
 	run := func(m proto.Message, limit int, whole bool) result {
 		var s sizing.Sizer
 		var w cursor.Walker
-		n, fault, f := s.Size(&w, m.ProtoReflect(), sizing.Options{
+		n, code, f := s.Size(&w, m.ProtoReflect(), sizing.Options{
 			Record: true, ValidateUTF8: true, MaxSize: limit,
 			Walk: cursor.Options{WholeMaps: whole},
 		})
-		r := result{stats: s.Stats, n: n, fault: fault, field: f, tape: slices.Clone(s.Tape)}
-		if fault != cursor.OK {
+		r := result{stats: s.Stats, n: n, fault: code, field: f, tape: slices.Clone(s.Tape)}
+		if code != fault.OK {
 			r.path = string(w.AppendPath(nil, f))
 		}
 		w.Release()
@@ -236,17 +237,17 @@ func TestWholeMapsSameAsEntries(t *testing.T) {
 				limits = append(limits, int(op.Size), int(op.Size)+1, int(op.Size)+2)
 			}
 		}
-		if full.fault == cursor.OK {
+		if full.fault == fault.OK {
 			limits = append(limits, full.n-1, full.n, full.n/2)
 		}
 		for _, limit := range limits {
 			a, b := run(m, limit, false), run(m, limit, true)
-			if a.fault != cursor.OK {
+			if a.fault != fault.OK {
 				faults++
 			}
 			// A failed pass's tape is never written; it may stop short.
 			if a.stats != b.stats || a.n != b.n || a.fault != b.fault || a.field != b.field || a.path != b.path ||
-				a.fault == cursor.OK && !slices.EqualFunc(a.tape, b.tape, sameOp) {
+				a.fault == fault.OK && !slices.EqualFunc(a.tape, b.tape, sameOp) {
 				t.Fatalf("msgs[%d] (%T), limit %d: per entry %d, fault %d at %q (%d ops); whole %d, fault %d at %q (%d ops)",
 					i, m, limit, a.n, a.fault, a.path, len(a.tape), b.n, b.fault, b.path, len(b.tape))
 			}
