@@ -36,6 +36,29 @@ const (
 	SizeMismatch
 )
 
+// String describes the fault, for error messages.
+func (f Fault) String() string {
+	switch f {
+	case OK:
+		return "no fault"
+	case DepthExceeded:
+		return "message nesting exceeds the depth limit"
+	case RequiredNotSet:
+		return "required field not set"
+	case MessageSetUnsupported:
+		return "MessageSet wire format is not supported"
+	case ForeignField:
+		return "message holds a field its descriptor does not declare"
+	case InvalidUTF8:
+		return "string field contains invalid UTF-8"
+	case SizeExceeded:
+		return "message exceeds the size limit"
+	case SizeMismatch:
+		return "message changed during encoding"
+	}
+	return "fault " + strconv.Itoa(int(f))
+}
+
 // Paths longer than pathHead+pathTail levels are shown with their middle
 // elided.
 const (
