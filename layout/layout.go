@@ -39,8 +39,8 @@ type Field layout.FieldView
 // Oneof describes one real (non-synthetic) oneof of a message: its name,
 // and the range of its members in the layout's fields, [First, End).
 type Oneof struct {
-	Name       protoreflect.Name
-	First, End int
+	Name       protoreflect.Name // the oneof's name
+	First, End int               // its members' positions in the layout's fields
 }
 
 var (

@@ -1,5 +1,32 @@
-// Package protobuftest holds the test schemas of protolayout and the helpers
-// its tests share. It is imported by tests only, never by non-test code.
+// Package protobuftest is test support for protolayout and for its users'
+// own schemas: seeded random messages of any message type, the equivalence
+// assertion every protolayout test makes (encoder output against
+// proto.Marshal), and the test schemas of the project, as generated and
+// dynamic twins. It is meant for tests, never for non-test code.
+//
+// # For any schema
+//
+// These work on any message type, generated or dynamic, and are what a
+// user checking protolayout on their own messages needs:
+//
+//   - [Fill] sets a message to a seeded random value (every field kind,
+//     lists, maps, oneofs, extensions, unknown fields, nesting to a depth);
+//   - [Equivalent] asserts that protolayout encodes messages byte for byte
+//     as proto.MarshalOptions{Deterministic: true} does (map entries
+//     compared as sets unless Deterministic), and fails where it fails,
+//     through the checked walk and the default options;
+//   - [Calls] and [Replay] turn a message into the encoder.Writer calls
+//     that write it, and play them back;
+//   - [FirstDiff], [WireTree] and [CanonicalMaps] explain a difference
+//     between two encodings; [EmissionOrder] is the order fields are
+//     written in; [QuietFloat32NaNs] removes the one value reflection
+//     cannot encode as generated code does.
+//
+// # The project's schemas
+//
+// [Twins], [TwinByName], [DynamicFiles], [DynamicTypes], [DynamicTwin] and
+// [LoadFiles] serve protolayout's own test schemas; the generated packages
+// under protobuftest/gen are fixtures for those tests, not API.
 //
 // The schemas are the .proto files in protobuftest/proto: proto2
 // (protolayout.test2), proto3 (protolayout.test3), editions 2023

@@ -74,16 +74,16 @@ func (o Op) String() string {
 // and Unknown, List for the slice methods (a []int32, []int64, ...), Msg
 // for Message.
 type Call struct {
-	Op    Op
-	Num   protowire.Number
-	Int   int64
-	Uint  uint64
-	Float float64
-	Bool  bool
-	Str   string
-	Raw   []byte
-	List  any
-	Msg   proto.Message
+	Op    Op               // the method
+	Num   protowire.Number // the field number (none for End and Finish)
+	Int   int64            // the value of the signed and enum methods
+	Uint  uint64           // the value of the unsigned methods
+	Float float64          // the value of the float methods
+	Bool  bool             // the value of Bool
+	Str   string           // the value of String and EnumName
+	Raw   []byte           // the value of Bytes, Raw and Unknown
+	List  any              // the slice of the slice methods
+	Msg   proto.Message    // the message of Message
 }
 
 // String describes the call, for failure messages.
