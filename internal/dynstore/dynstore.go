@@ -10,7 +10,9 @@
 // interface calls to decide whether the value counts as set. The encoder
 // decides that from its own layout instead.
 //
-// This is the one place in the module that uses package unsafe. It mirrors
+// It uses package unsafe (as internal/weakcache does, only to read an
+// interface's two words; this package is the one that mirrors another
+// library's internals, and the one the purego tag turns off). It mirrors
 // the unexported layout of dynamicpb.Message and checks, once at start-up,
 // that the mirror matches the real type field by field (names, types,
 // offsets, size) and that a message built through the public API reads
