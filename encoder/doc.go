@@ -43,13 +43,19 @@
 //
 // # How it works
 //
-// The layout walk makes one read pass over the message through a
-// cursor.Walker, an explicit stack of frames (no recursion, so depth never
-// grows the goroutine stack). dynamicpb messages are read straight from
+// Each message type is compiled once into a layout (see package layout),
+// cached by descriptor identity and released with its schema: once the
+// program drops a schema's descriptors and every message of them, their
+// layouts, and the Writer's tables kept inside them, are collected too,
+// with nothing to evict by hand.
+//
+// The layout walk makes one read pass over the message through the
+// module's walker (the one package cursor offers), an explicit stack of
+// frames (no recursion, so depth never grows the goroutine stack). dynamicpb messages are read straight from
 // their field storage (package internal/dynstore, verified at start-up,
 // compiled out by the build tag protolayout_purego) or with one Range per
 // message; other messages field by field with Has and Get. The size pass
-// (package sizing) validates everything and records a tape: every value
+// (see package sizing) validates everything and records a tape: every value
 // read, in emission order, with the size of every nested message, group,
 // map entry and packed field on the op that opens it. The write pass
 // replays the tape into a buffer presized to the exact total, without
@@ -93,5 +99,5 @@
 // Marshal, Size and the MarshalOptions methods are safe for concurrent use;
 // they borrow pooled Encoders. An Encoder belongs to one goroutine at a
 // time, keeps its scratch space between calls (bounded), and holds no
-// reference to a caller's message once a call returns.
+// reference to a caller's message, or its descriptor, once a call returns.
 package encoder
