@@ -45,6 +45,11 @@ type MarshalOptions struct {
 	Deterministic bool
 
 	// Checked makes generated messages take the checked layout walk too.
+	// (A legacy message, one whose methods offer Marshal but not Size,
+	// such as a golang/protobuf v1 or gogo type wrapped by protobuf-go, is
+	// encoded by its own Marshal either way, as proto.Marshal encodes it:
+	// nothing else can read it. Its errors are passed on, and only the
+	// size limit applies.)
 	//
 	// By default a generated message (one whose ProtoMethods offer Marshal
 	// and Size) is encoded by its own fast-path methods, the ones
@@ -272,12 +277,19 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 // fast returns the fast-path methods of m when m goes through them, else
 // nil.
 func (o *MarshalOptions) fast(m protoreflect.Message) *protoiface.Methods {
-	if o.Checked {
+	pm := m.ProtoMethods()
+	if pm == nil || pm.Marshal == nil ||
+		o.Deterministic && pm.Flags&protoiface.SupportMarshalDeterministic == 0 {
 		return nil
 	}
-	pm := m.ProtoMethods()
-	if pm == nil || pm.Marshal == nil || pm.Size == nil ||
-		o.Deterministic && pm.Flags&protoiface.SupportMarshalDeterministic == 0 {
+	if pm.Size == nil {
+		// A legacy message (golang/protobuf v1 or gogo types wrapped by
+		// protobuf-go): its own Marshal is the only way to encode it,
+		// as in proto.Marshal, whatever Checked says; the walk would
+		// see no fields.
+		return pm
+	}
+	if o.Checked {
 		return nil
 	}
 	return pm
@@ -293,6 +305,9 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 	var flags protoiface.MarshalInputFlags
 	if o.Deterministic {
 		flags |= protoiface.MarshalDeterministic
+	}
+	if pm.Size == nil {
+		return o.legacyAppend(b, m, mr, pm, fresh, flags)
 	}
 	size := pm.Size(protoiface.SizeInput{Message: mr, Flags: flags}).Size
 	if max := o.maxSize(); size > max {
@@ -322,6 +337,36 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 	}
 	if len(out)-len(b) != size {
 		return b, &Error{Err: ErrSizeMismatch, Message: mr.Descriptor().FullName()}
+	}
+	if size == 0 {
+		if fresh && mr.IsValid() {
+			return emptyBytes[:], nil
+		}
+		return b, nil
+	}
+	return out, nil
+}
+
+// legacyAppend encodes a message whose methods offer Marshal but not Size
+// (a legacy message) as proto.Marshal does: through its own Marshal, whose
+// error is passed on, then the required fields check; the size limit is
+// checked on the output, which is dropped when it is over.
+func (o *MarshalOptions) legacyAppend(b []byte, m proto.Message, mr protoreflect.Message, pm *protoiface.Methods, fresh bool, flags protoiface.MarshalInputFlags) ([]byte, error) {
+	mo, err := pm.Marshal(protoiface.MarshalInput{Message: mr, Buf: b, Flags: flags})
+	if err == nil && !o.AllowPartial {
+		if pm.CheckInitialized != nil {
+			_, err = pm.CheckInitialized(protoiface.CheckInitializedInput{Message: mr})
+		} else {
+			err = proto.CheckInitialized(m)
+		}
+	}
+	if err != nil {
+		return b, err
+	}
+	out := mo.Buf
+	size := len(out) - len(b)
+	if max := o.maxSize(); size > max {
+		return b, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
 	}
 	if size == 0 {
 		if fresh && mr.IsValid() {

@@ -1,0 +1,81 @@
+package encoder_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/protolayout/protolayout/encoder"
+)
+
+// legacyV1 is a message as golang/protobuf v1 and gogo generated them: the
+// v1 interface and a Marshal method, no protobuf-go methods of its own.
+// protobuf-go wraps it with Marshal methods but no Size.
+type legacyV1 struct {
+	out []byte
+	err error
+}
+
+func (m *legacyV1) Reset()                   { *m = legacyV1{} }
+func (m *legacyV1) String() string           { return "legacyV1" }
+func (*legacyV1) ProtoMessage()              {}
+func (m *legacyV1) Marshal() ([]byte, error) { return bytes.Clone(m.out), m.err }
+
+// TestLegacyMessages checks that a message whose methods offer Marshal but
+// no Size is encoded by its own Marshal, as proto.Marshal encodes it, in
+// default and Checked mode, with its error passed on.
+func TestLegacyMessages(t *testing.T) {
+	body := []byte{0x08, 0x96, 0x01, 0x12, 0x02, 'h', 'i'}
+	m := protoadapt.MessageV2Of(&legacyV1{out: body})
+	if pm := m.ProtoReflect().ProtoMethods(); pm == nil || pm.Marshal == nil || pm.Size != nil {
+		t.Fatal("protobuf-go no longer wraps a v1 message with Marshal and without Size")
+	}
+	want, err := proto.Marshal(m)
+	if err != nil || !bytes.Equal(want, body) {
+		t.Fatalf("proto.Marshal = % x, %v", want, err)
+	}
+	for _, o := range []encoder.MarshalOptions{{}, {Checked: true}, {Deterministic: true}, {Checked: true, Deterministic: true}} {
+		got, err := o.Marshal(m)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%+v: Marshal = % x, %v; want % x", o, got, err, want)
+		}
+		prefix := []byte("abc")
+		got, err = o.MarshalAppend(prefix, m)
+		if err != nil || !bytes.Equal(got, append([]byte("abc"), want...)) {
+			t.Errorf("%+v: MarshalAppend = % x, %v", o, got, err)
+		}
+		if n := o.Size(m); n != len(want) {
+			t.Errorf("%+v: Size = %d, want %d", o, n, len(want))
+		}
+		if n, err := encoder.NewEncoder(o).Size(m); n != len(want) || err != nil {
+			t.Errorf("%+v: Encoder.Size = %d, %v", o, n, err)
+		}
+		if got, err := encoder.NewEncoder(o).Marshal(m); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%+v: Encoder.Marshal = % x, %v", o, got, err)
+		}
+		limited := o
+		limited.MaxSize = len(want) - 1
+		if got, err := limited.MarshalAppend(prefix, m); !errors.Is(err, encoder.ErrSizeExceeded) || !bytes.Equal(got, prefix) {
+			t.Errorf("%+v: over MaxSize: % x, %v", limited, got, err)
+		}
+	}
+
+	boom := errors.New("legacy marshal failed")
+	bad := protoadapt.MessageV2Of(&legacyV1{out: body, err: boom})
+	if _, err := proto.Marshal(bad); !errors.Is(err, boom) {
+		t.Fatalf("proto.Marshal error %v", err)
+	}
+	for _, o := range []encoder.MarshalOptions{{}, {Checked: true}} {
+		if got, err := o.MarshalAppend([]byte("x"), bad); !errors.Is(err, boom) || string(got) != "x" {
+			t.Errorf("%+v: error not passed on: % x, %v", o, got, err)
+		}
+	}
+
+	empty := protoadapt.MessageV2Of(&legacyV1{})
+	if got, err := encoder.Marshal(empty); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("empty legacy message: %v, %v; want an empty, non-nil slice", got, err)
+	}
+}
