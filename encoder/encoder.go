@@ -3,6 +3,7 @@ package encoder
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -192,13 +193,19 @@ func putEncoder(e *Encoder) {
 // with room, it allocates nothing per call for messages read without
 // allocation (dynamicpb messages; generated messages allocate inside their
 // own reflection accessors for lists and maps). An Encoder belongs to one
-// goroutine at a time. Between calls it holds no reference to anything a
-// caller passed.
+// goroutine at a time: a call made while another is running on the same
+// Encoder fails with ErrConcurrentUse (one atomic operation per call tells
+// it), never with wrong bytes. Between calls it holds no reference to
+// anything a caller passed.
 type Encoder struct {
 	opts   MarshalOptions
 	walker cursor.Walker
 	sizer  sizing.Sizer
 	stack  []open
+	// busy is set while a call runs: a second call meanwhile (the
+	// Encoder shared by two goroutines) fails with ErrConcurrentUse
+	// instead of corrupting the first one's scratch space.
+	busy atomic.Bool
 }
 
 // open is a length-prefixed part being written.
@@ -215,13 +222,30 @@ func NewEncoder(o MarshalOptions) *Encoder {
 
 // Marshal returns the wire encoding of m, as MarshalOptions.Marshal does.
 func (e *Encoder) Marshal(m proto.Message) ([]byte, error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return nil, e.concurrent(m)
+	}
+	defer e.busy.Store(false)
 	return e.marshalAppend(nil, m, true)
 }
 
 // MarshalAppend appends the wire encoding of m to b, as
 // MarshalOptions.MarshalAppend does.
 func (e *Encoder) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return b, e.concurrent(m)
+	}
+	defer e.busy.Store(false)
 	return e.marshalAppend(b, m, false)
+}
+
+// concurrent is the error of a call that found e busy.
+func (e *Encoder) concurrent(m proto.Message) error {
+	err := &Error{Err: ErrConcurrentUse}
+	if !absent(m) {
+		err.Message = m.ProtoReflect().Descriptor().FullName()
+	}
+	return err
 }
 
 // Size returns the size of the wire encoding of m, or the error that
@@ -231,6 +255,10 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 	if absent(m) {
 		return 0, nil
 	}
+	if !e.busy.CompareAndSwap(false, true) {
+		return 0, e.concurrent(m)
+	}
+	defer e.busy.Store(false)
 	mr := m.ProtoReflect()
 	if e.opts.fast(mr) != nil {
 		n := proto.MarshalOptions{Deterministic: e.opts.Deterministic}.Size(m)

@@ -33,6 +33,11 @@ var (
 	// ErrSizeMismatch: the bytes written differ from the size computed
 	// before writing, because the message changed during the call.
 	ErrSizeMismatch = errors.New("message changed during encoding (size mismatch)")
+	// ErrConcurrentUse: an Encoder was called while another call on it
+	// was still running (an Encoder belongs to one goroutine at a time).
+	// The call that finds the Encoder busy fails and writes nothing; the
+	// call in progress is not disturbed.
+	ErrConcurrentUse = errors.New("Encoder used by two goroutines at once")
 	// ErrMessageSet: the message uses the legacy MessageSet wire format,
 	// which proto.Marshal also refuses for messages it encodes through
 	// reflection.
