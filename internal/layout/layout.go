@@ -589,13 +589,15 @@ func realOneof(fd protoreflect.FieldDescriptor) protoreflect.OneofDescriptor {
 	return nil
 }
 
-// enforceUTF8 is proto's rule for validating strings: editions files follow
-// the descriptor's resolved utf8_validation feature, which only field
-// descriptors expose (extension descriptors do not, so editions string
-// extensions are never validated, as in proto.Marshal); otherwise only
-// proto3 files validate.
+// enforceUTF8 is protobuf-go's rule for validating strings
+// (internal/strs.EnforceUTF8): editions files, and every file in a build
+// with the protolegacy tag (where a proto3 field may opt out through the
+// legacy enforce_utf8 option), follow the descriptor's resolved UTF-8
+// setting, which only field descriptors expose (extension descriptors do
+// not, so editions string extensions are never validated, as in
+// proto.Marshal); otherwise only proto3 files validate.
 func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
-	if fd.Syntax() == protoreflect.Editions {
+	if protoLegacy || fd.Syntax() == protoreflect.Editions {
 		if v, ok := fd.(interface{ EnforceUTF8() bool }); ok {
 			return v.EnforceUTF8()
 		}
