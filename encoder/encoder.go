@@ -108,10 +108,12 @@ func (o *MarshalOptions) sizing(marshal bool) sizing.Options {
 	}
 }
 
-// Marshal returns the wire encoding of m, byte for byte what
-// proto.MarshalOptions{Deterministic: true}.Marshal returns, and fails
-// where it fails (invalid UTF-8, missing required fields) plus on the
-// limits proto.Marshal lacks. It is safe for concurrent use.
+// Marshal returns the wire encoding of m in proto.Marshal's order, with
+// map entries in the order the maps yield them (as proto.Marshal writes
+// them; MarshalOptions{Deterministic: true} gives byte for byte what
+// proto.MarshalOptions{Deterministic: true}.Marshal returns), and fails
+// where proto.Marshal fails (invalid UTF-8, missing required fields) plus
+// on the limits proto.Marshal lacks. It is safe for concurrent use.
 func Marshal(m proto.Message) ([]byte, error) {
 	return MarshalOptions{}.Marshal(m)
 }

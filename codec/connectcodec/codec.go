@@ -10,7 +10,8 @@
 //	client := connect.NewClient[Req, Res](httpClient, url, connect.WithCodec(c))
 //
 // It implements MarshalAppend, so Connect encodes into buffers from its
-// own pool, and MarshalStable (protolayout's output is deterministic).
+// own pool, and MarshalStable, which encodes with Deterministic (map
+// entries sorted by key) whatever Options.Marshal says.
 //
 // # Safety
 //
