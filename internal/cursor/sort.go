@@ -8,6 +8,11 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
+// sortExts orders the set extensions in Walker.exts[from:to] by number.
+func (w *Walker) sortExts(from, to int) {
+	slices.SortFunc(w.exts[from:to], byNumber)
+}
+
 func byNumber(a, b extField) int {
 	return cmp.Compare(a.fd.Number(), b.fd.Number())
 }

@@ -112,21 +112,42 @@ type Options struct {
 	WholeMaps bool
 }
 
-// what a frame has open of its current field
-const (
-	collNone uint8 = iota
-	collList
-	collMap
-)
-
-// frame states
+// Frame states: what Next reads next from a frame. Each has its method
+// (states.go), which Next calls for the innermost frame:
+//
+//	stateStart       start: decides, once for the frame, whether its
+//	                 fields are read from dynamicpb's storage (a ranged
+//	                 frame) or field by field through protoreflect
+//	                 (startFields), and gathers the set extensions
+//	stateExtensions  nextExtension: the set extensions, in number order
+//	stateRanged      rangedScalar, rangedField: a ranged frame's set
+//	                 fields, gathered at the start, in emission order
+//	stateFields      nextField: the other frames' regular fields
+//	stateOneofs      nextOneof: their oneofs' set members
+//	stateExit        exit: the Exit item (Done for the root)
+//	stateList        nextElement: the elements of an open unpacked list
+//	stateMap         nextEntry: the entries of an open map
+//	stateKey         entryKey: a map entry's key
+//	stateValue       entryValue: a map entry's value
+//
+// A message frame goes from stateStart through stateExtensions, when
+// extensions are set, to stateRanged, or to stateFields then stateOneofs.
+// The last of these ends by calling unknown, which hands out the unknown
+// bytes, if any, before stateExit, or else exits at once: the unknown
+// bytes have no state of their own. A field holding an unpacked list or
+// a map moves the frame to stateList or stateMap until the elements or
+// entries are handed out, then back to the state that read the field
+// (resume). An absent message goes from stateStart to stateExit. A map
+// entry frame goes through stateKey, stateValue and stateExit.
 const (
 	stateStart uint8 = iota
 	stateExtensions
+	stateRanged
 	stateFields
 	stateOneofs
-	stateUnknown
 	stateExit
+	stateList
+	stateMap
 	// map entry frames
 	stateKey
 	stateValue
@@ -141,31 +162,35 @@ type frame struct {
 	via   *layout.Field        // the field the frame was entered through; nil for the root
 	index int                  // list element index within via, or -1
 	state uint8
-	entry bool // a map entry frame
-	// position within the state; for a map entry frame, the index of its
-	// key and value in Walker.entries
+	// the state that reads the fields, stateRanged or stateFields, which
+	// stateStart chooses and stateExtensions moves on to
+	fields uint8
+	// the state an open list or map returns to when it is handed out
+	resume uint8
+	entry  bool // a map entry frame
+	// position within stateRanged (an index into Walker.set), stateFields
+	// (into the layout's fields) or stateOneofs (into its oneofs); for a
+	// map entry frame, the index of its key and value in Walker.entries
 	i int
 
-	// coll says whether an unpacked list or a map of the current field is
-	// open (the fields below are stale otherwise)
-	coll uint8
-
-	// an open unpacked list field
+	// the open unpacked list field, in stateList; next element at j
 	list     protoreflect.List
 	listF    *layout.Field
 	j, listN int
 
-	// an open map field: entries in Walker.entries[mapFrom:mapTo], next at mapPos
+	// the open map field, in stateMap: entries in
+	// Walker.entries[mapFrom:mapTo], next at mapPos
 	mapF                   *layout.Field
 	mapFrom, mapPos, mapTo int
 
-	// the set extensions, in Walker.exts[extFrom:extTo]
-	extFrom, extTo int
+	// the set extensions, in Walker.exts[extFrom:extTo], next at ext
+	extFrom, ext, extTo int
 
-	// ranged frames read their set fields with one Range call into
-	// Walker.set[setFrom:setTo], sorted into emission order; req is the
-	// next entry of the layout's RequiredFields to check
-	ranged         bool
+	// ranged frames read their set fields at the start, from dynamicpb's
+	// storage or with one Range call, into Walker.set[setFrom:setTo],
+	// sorted into emission order; req is the next entry of the layout's
+	// RequiredFields to check, len(RequiredFields) when required fields
+	// are not checked
 	setFrom, setTo int
 	req            int
 
@@ -331,8 +356,6 @@ func (w *Walker) open(lay *layout.Layout, m protoreflect.Message, via *layout.Fi
 	f := &w.frames[n]
 	f.lay, f.msg, f.via, f.index = lay, m, via, index
 	f.state, f.entry, f.i = stateStart, false, 0
-	f.coll = collNone
-	f.ranged, f.req = false, 0
 	w.top = f
 	return f
 }
