@@ -1,0 +1,118 @@
+package cursor
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// sortExts orders the set extensions in Walker.exts[from:to] by number.
+func (w *Walker) sortExts(from, to int) {
+	slices.SortFunc(w.exts[from:to], byNumber)
+}
+
+func byNumber(a, b extField) int {
+	return cmp.Compare(a.fd.Number(), b.fd.Number())
+}
+
+// sortSet orders set fields by position: an insertion sort, since most
+// messages have few set fields.
+func sortSet(s []setField) {
+	if len(s) > 24 {
+		slices.SortFunc(s, func(a, b setField) int { return cmp.Compare(a.pos, b.pos) })
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].pos < s[j-1].pos; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// sortEntries orders map entries by key the way proto.Marshal does in
+// deterministic mode: false before true, signed and unsigned integers
+// numerically, strings bytewise. It sorts the keys, read once into a
+// slice beside their positions, rather than the entries, which are
+// larger and whose keys a comparison would convert every time; then it
+// puts the entries in that order.
+func (w *Walker) sortEntries(es []MapEntry, k protoreflect.Kind) {
+	if len(es) < 2 {
+		return
+	}
+	keys := w.keys[:0]
+	switch k {
+	case protoreflect.StringKind:
+		for i := range es {
+			s := es[i].Key.String()
+			keys = append(keys, sortKey{s: s, n: prefix(s), i: int32(i)})
+		}
+		slices.SortFunc(keys, byStringKey)
+	case protoreflect.Int32Kind, protoreflect.Int64Kind,
+		protoreflect.Sint32Kind, protoreflect.Sint64Kind,
+		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+		for i := range es {
+			// Offset so that unsigned order is signed order.
+			keys = append(keys, sortKey{n: uint64(es[i].Key.Int()) ^ 1<<63, i: int32(i)})
+		}
+		slices.SortFunc(keys, byNumericKey)
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
+		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		for i := range es {
+			keys = append(keys, sortKey{n: es[i].Key.Uint(), i: int32(i)})
+		}
+		slices.SortFunc(keys, byNumericKey)
+	case protoreflect.BoolKind:
+		// Two entries at most: false first.
+		if es[0].Key.Bool() {
+			es[0], es[1] = es[1], es[0]
+		}
+		return
+	default:
+		return
+	}
+	sorted := append(w.sorted[:0], es...)
+	for j := range keys {
+		es[j] = sorted[keys[j].i]
+	}
+	clear(keys) // they hold the caller's strings
+	clear(sorted)
+	w.keys, w.sorted = keys[:0], sorted[:0]
+}
+
+// sortKey is a map entry's key, read once for sorting, and the entry's
+// position: a string key in s (and its prefix in n), a numeric one in n.
+type sortKey struct {
+	s string
+	n uint64
+	i int32
+}
+
+func byNumericKey(a, b sortKey) int { return cmp.Compare(a.n, b.n) }
+
+// byStringKey orders string keys bytewise: by their first eight bytes,
+// which tell most keys apart in one comparison, then by the whole key.
+func byStringKey(a, b sortKey) int {
+	if a.n != b.n {
+		return cmp.Compare(a.n, b.n)
+	}
+	return strings.Compare(a.s, b.s)
+}
+
+// prefix returns the first eight bytes of s as a big-endian number,
+// padded with zeros: prefixes compare as the strings do, or are equal.
+func prefix(s string) uint64 {
+	if len(s) >= 8 {
+		return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+			uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+	}
+	var n uint64
+	for i := range 8 {
+		n <<= 8
+		if i < len(s) {
+			n |= uint64(s[i])
+		}
+	}
+	return n
+}
