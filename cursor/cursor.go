@@ -104,10 +104,12 @@ type Item struct {
 // Options configure a walk. The zero value walks with DefaultMaxDepth,
 // without checking required fields, map entries in map order.
 type Options struct {
-	// MaxDepth is the deepest message nesting allowed below the root
-	// message (the root is at depth 0; map entries do not count). 0
-	// means DefaultMaxDepth. Deeper input, including any message that
-	// contains itself, gives a Failed item.
+	// MaxDepth is the recursion limit, counted as proto.Unmarshal counts
+	// it: the root message is level 1, and every nested message, group
+	// and map entry one level more. A message or map entry past level
+	// MaxDepth gives a Failed item. 0 means DefaultMaxDepth. A message
+	// that contains itself gives a Failed item ("message contains
+	// itself") whatever the limit.
 	MaxDepth int
 	// CheckRequired gives a Failed item at the first required field that
 	// is not set, in walk order, nested messages included.
@@ -157,9 +159,9 @@ func pathSuffix(p []byte) string {
 	return " at " + string(p)
 }
 
-// Depth returns the nesting depth of the innermost open message: 0 for
-// the root (and once the walk is over), 1 right after the Enter of one of
-// its fields, back to 0 at the matching Exit.
+// Depth returns the nesting depth of the innermost open message or map
+// entry: 0 for the root (and once the walk is over), 1 right after the
+// Enter or Entry of one of its fields, back to 0 at the matching Exit.
 func (w *Walker) Depth() int { return max(w.w.Depth(), 0) }
 
 // Skip abandons the message the last Enter item opened: its contents are

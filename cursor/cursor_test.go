@@ -144,8 +144,11 @@ func TestFailures(t *testing.T) {
 		!strings.Contains(err.Error(), "child.child") {
 		t.Errorf("depth: %v", err)
 	}
-	if _, err := transcode(&w, recursive(10), cursor.Options{MaxDepth: 10}); err != nil {
-		t.Errorf("depth 10 within MaxDepth 10: %v", err)
+	if _, err := transcode(&w, recursive(9), cursor.Options{MaxDepth: 10}); err != nil {
+		t.Errorf("10 levels within MaxDepth 10: %v", err)
+	}
+	if _, err := transcode(&w, recursive(10), cursor.Options{MaxDepth: 10}); err == nil {
+		t.Errorf("11 levels within MaxDepth 10")
 	}
 	req := protobuftest.TwinByName("protolayout.test2.TestRequired").Dyn.New()
 	if _, err := transcode(&w, req, cursor.Options{CheckRequired: true}); err == nil || !strings.Contains(err.Error(), "required field not set") {

@@ -843,7 +843,7 @@ func TestChecklist45CyclesAndDepthAreErrors(t *testing.T) {
 	if _, err := checked.Marshal(root); !errors.Is(err, encoder.ErrDepthExceeded) {
 		t.Fatalf("100,000 deep with the default limit: %v", err)
 	}
-	got, err := encoder.MarshalOptions{MaxDepth: n, Checked: true}.Marshal(root)
+	got, err := encoder.MarshalOptions{MaxDepth: n + 1, Checked: true}.Marshal(root)
 	if err != nil {
 		t.Fatal(err)
 	}

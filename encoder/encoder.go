@@ -72,10 +72,17 @@ type MarshalOptions struct {
 	// encoder computes every size itself, once per call.
 	UseCachedSize bool
 
-	// MaxDepth is the deepest message nesting allowed below the top
-	// message (the top message is at depth 0; map entries do not count).
-	// 0 means DefaultMaxDepth (10,000). Deeper input, including any
-	// message that contains itself, fails with ErrDepthExceeded.
+	// MaxDepth is the recursion limit, counted as proto.Unmarshal counts
+	// its own: the top message is level 1, and every nested message,
+	// group and map entry one level more (so a message in a map value is
+	// two levels below the message holding the map, and a map of scalars
+	// puts its entries one level below). A message or map entry past
+	// level MaxDepth fails with ErrDepthExceeded. 0 means DefaultMaxDepth
+	// (10,000, proto.Unmarshal's default), so that whatever encodes with
+	// default options decodes with proto.Unmarshal's defaults. A message
+	// that contains itself fails with ErrCycle whatever the limit, within
+	// three times the depth where its path starts to repeat (or 192
+	// levels, whichever is more).
 	MaxDepth int
 
 	// MaxSize is the largest encoding allowed, in bytes. 0, or anything

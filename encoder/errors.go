@@ -23,10 +23,15 @@ var (
 	// ErrRequiredNotSet: a required field is not set and AllowPartial is
 	// false. proto.Marshal fails on the same input.
 	ErrRequiredNotSet = errors.New("required field not set")
-	// ErrDepthExceeded: messages nest deeper than MaxDepth, which includes
-	// every message that contains itself. proto.Marshal has no such limit
-	// and overflows the goroutine stack on a cycle.
+	// ErrDepthExceeded: messages nest deeper than MaxDepth, counted as
+	// proto.Unmarshal counts its recursion limit (map entries and groups
+	// included), so that the decoder would refuse the output.
 	ErrDepthExceeded = errors.New("message nesting exceeds the depth limit")
+	// ErrCycle: a message contains itself (directly or through other
+	// messages), found whatever MaxDepth is. proto.Marshal overflows the
+	// goroutine stack on such a message. errors.Is(err, ErrDepthExceeded)
+	// holds for it too, since its nesting has no end.
+	ErrCycle = errors.New("message contains itself")
 	// ErrSizeExceeded: the encoding would be larger than MaxSize (at most
 	// 2 GiB - 1, the largest message protobuf can decode).
 	ErrSizeExceeded = errors.New("encoded size exceeds the size limit")
@@ -109,9 +114,12 @@ func (e *Error) Error() string {
 // Unwrap returns the reason, one of the Err* values of this package.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is proto.Error: every encoding error of this
-// package counts as a protobuf error, as proto.Marshal's do.
-func (e *Error) Is(target error) bool { return target == proto.Error }
+// Is reports whether target is proto.Error (every encoding error of this
+// package counts as a protobuf error, as proto.Marshal's do), or
+// ErrDepthExceeded for ErrCycle.
+func (e *Error) Is(target error) bool {
+	return target == proto.Error || target == ErrDepthExceeded && e.Err == ErrCycle
+}
 
 // newError builds the error for fault c on field f, reading the path from
 // the walker, which must still be positioned where the fault happened.
@@ -130,6 +138,8 @@ func newError(c fault.Fault, f *layout.Field, w *cursor.Walker, root protoreflec
 		e.Limit = o.maxSize()
 	case fault.SizeMismatch:
 		e.Err = ErrSizeMismatch
+	case fault.Cycle:
+		e.Err = ErrCycle
 	case fault.MessageSetUnsupported:
 		e.Err = ErrMessageSet
 	default:

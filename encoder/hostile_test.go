@@ -151,16 +151,18 @@ func dynChain(n int) proto.Message {
 }
 
 // depthPath is the path the depth error names for a chain through child
-// one level deeper than limit: limit frames below the top, then the field,
-// with the middle of long paths elided (8 frames kept on either side).
+// one level deeper than limit: limit-1 frames below the top, then the
+// field, with the middle of long paths elided (8 frames kept on either
+// side).
 func depthPath(limit int) string {
-	if limit+1 <= 17 {
-		return strings.TrimSuffix(strings.Repeat("child.", limit+1), ".")
+	if limit <= 17 {
+		return strings.TrimSuffix(strings.Repeat("child.", limit), ".")
 	}
-	return strings.Repeat("child.", 8) + "…(" + strconv.Itoa(limit-16) + " more)." + strings.Repeat("child.", 8) + "child"
+	return strings.Repeat("child.", 8) + "…(" + strconv.Itoa(limit-17) + " more)." + strings.Repeat("child.", 8) + "child"
 }
 
-// Nesting of exactly MaxDepth encodes, byte for byte as proto.Marshal; one
+// Nesting of exactly MaxDepth levels (the top message being level 1, as
+// proto.Unmarshal counts) encodes, byte for byte as proto.Marshal; one
 // level more fails with the depth error naming the limit and the path.
 func TestDepthExactLimit(t *testing.T) {
 	for _, limit := range []int{1, 2, 50, 0} {
@@ -173,7 +175,7 @@ func TestDepthExactLimit(t *testing.T) {
 			func(n int) proto.Message { return genChain(n) },
 			dynChain,
 		} {
-			ok := build(eff)
+			ok := build(eff - 1)
 			got, err := o.Marshal(ok)
 			want, _ := det.Marshal(ok)
 			if err != nil || !bytes.Equal(got, want) {
@@ -183,7 +185,7 @@ func TestDepthExactLimit(t *testing.T) {
 				t.Errorf("limit %d, %T: Size %d, want %d", eff, ok, n, len(want))
 			}
 
-			deep := build(eff + 1)
+			deep := build(eff)
 			prefix := []byte{1, 2}
 			b, err := o.MarshalAppend(prefix, deep)
 			var e *encoder.Error
@@ -202,8 +204,10 @@ func TestDepthExactLimit(t *testing.T) {
 }
 
 // The path of a depth error goes through every kind of position (list
-// element, map entry, oneof, proto3 optional), and map entries do not count
-// as a level.
+// element, map entry, oneof, proto3 optional), and map entries count as a
+// level, as proto.Unmarshal counts them: the innermost message is at level
+// 6 (the top message, a list element, a map entry and its value, a oneof
+// member, an optional field).
 func TestDepthErrorPathThroughEveryPosition(t *testing.T) {
 	root := &test3pb.TestRecursive{}
 	cur := root
@@ -223,13 +227,13 @@ func TestDepthErrorPathThroughEveryPosition(t *testing.T) {
 	}
 	const path = `children[1].by_name["k\""].oneof_child.optional_child`
 	for _, m := range []proto.Message{root, dynOf(t, root)} {
-		if _, err := (encoder.MarshalOptions{MaxDepth: 4, Checked: true}).Marshal(m); err != nil {
-			t.Errorf("%T: 4 levels with MaxDepth 4: %v", m, err)
+		if _, err := (encoder.MarshalOptions{MaxDepth: 6, Checked: true}).Marshal(m); err != nil {
+			t.Errorf("%T: 6 levels with MaxDepth 6: %v", m, err)
 		}
-		_, err := (encoder.MarshalOptions{MaxDepth: 3, Checked: true}).Marshal(m)
+		_, err := (encoder.MarshalOptions{MaxDepth: 5, Checked: true}).Marshal(m)
 		var e *encoder.Error
 		if !errors.As(err, &e) || e.Err != encoder.ErrDepthExceeded || e.Path != path ||
-			e.Field != "protolayout.test3.TestRecursive.optional_child" || e.Limit != 3 {
+			e.Field != "protolayout.test3.TestRecursive.optional_child" || e.Limit != 5 {
 			t.Errorf("%T: %v, want the depth error at %s", m, err, path)
 		}
 	}
@@ -365,7 +369,7 @@ func stackChild(t *testing.T, mode string) {
 		if mode == "proto" {
 			_, err = proto.Marshal(m)
 		} else {
-			_, err = encoder.MarshalOptions{MaxDepth: depth, Checked: true}.Marshal(m)
+			_, err = encoder.MarshalOptions{MaxDepth: depth + 1, Checked: true}.Marshal(m)
 		}
 		done <- err
 	}()

@@ -83,9 +83,10 @@ func TestDepthLimit(t *testing.T) {
 		depth, max int
 		ok         bool
 	}{
-		{0, 1, true}, {1, 1, true}, {2, 1, false},
-		{100, 100, true}, {101, 100, false},
-		{cursor.DefaultMaxDepth, 0, true}, {cursor.DefaultMaxDepth + 1, 0, false},
+		// chain(depth) is depth+1 levels, the root being level 1.
+		{0, 1, true}, {1, 1, false}, {1, 2, true},
+		{99, 100, true}, {100, 100, false},
+		{cursor.DefaultMaxDepth - 1, 0, true}, {cursor.DefaultMaxDepth, 0, false},
 	} {
 		var w cursor.Walker
 		w.Reset(chain(c.depth), cursor.Options{MaxDepth: c.max})
@@ -105,7 +106,7 @@ func TestDepthLimit(t *testing.T) {
 func TestVeryDeepWalk(t *testing.T) {
 	const n = 200_000
 	var w cursor.Walker
-	w.Reset(chain(n), cursor.Options{MaxDepth: n})
+	w.Reset(chain(n), cursor.Options{MaxDepth: n + 1})
 	items, last := walkAll(&w)
 	w.Release()
 	if last.Kind != cursor.Done || len(items) != 2*n+1 {
@@ -119,8 +120,8 @@ func TestSelfContainingMessageFails(t *testing.T) {
 	var w cursor.Walker
 	w.Reset(m, cursor.Options{})
 	_, last := walkAll(&w)
-	if last.Fault != fault.DepthExceeded {
-		t.Fatalf("fault %d, want DepthExceeded", last.Fault)
+	if last.Fault != fault.Cycle {
+		t.Fatalf("fault %d, want Cycle", last.Fault)
 	}
 	path := string(w.AppendPath(nil, last.Field))
 	if !strings.HasPrefix(path, "nested_type[0].nested_type[0]") || !strings.Contains(path, "more)") {
@@ -212,4 +213,62 @@ func TestMapEntryOrder(t *testing.T) {
 	if len(orders) < 2 {
 		t.Errorf("unsorted walks gave one order in 100: %v", orders)
 	}
+}
+
+// TestCycleWhateverTheLimit checks that a message that contains itself is
+// reported as a cycle with an unbounded depth limit, wherever the cycle
+// starts and however long it is, within 3*max(start, length, 64) levels.
+func TestCycleWhateverTheLimit(t *testing.T) {
+	for _, c := range []struct{ start, length int }{
+		{0, 1}, {0, 2}, {0, 3}, {5, 7}, {63, 1}, {64, 1}, {65, 3}, {500, 1}, {1000, 300}, {3, 1000},
+	} {
+		root := chain(c.start)
+		cur := root
+		for range c.start {
+			cur = cur.Get(nestedFD).List().Get(0).Message().(*dynamicpb.Message)
+		}
+		ring := chain(c.length - 1)
+		last := ring
+		for range c.length - 1 {
+			last = last.Get(nestedFD).List().Get(0).Message().(*dynamicpb.Message)
+		}
+		last.Mutable(nestedFD).List().Append(protoreflect.ValueOfMessage(ring)) // back to the ring's start
+		cur.Mutable(nestedFD).List().Append(protoreflect.ValueOfMessage(ring))
+		var w cursor.Walker
+		w.Reset(root, cursor.Options{MaxDepth: 1 << 62})
+		n := 0
+		var it *cursor.Item
+		for it = w.Next(); it.Kind != cursor.Done && it.Kind != cursor.Failed; it = w.Next() {
+			n++
+		}
+		bound := 3 * max(c.start+1, c.length, 64)
+		if it.Fault != fault.Cycle || w.Depth() > bound {
+			t.Errorf("cycle of %d from level %d: fault %d at depth %d (bound %d)", c.length, c.start, it.Fault, w.Depth(), bound)
+		}
+		w.Release()
+	}
+}
+
+// TestSharedIsNotACycle checks that a message shared by every level of a
+// deep chain, which is no ancestor of itself, is not taken for a cycle.
+func TestSharedIsNotACycle(t *testing.T) {
+	shared := dynamicpb.NewMessage(descMD)
+	shared.Set(descMD.Fields().ByName("name"), protoreflect.ValueOfString("leaf"))
+	root := chain(0)
+	cur := root
+	for range 300 {
+		child := dynamicpb.NewMessage(descMD)
+		l := cur.Mutable(nestedFD).List()
+		l.Append(protoreflect.ValueOfMessage(shared))
+		l.Append(protoreflect.ValueOfMessage(child))
+		cur = child
+	}
+	cur.Mutable(nestedFD).List().Append(protoreflect.ValueOfMessage(shared))
+	var w cursor.Walker
+	w.Reset(root, cursor.Options{})
+	_, last := walkAll(&w)
+	if last.Kind != cursor.Done {
+		t.Fatalf("walk of a chain sharing one leaf: %v (fault %d)", last.Kind, last.Fault)
+	}
+	w.Release()
 }

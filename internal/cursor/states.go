@@ -3,6 +3,7 @@ package cursor
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"math/bits"
 
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
@@ -313,6 +314,10 @@ func (w *Walker) nextElement(f *frame) *Item {
 func (w *Walker) nextEntry(f *frame) *Item {
 	if f.mapPos < f.mapTo {
 		i, mf := f.mapPos-f.mapFrom, f.mapF
+		if w.depth >= w.maxDepth { // the entry would be a level too deep
+			w.item = Item{Kind: Failed, Fault: fault.DepthExceeded, Field: mf}
+			return &w.item
+		}
 		f.mapPos++
 		w.openEntry(f, i) // f is stale from here
 		w.item = Item{Kind: Entry, Field: mf}
@@ -365,8 +370,12 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) *Item {
 		}
 		if w.whole && !fl.MapValue.IsMessage() {
 			// Handed out whole: the next step finds the map consumed
-			// and drops the entries.
+			// and drops the entries. Its entries are a level below.
 			f.mapPos = f.mapTo
+			if w.depth >= w.maxDepth {
+				w.item = Item{Kind: Failed, Fault: fault.DepthExceeded, Field: fl}
+				return &w.item
+			}
 			w.item = Item{Kind: Map, Field: fl}
 			return &w.item
 		}
@@ -418,6 +427,33 @@ func (w *Walker) openEntry(f *frame, i int) {
 	mf, e := f.mapF, f.mapFrom+i
 	ef := w.open(nil, nil, mf, i)
 	ef.entry, ef.state, ef.i = true, stateKey, e
+	w.depth++
+}
+
+// cycleCheckFrom is the depth, in frames, past which enter checks whether
+// the message it opens is one of its own ancestors: a walk that deep is
+// rare, so ordinary trees pay nothing, and a message that contains itself
+// is found as such whatever the depth limit (MaxDepth far above the
+// memory a cycle can be followed into would otherwise exhaust it).
+const cycleCheckFrom = 64
+
+// isAncestor reports whether m is the message of the frame at the highest
+// power of two below n, the number of frames open (or of the frame after
+// it, when that one is a map entry, whose value it is). Comparing with
+// one ancestor at a time keeps the check to one comparison per level; a
+// message that contains itself, whose path repeats with period p from
+// frame s on, is found by the time the walk is 3*max(s, p, 64) frames
+// deep: the smallest power of two q >= max(s, p, 64) is below twice that,
+// and frame q+p, compared with frame q, holds the same message.
+func (w *Walker) isAncestor(m protoreflect.Message, n int) bool {
+	q := 1 << (bits.Len(uint(n-1)) - 1)
+	if w.frames[q].entry {
+		q++
+		if q >= n {
+			return false
+		}
+	}
+	return w.frames[q].msg == m
 }
 
 // put sets the item Next returns to a Value or Enter item, field by field:
@@ -431,7 +467,7 @@ func (w *Walker) put(k Kind, f *layout.Field, v protoreflect.Value) *Item {
 
 // enter pushes a frame for the message value v of field fl.
 func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item {
-	if w.depth > w.maxDepth {
+	if w.depth >= w.maxDepth { // the message would be a level too deep
 		w.item = Item{Kind: Failed, Fault: fault.DepthExceeded, Field: fl}
 		return &w.item
 	}
@@ -441,6 +477,10 @@ func (w *Walker) enter(fl *layout.Field, v protoreflect.Value, index int) *Item 
 		if dm, ok := m.(*dynamicpb.Message); ok && dm == nil {
 			m = nil // no descriptor to read: an absent message
 		}
+	}
+	if n := len(w.frames); n > cycleCheckFrom && m != nil && w.isAncestor(m, n) {
+		w.item = Item{Kind: Failed, Fault: fault.Cycle, Field: fl}
+		return &w.item
 	}
 	lay := fl.Message()
 	if m != nil {

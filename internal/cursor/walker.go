@@ -93,9 +93,15 @@ func (it *Item) Message() protoreflect.Message {
 
 // Options configure a walk.
 type Options struct {
-	// MaxDepth is the deepest nesting allowed below the root message (the
-	// root is at depth 0; map entries do not count). 0 means
-	// DefaultMaxDepth.
+	// MaxDepth is the recursion limit, counted as proto.Unmarshal counts
+	// it: the root message is level 1, and every nested message, group
+	// and map entry is one level more (a map entry's message value is
+	// two levels below the message holding the map). A message or map
+	// entry past level MaxDepth fails the walk with DepthExceeded. 0
+	// means DefaultMaxDepth, proto.Unmarshal's default, so that whatever
+	// the walk accepts decodes. Whatever the limit, a message that
+	// contains itself fails with Cycle once the walk is deeper than
+	// cycleCheckFrom levels.
 	MaxDepth int
 	// CheckRequired makes the walk fail on the first required field that
 	// is not set, in emission order, nested messages included.
@@ -223,7 +229,7 @@ type Walker struct {
 	frames   []frame
 	top      *frame // the innermost frame, or nil
 	used     int    // frames used since the last Release, to be cleared
-	depth    int    // message frames on the stack, the root included
+	depth    int    // open levels (message and map entry frames), the root included
 	maxDepth int
 	required bool
 	unsorted bool
@@ -301,8 +307,8 @@ func (w *Walker) Release() {
 	w.depth = 0
 }
 
-// Depth reports the nesting depth of the innermost open message: 0 for the
-// root.
+// Depth reports the nesting depth of the innermost open message or map
+// entry: 0 for the root, each nested message and map entry one more.
 func (w *Walker) Depth() int { return w.depth - 1 }
 
 // Layout returns the layout of the innermost open message (the one an
@@ -318,7 +324,8 @@ func (w *Walker) Message() protoreflect.Message {
 	return w.top.msg
 }
 
-// MaxDepth reports the walk's effective depth limit.
+// MaxDepth reports the walk's effective recursion limit (see
+// Options.MaxDepth): the deepest level allowed, the root being level 1.
 func (w *Walker) MaxDepth() int { return w.maxDepth }
 
 // Skip abandons the message just opened by Enter: its contents are not
@@ -330,9 +337,7 @@ func (w *Walker) Skip() {
 
 func (w *Walker) pop() {
 	top := len(w.frames) - 1
-	if !w.frames[top].entry {
-		w.depth--
-	}
+	w.depth--
 	w.frames = w.frames[:top] // Release clears it
 	w.top = nil
 	if top > 0 {

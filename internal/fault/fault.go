@@ -34,6 +34,9 @@ const (
 	// SizeMismatch: bytes written differ from the size computed, because
 	// the message changed during the call.
 	SizeMismatch
+	// Cycle: a message contains itself (Field is the field that leads
+	// back to an ancestor).
+	Cycle
 )
 
 // String describes the fault, for error messages.
@@ -55,6 +58,8 @@ func (f Fault) String() string {
 		return "message exceeds the size limit"
 	case SizeMismatch:
 		return "message changed during encoding"
+	case Cycle:
+		return "message contains itself"
 	}
 	return "fault " + strconv.Itoa(int(f))
 }
