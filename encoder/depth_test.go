@@ -136,5 +136,10 @@ func TestDeepStructAgreesWithDecoder(t *testing.T) {
 		name := fmt.Sprintf("%d nested objects", objects)
 		agree(t, name+" (generated, checked)", (&structpb.Struct{}).ProtoReflect().Type(), b, encoder.MarshalOptions{Checked: true})
 		agree(t, name+" (dynamic)", dyn, b, encoder.MarshalOptions{})
+		// Each object is three levels (a Struct, a map entry, a Value):
+		// 3,333 objects are 9,999 levels, 3,334 are 10,002.
+		if decodes := proto.Unmarshal(b, &structpb.Struct{}) == nil; decodes != (objects <= 3333) {
+			t.Errorf("%s: proto.Unmarshal accepts it: %v", name, decodes)
+		}
 	}
 }
