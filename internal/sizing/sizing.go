@@ -63,40 +63,6 @@ type Options struct {
 	ValidateUTF8 bool
 }
 
-// OpKind says what an Op of the tape does.
-type OpKind uint8
-
-const (
-	// OpValue writes Field's key and Value.
-	OpValue OpKind = iota + 1
-	// OpPacked writes the packed record of Field: key, Size, then the
-	// elements of the list in Value.
-	OpPacked
-	// OpEnter opens a nested message, group or map entry through Field:
-	// its key and (except for groups) the body size, Size. The ops of the
-	// body follow; the part ends once Size bytes of body are written
-	// (then a group's end key follows), so no op marks its end.
-	OpEnter
-	// OpUnknown writes the unknown bytes in Value verbatim.
-	OpUnknown
-	// OpRef opens a message through Field whose body was recorded
-	// earlier: Size is its body size and Value (an Int) the index of the
-	// OpEnter of the first occurrence, whose body ops are replayed until
-	// Size bytes are written.
-	OpRef
-)
-
-// Op is one step of the tape, 40 bytes: a tape holds one per value, so its
-// size is most of the memory traffic between the two passes.
-type Op struct {
-	Kind OpKind
-	// Size is the body size of an OpPacked, OpEnter or OpRef part; every
-	// size is within the size limit, at most 2 GiB - 1.
-	Size  int32
-	Field *layout.Field
-	Value protoreflect.Value
-}
-
 // Stats describe the last size pass, for tests and diagnostics.
 type Stats struct {
 	// Remembered counts subtrees stored by identity.
