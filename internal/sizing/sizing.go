@@ -22,27 +22,15 @@
 package sizing
 
 import (
-	"reflect"
-
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/appendx"
 	"github.com/protolayout/protolayout/internal/cursor"
-	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
-
-// MemoThreshold is the number of content units above which a sized subtree
-// is remembered by identity within one call.
-const MemoThreshold = 64
-
-// maxMemoLayouts bounds the list of layouts known to have remembered
-// subtrees; past it, every message is looked up.
-const maxMemoLayouts = 8
 
 // maxRetained bounds the tape capacity (and remembered subtrees) a Sizer
 // keeps between calls: 65,536 ops, 2.5 MiB, enough for messages of several
@@ -84,10 +72,6 @@ type level struct {
 	entry  bool
 }
 
-type memo struct {
-	op, size, units, height int
-}
-
 // Sizer runs size passes. The zero Sizer is ready to use; it belongs to one
 // goroutine at a time and keeps its scratch space between calls.
 type Sizer struct {
@@ -98,18 +82,7 @@ type Sizer struct {
 
 	stack []level
 	used  int // the deepest the stack has been since reset
-	// The remembered subtrees, by identity: dynamicpb messages by pointer
-	// (a one-word key, hashed far faster than an interface), the others
-	// by interface value.
-	memoDyn map[*dynamicpb.Message]memo
-	memo    map[protoreflect.Message]memo
-	// seen has a bit set for the address of every dynamicpb message in
-	// memoDyn: a lookup whose bit is clear (most, when nothing is shared)
-	// skips the map.
-	seen    [seenWords]uint64
-	nMemo   int              // entries in memoDyn and memo
-	layouts []*layout.Layout // layouts with remembered subtrees
-	anyLay  bool             // too many layouts to track: look up everything
+	memo  identityMemo
 }
 
 // Size walks m with w and returns the size of its encoding. On failure it
@@ -247,8 +220,8 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 		case cursor.Enter:
 			msg := w.Message() // it.Message(), already converted by the walker
 			lay := w.Layout()
-			if msg != nil && s.mayHave(lay) {
-				if e, ok := s.recall(msg); ok && w.Depth()+e.height <= w.MaxDepth() {
+			if msg != nil && s.memo.mayHave(lay) {
+				if e, ok := s.memo.recall(msg, &s.Stats); ok && w.Depth()+e.height <= w.MaxDepth() {
 					w.Skip()
 					s.Stats.Reused++
 					if rec {
@@ -287,9 +260,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 				top.height = max(top.height, lv.height)
 			} else {
 				top.height = max(top.height, lv.height+1)
-				if lv.units > MemoThreshold && lv.msg != nil {
-					s.remember(lv)
-				}
+				s.memo.offer(lv, &s.Stats)
 			}
 		}
 
@@ -368,125 +339,19 @@ func wrapped(f *layout.Field, n, limit int) (int, bool) {
 	return wire.AddSize(n, len(f.Tag)+wire.SizeVarint(uint64(n)), limit)
 }
 
-// seenWords is the size of Sizer.seen: 4,096 bits, so that with the 650
-// subtrees the OTLP workload remembers, 85% of lookups skip the map.
-const seenWords = 64
-
-// seenBit returns the word and bit of dm's address in Sizer.seen.
-func seenBit(dm *dynamicpb.Message) (int, uint64) {
-	h := uint64(dynstore.Addr(dm)) * 0x9e3779b97f4a7c15
-	return int(h >> 58), 1 << (h >> 52 & 63)
-}
-
-// recall returns the summary remembered for msg, if msg can key a map
-// (dynamicpb messages can, without asking reflect) and was remembered.
-func (s *Sizer) recall(msg protoreflect.Message) (memo, bool) {
-	if dm, ok := msg.(*dynamicpb.Message); ok {
-		s.Stats.Lookups++
-		if i, b := seenBit(dm); s.seen[i]&b == 0 {
-			return memo{}, false
-		}
-		e, ok := s.memoDyn[dm]
-		return e, ok
-	}
-	if !reflect.TypeOf(msg).Comparable() {
-		return memo{}, false
-	}
-	s.Stats.Lookups++
-	e, ok := s.memo[msg]
-	return e, ok
-}
-
-// remember stores the summary of the part lv just closed, if its message
-// can key a map.
-func (s *Sizer) remember(lv *level) {
-	e := memo{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
-	if dm, ok := lv.msg.(*dynamicpb.Message); ok {
-		if s.memoDyn == nil {
-			s.memoDyn = make(map[*dynamicpb.Message]memo)
-		}
-		if _, dup := s.memoDyn[dm]; dup {
-			return
-		}
-		s.memoDyn[dm] = e
-		i, b := seenBit(dm)
-		s.seen[i] |= b
-	} else {
-		if !reflect.TypeOf(lv.msg).Comparable() {
-			return
-		}
-		if s.memo == nil {
-			s.memo = make(map[protoreflect.Message]memo)
-		}
-		if _, dup := s.memo[lv.msg]; dup {
-			return
-		}
-		s.memo[lv.msg] = e
-	}
-	s.nMemo++
-	s.Stats.Remembered++
-	if s.anyLay {
-		return
-	}
-	for _, l := range s.layouts {
-		if l == lv.lay {
-			return
-		}
-	}
-	if len(s.layouts) == maxMemoLayouts {
-		s.anyLay = true
-		return
-	}
-	s.layouts = append(s.layouts, lv.lay)
-}
-
-// mayHave reports whether a message of layout lay could have been
-// remembered: only messages of a layout with remembered subtrees can.
-func (s *Sizer) mayHave(lay *layout.Layout) bool {
-	if s.nMemo == 0 {
-		return false
-	}
-	if !s.anyLay {
-		found := false
-		for _, l := range s.layouts {
-			if l == lay {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
 func (s *Sizer) reset() {
 	clear(s.stack[:s.used]) // popped levels keep their references
 	s.stack, s.used = s.stack[:0], 0
 	clear(s.Tape) // drop the references to the caller's values
 	s.Tape = s.Tape[:0]
 	s.Stats = Stats{}
-	if s.nMemo > 0 {
-		clear(s.memoDyn)
-		clear(s.memo)
-		clear(s.seen[:])
-		s.nMemo = 0
-	}
-	clear(s.layouts)
-	s.layouts = s.layouts[:0]
-	s.anyLay = false
+	s.memo.reset()
 }
 
 // Release drops every message reference the Sizer holds and trims its
 // scratch space.
 func (s *Sizer) Release() {
-	if len(s.memoDyn) > maxRetained {
-		s.memoDyn = nil
-	}
-	if len(s.memo) > maxRetained {
-		s.memo = nil
-	}
+	s.memo.trim()
 	s.reset()
 	if cap(s.Tape) > maxRetained {
 		s.Tape = nil
