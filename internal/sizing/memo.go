@@ -6,8 +6,10 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/internal/cursor"
 	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // The identity memo makes shared subtrees (one message object reachable
@@ -104,6 +106,24 @@ func (t *identityMemo) recall(msg protoreflect.Message, st *Stats) (summary, boo
 	st.Lookups++
 	e, ok := t.other[msg]
 	return e, ok
+}
+
+// reuse is the Enter case of Size for a message met again, entered
+// through f in w below the open part top, whose summary e recall returned
+// and whose subtree fits within the depth limit there. It skips the
+// message in w, adds e to top and records an OpRef to the first
+// occurrence; it reports false when top's size then exceeds limit.
+func (s *Sizer) reuse(w *cursor.Walker, top *level, f *layout.Field, e summary, rec bool, limit int) bool {
+	w.Skip()
+	s.Stats.Reused++
+	s.recordRef(rec, f, e.size, e.op)
+	top.units += e.units
+	top.height = max(top.height, e.height+1)
+	n, ok := wrapped(f, e.size, limit)
+	if ok {
+		top.size, ok = wire.AddSize(top.size, n, limit)
+	}
+	return ok
 }
 
 // offer remembers the message part lv, which just closed, if its sizing

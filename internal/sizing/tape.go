@@ -3,6 +3,7 @@ package sizing
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/appendx"
 	"github.com/protolayout/protolayout/internal/layout"
 )
 
@@ -81,4 +82,74 @@ type Op struct {
 	Size  int32
 	Field *layout.Field
 	Value protoreflect.Value
+}
+
+// The recording methods below append the ops to Sizer.Tape. They take the
+// pass's Options.Record as rec and record nothing without it, and they
+// inline (see internal/inlinetest), so that recording costs no call and a
+// pass that does not record pays one test per op. Each writes its op in
+// place, field by field: appending an Op literal builds it in a temporary
+// with narrow stores and copies it with wide loads, which wait for those
+// stores (see internal/appendx).
+
+// recordValue records an OpValue: value v of field f.
+func (s *Sizer) recordValue(rec bool, f *layout.Field, v protoreflect.Value) {
+	if rec {
+		op := appendx.One(&s.Tape)
+		op.Kind, op.Size, op.Field, op.Value = OpValue, 0, f, v
+	}
+}
+
+// recordPacked records an OpPacked: list (a Value holding the list) of the
+// packed field f, whose elements take size bytes.
+func (s *Sizer) recordPacked(rec bool, f *layout.Field, size int, list protoreflect.Value) {
+	if rec {
+		op := appendx.One(&s.Tape)
+		op.Kind, op.Size, op.Field, op.Value = OpPacked, int32(size), f, list
+	}
+}
+
+// recordUnknown records an OpUnknown: the unknown bytes in raw.
+func (s *Sizer) recordUnknown(rec bool, raw protoreflect.Value) {
+	if rec {
+		op := appendx.One(&s.Tape)
+		op.Kind, op.Size, op.Field, op.Value = OpUnknown, 0, nil, raw
+	}
+}
+
+// open records the OpEnter of a part entered through f, with its body size
+// left for setSize, and returns its index, or -1 when not recording.
+func (s *Sizer) open(rec bool, f *layout.Field) int {
+	if !rec {
+		return -1
+	}
+	op := appendx.One(&s.Tape)
+	op.Kind, op.Size, op.Field, op.Value = OpEnter, 0, f, protoreflect.Value{}
+	return len(s.Tape) - 1
+}
+
+// setSize sets the body size of the OpEnter at index op, which open
+// returned, once the body is recorded.
+func (s *Sizer) setSize(rec bool, op, size int) {
+	if rec {
+		s.Tape[op].Size = int32(size)
+	}
+}
+
+// recordEnter records the OpEnter of a part entered through f whose body
+// size, size, is known: an entry of a whole map.
+func (s *Sizer) recordEnter(rec bool, f *layout.Field, size int) {
+	if rec {
+		op := appendx.One(&s.Tape)
+		op.Kind, op.Size, op.Field, op.Value = OpEnter, int32(size), f, protoreflect.Value{}
+	}
+}
+
+// recordRef records an OpRef: a message entered through f whose body, of
+// size bytes, follows the OpEnter at index first.
+func (s *Sizer) recordRef(rec bool, f *layout.Field, size, first int) {
+	if rec {
+		op := appendx.One(&s.Tape)
+		op.Kind, op.Size, op.Field, op.Value = OpRef, int32(size), f, protoreflect.ValueOfInt64(int64(first))
+	}
 }
