@@ -25,7 +25,11 @@ var hot = map[string][]string{
 		"(*Walker).pop", "(*Walker).Skip", "(*Walker).Depth", "(*Walker).appendEntry", "(*Walker).appendExt",
 	},
 	"github.com/protolayout/protolayout/internal/sizing": {
-		"(*Sizer).open",
+		"(*Sizer).open", "(*Sizer).push", "(*Sizer).setSize",
+		"(*Sizer).recordValue", "(*Sizer).recordPacked", "(*Sizer).recordUnknown",
+		"(*Sizer).recordEnter", "(*Sizer).recordRef",
+		"checksUTF8", "delimitedSize", "scalarSize", "packedRecordSize", "wrapped",
+		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
 	"github.com/protolayout/protolayout/encoder": {
 		"grow", "(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",

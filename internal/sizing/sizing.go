@@ -22,27 +22,20 @@
 package sizing
 
 import (
-	"reflect"
-
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/protolayout/protolayout/internal/appendx"
 	"github.com/protolayout/protolayout/internal/cursor"
-	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
-// MemoThreshold is the number of content units above which a sized subtree
-// is remembered by identity within one call.
-const MemoThreshold = 64
-
-// maxMemoLayouts bounds the list of layouts known to have remembered
-// subtrees; past it, every message is looked up.
-const maxMemoLayouts = 8
+// The pass is in five files: this one has Size, which dispatches the
+// walker's items by kind, and the stack of open parts; measure.go
+// validates values and does the size arithmetic; tape.go documents the
+// tape's grammar and records it; maps.go expands whole maps; memo.go is
+// the identity memo.
 
 // maxRetained bounds the tape capacity (and remembered subtrees) a Sizer
 // keeps between calls: 65,536 ops, 2.5 MiB, enough for messages of several
@@ -63,40 +56,6 @@ type Options struct {
 	ValidateUTF8 bool
 }
 
-// OpKind says what an Op of the tape does.
-type OpKind uint8
-
-const (
-	// OpValue writes Field's key and Value.
-	OpValue OpKind = iota + 1
-	// OpPacked writes the packed record of Field: key, Size, then the
-	// elements of the list in Value.
-	OpPacked
-	// OpEnter opens a nested message, group or map entry through Field:
-	// its key and (except for groups) the body size, Size. The ops of the
-	// body follow; the part ends once Size bytes of body are written
-	// (then a group's end key follows), so no op marks its end.
-	OpEnter
-	// OpUnknown writes the unknown bytes in Value verbatim.
-	OpUnknown
-	// OpRef opens a message through Field whose body was recorded
-	// earlier: Size is its body size and Value (an Int) the index of the
-	// OpEnter of the first occurrence, whose body ops are replayed until
-	// Size bytes are written.
-	OpRef
-)
-
-// Op is one step of the tape, 40 bytes: a tape holds one per value, so its
-// size is most of the memory traffic between the two passes.
-type Op struct {
-	Kind OpKind
-	// Size is the body size of an OpPacked, OpEnter or OpRef part; every
-	// size is within the size limit, at most 2 GiB - 1.
-	Size  int32
-	Field *layout.Field
-	Value protoreflect.Value
-}
-
 // Stats describe the last size pass, for tests and diagnostics.
 type Stats struct {
 	// Remembered counts subtrees stored by identity.
@@ -107,19 +66,17 @@ type Stats struct {
 	Lookups int
 }
 
+// level is an open part: the root message, a nested message or group, or
+// a map entry.
 type level struct {
-	size   int
-	units  int
+	size   int // of the body so far
+	units  int // content units examined so far
 	height int // deepest message nesting below this part
 	op     int // index of the part's OpEnter in Tape, or -1
 	field  *layout.Field
 	msg    protoreflect.Message // set for message parts eligible for memoizing
 	lay    *layout.Layout       // the message's layout
 	entry  bool
-}
-
-type memo struct {
-	op, size, units, height int
 }
 
 // Sizer runs size passes. The zero Sizer is ready to use; it belongs to one
@@ -132,18 +89,7 @@ type Sizer struct {
 
 	stack []level
 	used  int // the deepest the stack has been since reset
-	// The remembered subtrees, by identity: dynamicpb messages by pointer
-	// (a one-word key, hashed far faster than an interface), the others
-	// by interface value.
-	memoDyn map[*dynamicpb.Message]memo
-	memo    map[protoreflect.Message]memo
-	// seen has a bit set for the address of every dynamicpb message in
-	// memoDyn: a lookup whose bit is clear (most, when nothing is shared)
-	// skips the map.
-	seen    [seenWords]uint64
-	nMemo   int              // entries in memoDyn and memo
-	layouts []*layout.Layout // layouts with remembered subtrees
-	anyLay  bool             // too many layouts to track: look up everything
+	memo  identityMemo
 }
 
 // Size walks m with w and returns the size of its encoding. On failure it
@@ -164,7 +110,7 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 
 	for {
 		it := w.Next()
-		var n int
+		var n int // what the item adds to the open part, top
 		switch it.Kind {
 		case cursor.Done:
 			return top.size, fault.OK, nil
@@ -173,127 +119,58 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			return 0, it.Fault, it.Field
 
 		case cursor.Value:
+			// What sizeValue does, here, from helpers that inline: the
+			// commonest item goes without a call of its own. it.Value
+			// is read where it is used; a copy would be spilled.
 			f := it.Field
 			top.units++
 			switch f.Kind {
 			case protoreflect.StringKind:
-				v := it.Value.String()
-				if o.ValidateUTF8 && f.ValidateUTF8 && !utf8x.ValidString(v) {
+				str := it.Value.String()
+				if checksUTF8(f, o.ValidateUTF8) && !utf8x.ValidString(str) {
 					return 0, fault.InvalidUTF8, f
 				}
-				top.units += len(v)
-				n = len(f.Tag) + wire.SizeVarint(uint64(len(v))) + len(v)
+				top.units += len(str)
+				n = delimitedSize(f, len(str))
 			case protoreflect.BytesKind:
 				l := len(it.Value.Bytes())
 				top.units += l
-				n = len(f.Tag) + wire.SizeVarint(uint64(l)) + l
+				n = delimitedSize(f, l)
 			default:
-				if f.FixedWidth > 0 {
-					n = len(f.Tag) + f.FixedWidth
-				} else {
-					n = len(f.Tag) + wire.SizeScalar(f.Kind, it.Value)
-				}
+				n = scalarSize(f, it.Value)
 			}
-			if rec {
-				s.addOp(OpValue, 0, f, it.Value)
-			}
-
-		case cursor.Map:
-			// A map of scalar values, whole: per entry, what Entry, the
-			// key and value items and Exit would do, with the same checks
-			// and the same ops.
-			f := it.Field
-			kf, vf := f.MapKey, f.MapValue
-			for i, e := range w.Entries() {
-				k, v := e.Key.Value(), e.Value
-				kn, ku, ok := sizeValue(kf, k, o.ValidateUTF8)
-				if !ok {
-					w.OpenEntry(i)
-					return 0, fault.InvalidUTF8, kf
-				}
-				if kn > limit {
-					w.OpenEntry(i)
-					return 0, fault.SizeExceeded, kf
-				}
-				vn, vu, ok := sizeValue(vf, v, o.ValidateUTF8)
-				if !ok {
-					w.OpenEntry(i)
-					return 0, fault.InvalidUTF8, vf
-				}
-				body, ok := wire.AddSize(kn, vn, limit)
-				if !ok {
-					w.OpenEntry(i)
-					return 0, fault.SizeExceeded, vf
-				}
-				if rec {
-					s.addOp(OpEnter, int32(body), f, protoreflect.Value{})
-					s.addOp(OpValue, 0, kf, k)
-					s.addOp(OpValue, 0, vf, v)
-				}
-				if n, ok = wrapped(f, body, limit); ok {
-					top.size, ok = wire.AddSize(top.size, n, limit)
-				}
-				if !ok {
-					return 0, fault.SizeExceeded, f
-				}
-				top.units += ku + vu + 1
-			}
-			continue
+			s.recordValue(rec, f, it.Value)
 
 		case cursor.Packed:
 			f := it.Field
-			l := it.Value.List()
-			cnt := l.Len()
-			top.units += cnt
-			var body int
-			if f.FixedWidth > 0 {
-				var ok bool
-				if body, ok = wire.MulSize(cnt, f.FixedWidth, limit); !ok {
-					return 0, fault.SizeExceeded, f
-				}
-			} else {
-				// Every element takes at least one byte, so a list
-				// longer than the limit fails before any is read, and
-				// the sum is checked as it grows: the time spent is
-				// bounded by the limit, not by the list's length.
-				if cnt > limit {
-					return 0, fault.SizeExceeded, f
-				}
-				for i := range cnt {
-					body += wire.SizeScalar(f.Kind, l.Get(i))
-					if body > limit {
-						return 0, fault.SizeExceeded, f
-					}
-				}
+			body, count, ok := packedSize(f, it.Value.List(), limit)
+			if !ok {
+				return 0, fault.SizeExceeded, f
 			}
-			if rec {
-				s.addOp(OpPacked, int32(body), f, it.Value)
-			}
-			n = len(f.PackedTag) + wire.SizeVarint(uint64(body)) + body
+			top.units += count
+			s.recordPacked(rec, f, body, it.Value)
+			n = packedRecordSize(f, body)
 
 		case cursor.Unknown:
 			n = len(it.Value.Bytes())
 			top.units += n
-			if rec {
-				s.addOp(OpUnknown, 0, nil, it.Value)
+			s.recordUnknown(rec, it.Value)
+
+		case cursor.Map:
+			if code, f := s.sizeMap(w, top, it.Field, o.ValidateUTF8, rec, limit); code != fault.OK {
+				return 0, code, f
 			}
+			continue
 
 		case cursor.Enter:
 			msg := w.Message() // it.Message(), already converted by the walker
 			lay := w.Layout()
-			if msg != nil && s.mayHave(lay) {
-				if e, ok := s.recall(msg); ok && w.Depth()+e.height <= w.MaxDepth() {
-					w.Skip()
-					s.Stats.Reused++
-					if rec {
-						s.addOp(OpRef, int32(e.size), it.Field, protoreflect.ValueOfInt64(int64(e.op)))
-					}
-					top.units += e.units
-					top.height = max(top.height, e.height+1)
-					if n, ok = wrapped(it.Field, e.size, limit); !ok {
+			if msg != nil && s.memo.mayHave(lay) {
+				if e, ok := s.memo.recall(msg, &s.Stats); ok && w.Depth()+e.height <= w.MaxDepth() {
+					if !s.reuse(w, top, it.Field, e, rec, limit) {
 						return 0, fault.SizeExceeded, it.Field
 					}
-					break
+					continue
 				}
 			}
 			top = s.push(s.open(rec, it.Field), it.Field, msg, lay, false)
@@ -304,27 +181,11 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			continue
 
 		case cursor.Exit:
-			// The popped level stays in the stack's array (reset clears
-			// it) until the next push, which comes after this case.
-			lv := top
-			s.stack = s.stack[:len(s.stack)-1]
-			top = &s.stack[len(s.stack)-1]
-			if rec {
-				s.Tape[lv.op].Size = int32(lv.size)
-			}
 			var ok bool
-			if n, ok = wrapped(lv.field, lv.size, limit); !ok {
-				return 0, fault.SizeExceeded, lv.field
+			if top, ok = s.exit(top, rec, limit); !ok {
+				return 0, fault.SizeExceeded, it.Field // the part's field
 			}
-			top.units += lv.units + 1
-			if lv.entry {
-				top.height = max(top.height, lv.height)
-			} else {
-				top.height = max(top.height, lv.height+1)
-				if lv.units > MemoThreshold && lv.msg != nil {
-					s.remember(lv)
-				}
-			}
+			continue
 		}
 
 		var ok bool
@@ -332,38 +193,6 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			return 0, fault.SizeExceeded, it.Field
 		}
 	}
-}
-
-// addOp appends an op to the tape, written in place: appending an Op
-// literal builds it in a temporary with narrow stores and copies it with
-// wide loads, which wait for those stores (see internal/appendx).
-func (s *Sizer) addOp(k OpKind, size int32, f *layout.Field, v protoreflect.Value) {
-	op := appendx.One(&s.Tape)
-	op.Kind, op.Size, op.Field, op.Value = k, size, f, v
-}
-
-// sizeValue returns the encoded size of value v of field f, key included,
-// and the content units it counts for: one, plus the length of a string or
-// bytes value. With validate, it reports false when v is a string that f
-// requires to be valid UTF-8 and it is not. The Value case of Size does
-// the same inline: this function does not inline, and calling it there
-// costs 2% more instructions on small messages and 0.7% on OTLP.
-func sizeValue(f *layout.Field, v protoreflect.Value, validate bool) (n, units int, ok bool) {
-	switch f.Kind {
-	case protoreflect.StringKind:
-		str := v.String()
-		if validate && f.ValidateUTF8 && !utf8x.ValidString(str) {
-			return 0, 0, false
-		}
-		return len(f.Tag) + wire.SizeVarint(uint64(len(str))) + len(str), 1 + len(str), true
-	case protoreflect.BytesKind:
-		l := len(v.Bytes())
-		return len(f.Tag) + wire.SizeVarint(uint64(l)) + l, 1 + l, true
-	}
-	if f.FixedWidth > 0 {
-		return len(f.Tag) + f.FixedWidth, 1, true
-	}
-	return len(f.Tag) + wire.SizeScalar(f.Kind, v), 1, true
 }
 
 // push opens a level for a part entered through f (nil for the root) and
@@ -383,116 +212,29 @@ func (s *Sizer) push(op int, f *layout.Field, msg protoreflect.Message, lay *lay
 	return lv
 }
 
-// open records the OpEnter of a part entered through f and returns its
-// index, or -1 when not recording.
-func (s *Sizer) open(rec bool, f *layout.Field) int {
-	if !rec {
-		return -1
+// exit closes lv, the innermost part, at its Exit item: it sets the body
+// size of lv's OpEnter, adds lv, wrapped, to its parent, and offers a
+// message part to the memo. It returns the parent, now the innermost part,
+// and reports false when the parent's size exceeds limit.
+func (s *Sizer) exit(lv *level, rec bool, limit int) (*level, bool) {
+	// The popped level stays in the stack's array (reset clears it)
+	// until the next push.
+	s.stack = s.stack[:len(s.stack)-1]
+	top := &s.stack[len(s.stack)-1]
+	s.setSize(rec, lv.op, lv.size)
+	n, ok := wrapped(lv.field, lv.size, limit)
+	if !ok {
+		return top, false
 	}
-	s.addOp(OpEnter, 0, f, protoreflect.Value{})
-	return len(s.Tape) - 1
-}
-
-// wrapped returns the size of a part with body size n written through field
-// f: the key and length prefix, or the start and end keys of a group.
-func wrapped(f *layout.Field, n, limit int) (int, bool) {
-	if f.Group {
-		return wire.AddSize(n, len(f.Tag)+len(f.EndTag), limit)
-	}
-	return wire.AddSize(n, len(f.Tag)+wire.SizeVarint(uint64(n)), limit)
-}
-
-// seenWords is the size of Sizer.seen: 4,096 bits, so that with the 650
-// subtrees the OTLP workload remembers, 85% of lookups skip the map.
-const seenWords = 64
-
-// seenBit returns the word and bit of dm's address in Sizer.seen.
-func seenBit(dm *dynamicpb.Message) (int, uint64) {
-	h := uint64(dynstore.Addr(dm)) * 0x9e3779b97f4a7c15
-	return int(h >> 58), 1 << (h >> 52 & 63)
-}
-
-// recall returns the summary remembered for msg, if msg can key a map
-// (dynamicpb messages can, without asking reflect) and was remembered.
-func (s *Sizer) recall(msg protoreflect.Message) (memo, bool) {
-	if dm, ok := msg.(*dynamicpb.Message); ok {
-		s.Stats.Lookups++
-		if i, b := seenBit(dm); s.seen[i]&b == 0 {
-			return memo{}, false
-		}
-		e, ok := s.memoDyn[dm]
-		return e, ok
-	}
-	if !reflect.TypeOf(msg).Comparable() {
-		return memo{}, false
-	}
-	s.Stats.Lookups++
-	e, ok := s.memo[msg]
-	return e, ok
-}
-
-// remember stores the summary of the part lv just closed, if its message
-// can key a map.
-func (s *Sizer) remember(lv *level) {
-	e := memo{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
-	if dm, ok := lv.msg.(*dynamicpb.Message); ok {
-		if s.memoDyn == nil {
-			s.memoDyn = make(map[*dynamicpb.Message]memo)
-		}
-		if _, dup := s.memoDyn[dm]; dup {
-			return
-		}
-		s.memoDyn[dm] = e
-		i, b := seenBit(dm)
-		s.seen[i] |= b
+	top.units += lv.units + 1
+	if lv.entry {
+		top.height = max(top.height, lv.height)
 	} else {
-		if !reflect.TypeOf(lv.msg).Comparable() {
-			return
-		}
-		if s.memo == nil {
-			s.memo = make(map[protoreflect.Message]memo)
-		}
-		if _, dup := s.memo[lv.msg]; dup {
-			return
-		}
-		s.memo[lv.msg] = e
+		top.height = max(top.height, lv.height+1)
+		s.memo.offer(lv, &s.Stats)
 	}
-	s.nMemo++
-	s.Stats.Remembered++
-	if s.anyLay {
-		return
-	}
-	for _, l := range s.layouts {
-		if l == lv.lay {
-			return
-		}
-	}
-	if len(s.layouts) == maxMemoLayouts {
-		s.anyLay = true
-		return
-	}
-	s.layouts = append(s.layouts, lv.lay)
-}
-
-// mayHave reports whether a message of layout lay could have been
-// remembered: only messages of a layout with remembered subtrees can.
-func (s *Sizer) mayHave(lay *layout.Layout) bool {
-	if s.nMemo == 0 {
-		return false
-	}
-	if !s.anyLay {
-		found := false
-		for _, l := range s.layouts {
-			if l == lay {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
+	top.size, ok = wire.AddSize(top.size, n, limit)
+	return top, ok
 }
 
 func (s *Sizer) reset() {
@@ -501,26 +243,13 @@ func (s *Sizer) reset() {
 	clear(s.Tape) // drop the references to the caller's values
 	s.Tape = s.Tape[:0]
 	s.Stats = Stats{}
-	if s.nMemo > 0 {
-		clear(s.memoDyn)
-		clear(s.memo)
-		clear(s.seen[:])
-		s.nMemo = 0
-	}
-	clear(s.layouts)
-	s.layouts = s.layouts[:0]
-	s.anyLay = false
+	s.memo.reset()
 }
 
 // Release drops every message reference the Sizer holds and trims its
 // scratch space.
 func (s *Sizer) Release() {
-	if len(s.memoDyn) > maxRetained {
-		s.memoDyn = nil
-	}
-	if len(s.memo) > maxRetained {
-		s.memo = nil
-	}
+	s.memo.trim()
 	s.reset()
 	if cap(s.Tape) > maxRetained {
 		s.Tape = nil
