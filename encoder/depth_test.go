@@ -13,6 +13,7 @@ import (
 
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 )
 
 // nest encodes n levels of nesting below a TestRecursive root, each level
@@ -140,6 +141,51 @@ func TestDeepStructAgreesWithDecoder(t *testing.T) {
 		// 3,333 objects are 9,999 levels, 3,334 are 10,002.
 		if decodes := proto.Unmarshal(b, &structpb.Struct{}) == nil; decodes != (objects <= 3333) {
 			t.Errorf("%s: proto.Unmarshal accepts it: %v", name, decodes)
+		}
+	}
+}
+
+// TestSharedSubtreeMeetsTheLimitWhereItSits shares one large message
+// (sized once, then reused from the identity memo) at a shallow place and
+// at a deep one, where its map entries and their values take it exactly to
+// the limit or one level past it: reuse must count those levels as the
+// decoder does.
+func TestSharedSubtreeMeetsTheLimitWhereItSits(t *testing.T) {
+	const limit = 20
+	for _, past := range []bool{false, true} {
+		shared := &test3pb.TestRecursive{ByName: map[string]*test3pb.TestRecursive{"k": {Child: &test3pb.TestRecursive{}}}}
+		for range 70 { // enough content for the memo
+			shared.Children = append(shared.Children, &test3pb.TestRecursive{Value: 1})
+		}
+		// shared's deepest level is 3 below its own: entry, value, child.
+		level := limit - 3 // where the deep copy sits: its deepest level is the limit
+		if past {
+			level++
+		}
+		root := &test3pb.TestRecursive{Child: shared} // sized first, and remembered
+		cur := &test3pb.TestRecursive{}
+		root.Children = []*test3pb.TestRecursive{cur} // level 2
+		for l := 2; l < level-1; l++ {
+			cur.Child = &test3pb.TestRecursive{}
+			cur = cur.Child
+		}
+		cur.Children = []*test3pb.TestRecursive{shared} // at level `level`
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decodeErr := (proto.UnmarshalOptions{RecursionLimit: limit}).Unmarshal(b, &test3pb.TestRecursive{})
+		for _, m := range []proto.Message{root, dynOf(t, root)} {
+			got, err := encoder.MarshalOptions{MaxDepth: limit, Checked: true, Deterministic: true}.Marshal(m)
+			if (err == nil) != (decodeErr == nil) {
+				t.Errorf("past %v, %T: encoder %v, decoder %v", past, m, err, decodeErr)
+			}
+			if err == nil && string(got) != string(b) {
+				t.Errorf("past %v, %T: bytes differ from proto.Marshal's", past, m)
+			}
+			if past && !errors.Is(err, encoder.ErrDepthExceeded) {
+				t.Errorf("past the limit, %T: %v, want ErrDepthExceeded", m, err)
+			}
 		}
 	}
 }

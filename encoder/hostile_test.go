@@ -796,13 +796,14 @@ func TestSharedSubtreeRespectsDepth(t *testing.T) {
 			deep = deep.Mutable(fields.ByName("child")).Message()
 		}
 		deep.Set(fields.ByName("oneof_child"), protoreflect.ValueOfMessage(shared)) // at depth 8
-		// The deepest message sits at 8 + 5 = 13.
-		if _, err := (encoder.MarshalOptions{MaxDepth: 12, Checked: true}).Marshal(root.Interface()); !errors.Is(err, encoder.ErrDepthExceeded) {
-			t.Errorf("%T, MaxDepth 12: %v", root.Interface(), err)
+		// The deepest message sits at depth 8 + 5 = 13, level 14 (the
+		// top message is level 1).
+		if _, err := (encoder.MarshalOptions{MaxDepth: 13, Checked: true}).Marshal(root.Interface()); !errors.Is(err, encoder.ErrDepthExceeded) {
+			t.Errorf("%T, MaxDepth 13: %v", root.Interface(), err)
 		}
 		want, _ := det.Marshal(root.Interface())
-		if got, err := (encoder.MarshalOptions{MaxDepth: 13, Checked: true}).Marshal(root.Interface()); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%T, MaxDepth 13: %v", root.Interface(), err)
+		if got, err := (encoder.MarshalOptions{MaxDepth: 14, Checked: true}).Marshal(root.Interface()); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%T, MaxDepth 14: %v", root.Interface(), err)
 		}
 	}
 }

@@ -23,6 +23,8 @@ var hot = map[string][]string{
 	},
 	"github.com/protolayout/protolayout/internal/cursor": {
 		"(*Walker).pop", "(*Walker).Skip", "(*Walker).Depth", "(*Walker).appendEntry", "(*Walker).appendExt",
+		// the common step of a walk: a singular scalar of a dynamicpb message
+		"(*Walker).rangedScalar", "(*Walker).exit",
 	},
 	"github.com/protolayout/protolayout/internal/sizing": {
 		"(*Sizer).open", "(*Sizer).push", "(*Sizer).setSize",

@@ -43,7 +43,7 @@ type summary struct {
 	op     int // index of its OpEnter in Sizer.Tape, or -1 when not recording
 	size   int // its body size
 	units  int // the content units its sizing examined
-	height int // the deepest message nesting below it
+	height int // the levels (messages, groups, map entries) below it
 }
 
 // identityMemo holds the summaries remembered in one call.

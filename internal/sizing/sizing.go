@@ -71,7 +71,7 @@ type Stats struct {
 type level struct {
 	size   int // of the body so far
 	units  int // content units examined so far
-	height int // deepest message nesting below this part
+	height int // levels (messages, groups, map entries) below this part
 	op     int // index of the part's OpEnter in Tape, or -1
 	field  *layout.Field
 	msg    protoreflect.Message // set for message parts eligible for memoizing
@@ -160,13 +160,16 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 			if code, f := s.sizeMap(w, top, it.Field, o.ValidateUTF8, rec, limit); code != fault.OK {
 				return 0, code, f
 			}
+			top.height = max(top.height, 1) // its entries are a level below
 			continue
 
 		case cursor.Enter:
 			msg := w.Message() // it.Message(), already converted by the walker
 			lay := w.Layout()
 			if msg != nil && s.memo.mayHave(lay) {
-				if e, ok := s.memo.recall(msg, &s.Stats); ok && w.Depth()+e.height <= w.MaxDepth() {
+				// Reused only where its deepest level (the message's own
+				// level is Depth()+1) stays within the limit.
+				if e, ok := s.memo.recall(msg, &s.Stats); ok && w.Depth()+1+e.height <= w.MaxDepth() {
 					if !s.reuse(w, top, it.Field, e, rec, limit) {
 						return 0, fault.SizeExceeded, it.Field
 					}
@@ -227,10 +230,9 @@ func (s *Sizer) exit(lv *level, rec bool, limit int) (*level, bool) {
 		return top, false
 	}
 	top.units += lv.units + 1
-	if lv.entry {
-		top.height = max(top.height, lv.height)
-	} else {
-		top.height = max(top.height, lv.height+1)
+	// A map entry is a level, as for the decoder's recursion limit.
+	top.height = max(top.height, lv.height+1)
+	if !lv.entry {
 		s.memo.offer(lv, &s.Stats)
 	}
 	top.size, ok = wire.AddSize(top.size, n, limit)
