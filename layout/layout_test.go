@@ -150,9 +150,10 @@ func TestSealed(t *testing.T) {
 		f = layout.Field{} // overwrites the loop's copy only
 		_ = f
 		g := l.Field(i)
-		*(&g) = layout.Field{}
+		p := &g
+		*p = layout.Field{} // overwrites the caller's copy only
 		// reflect cannot set what the views hold.
-		v := reflect.ValueOf(&g).Elem()
+		v := reflect.ValueOf(p).Elem()
 		for k := range v.NumField() {
 			if v.Field(k).CanSet() {
 				t.Fatalf("reflect can set field %d of a layout.Field", k)

@@ -9,6 +9,7 @@ package apitest
 import (
 	"flag"
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/token"
@@ -32,23 +33,29 @@ var public = []string{
 func TestPublicAPI(t *testing.T) {
 	var names []string
 	for _, dir := range public {
-		fset := token.NewFileSet()
-		pkgs, err := parser.ParseDir(fset, filepath.Join("..", "..", dir), func(fi os.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, parser.ParseComments)
+		// The files of the default build (build tags considered).
+		path := filepath.Join("..", "..", dir)
+		bp, err := build.Default.ImportDir(path, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(pkgs) != 1 {
-			t.Fatalf("%s: %d packages", dir, len(pkgs))
-		}
-		for _, p := range pkgs {
-			d := doc.New(p, "github.com/protolayout/protolayout/"+dir, 0)
-			if strings.TrimSpace(d.Doc) == "" {
-				t.Errorf("%s: no package documentation", dir)
+		fset := token.NewFileSet()
+		var files []*ast.File
+		for _, name := range bp.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(path, name), nil, parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
 			}
-			names = append(names, exported(t, dir, d)...)
+			files = append(files, f)
 		}
+		d, err := doc.NewFromFiles(fset, files, "github.com/protolayout/protolayout/"+dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(d.Doc) == "" {
+			t.Errorf("%s: no package documentation", dir)
+		}
+		names = append(names, exported(t, dir, d)...)
 	}
 	slices.Sort(names)
 	got := strings.Join(names, "\n") + "\n"
