@@ -1,6 +1,7 @@
 package encoder
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -138,6 +139,98 @@ func childTable(f *layout.Field) *wtable {
 	return tableOf(f.Message())
 }
 
+// wfield is the Writer's record of one field of a table, beside the
+// layout's: its child table and learned width.
+type wfield struct {
+	child atomic.Pointer[wtable] // the table of the field's message, built on first use
+	learn learnState             // the learned width of the field's length prefixes
+}
+
+// wslot is what the fast paths read of one field, 48 bytes in the table's
+// dense index by field number, so that finding and checking a field is
+// one load from one array.
+type wslot struct {
+	f   *layout.Field
+	rec *wfield // the field's record in the table's fields
+	// child is the table of the field's message (a map field's entry)
+	// once built, when Begin's or the BeginEntry methods' fast paths may
+	// open it (not a MessageSet, at most 64 fields); nil otherwise.
+	child atomic.Pointer[wtable]
+	fast  uint32 // kindBit(f.Kind), or 0 when every call takes the general path
+	idx   int32  // index in the layout's fields
+	// last is the last current field (wframe.pos) after which the field
+	// may come: for a repeated field, the field itself (another element
+	// follows its elements); for another field, the field before the
+	// first member of its oneof, or before the field outside oneofs. The
+	// members of a oneof are contiguous in the layout's fields, so a
+	// frame whose current field comes before the first member has none
+	// of them written yet.
+	last  int32
+	kind  protoreflect.Kind
+	wt    protowire.Type
+	flags uint8
+	ntag  uint8 // len(f.Tag)
+	// tag is f.Tag, little-endian, in the low ntag bytes: a whole word,
+	// so that putTag writes the tag and zeros with one store (a uint32
+	// would have the compiler store the zeros byte by byte).
+	tag uint64
+}
+
+// wslot flags
+const (
+	wfImplicit uint8 = 1 << iota // a zero value is skipped (outside map entries)
+	wfUTF8                       // strings are validated
+	wf32                         // a 32-bit integer kind
+	wfZigZag                     // sint32 or sint64: zigzag-encoded
+)
+
+func (wf *wslot) init(l *layout.Layout, i int) {
+	f := &l.Fields[i]
+	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
+	switch {
+	case f.List || f.Map:
+		wf.last = int32(i) // never in a oneof
+	case f.Oneof >= 0:
+		wf.last = int32(l.Oneofs[f.Oneof].First) - 1
+	default:
+		wf.last = int32(i) - 1
+	}
+	entry := l.MapEntry
+	// For a map field, kind (and so wf32 and wfZigZag below) is its
+	// key's.
+	kind := f.Kind
+	if f.Map {
+		kind = f.MapKey.Kind
+	}
+	// Packed and group fields, tags longer than 4 bytes and the keys of
+	// map entries always take the general path; map fields take the
+	// BeginEntry methods' fast paths only.
+	switch {
+	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
+	case f.Map:
+		wf.fast = mapFastBit(kind)
+	default:
+		wf.fast = kindBit(f.Kind)
+	}
+	if !f.Explicit && !f.List && !entry { // a map entry writes both its fields
+		wf.flags |= wfImplicit
+	}
+	if f.ValidateUTF8 || f.Map && f.MapKey.ValidateUTF8 {
+		wf.flags |= wfUTF8 // for a map field, its keys
+	}
+	if is32(kind) {
+		wf.flags |= wf32
+	}
+	if kind == protoreflect.Sint32Kind || kind == protoreflect.Sint64Kind {
+		wf.flags |= wfZigZag
+	}
+	if len(f.Tag) <= 4 {
+		var t [4]byte
+		wf.ntag = uint8(copy(t[:], f.Tag))
+		wf.tag = uint64(binary.LittleEndian.Uint32(t[:]))
+	}
+}
+
 // extInfo is the Writer's record of one extension field.
 type extInfo struct {
 	f       *layout.Field
@@ -241,15 +334,6 @@ func is32(k protoreflect.Kind) bool {
 	return false
 }
 
-// sizeOf reports the encoded size of wire value x for field f (without
-// its tag).
-func sizeOf(f *layout.Field, x uint64) int {
-	if f.FixedWidth != 0 {
-		return f.FixedWidth
-	}
-	return wire.SizeVarint(x)
-}
-
 // appendDefault appends field f with its default value: zero, empty, or
 // an enum's default number.
 func appendDefault(b []byte, f *layout.Field) []byte {
@@ -261,39 +345,4 @@ func appendDefault(b []byte, f *layout.Field) []byte {
 		return append(b, f.EndTag...)
 	}
 	return appendWire(b, f, 0)
-}
-
-// keyOrd maps wire value x of a map key of kind k to a number whose
-// unsigned order is the key order proto.Marshal sorts by.
-func keyOrd(k protoreflect.Kind, x uint64) uint64 {
-	const sign = 1 << 63
-	switch k {
-	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sfixed64Kind:
-		return x ^ sign
-	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
-		return uint64(protowire.DecodeZigZag(x)) ^ sign
-	case protoreflect.Sfixed32Kind:
-		return uint64(int64(int32(uint32(x)))) ^ sign
-	}
-	return x
-}
-
-// cmpBytes compares a and b bytewise, as Go compares strings.
-func cmpBytes[S string | []byte](a S, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case len(a) < len(b):
-		return -1
-	case len(a) > len(b):
-		return 1
-	}
-	return 0
 }
