@@ -11,6 +11,18 @@ import (
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
+// The Writer is filed by operation, each operation's fast path beside its
+// general path: this file holds the Writer and its frames, its life cycle
+// (NewWriter, Reset, Finish), the general path's checks (prepare, commit)
+// and what the fast paths share (next, commitFast, fits); writer_scalar.go
+// the integers, floats, bools and enums; writer_bytes.go strings, bytes,
+// Raw and Unknown; writer_nested.go Begin and End and the reservation of
+// lengths; writer_map.go the BeginEntry methods and the checks of map
+// entries; writer_slice.go the slice methods and packed records;
+// writer_embed.go Message; writer_table.go the tables shared by every
+// Writer (per layout: fast-path slots, child tables, learned widths);
+// writer_errors.go the errors.
+
 // WriterOptions configures a Writer. The zero value checks required
 // fields and applies the default limits. Use keyed literals.
 type WriterOptions struct {
@@ -710,8 +722,8 @@ func (w *Writer) commit(fr *wframe, t target) {
 // one, or another element of the current repeated field, in a message that
 // is not a map entry, with no packed record open, far from the size limit)
 // is checked and written from the field's wslot, with no call to prepare:
-// the value methods (writer_values.go) start with it, and so do Begin and
-// End. Whatever is not common, and every call that may fail, goes to the
+// the value methods start with it, and so do Begin, the BeginEntry
+// methods and End. Whatever is not common, and every call that may fail, goes to the
 // general path, which checks everything again and writes or fails: a fast
 // path gives up before it changes anything, so it never decides an error.
 // The checks it makes are the general path's for the cases it takes:

@@ -15,7 +15,7 @@ func (w *Writer) String(num protowire.Number, s string) { writeLen(w, num, s) }
 // String validates). nil and empty b are the same value.
 func (w *Writer) Bytes(num protowire.Number, b []byte) { writeLen(w, num, b) }
 
-// writeLen is String and Bytes. Its fast path (see writer_fast.go) tells
+// writeLen is String and Bytes. Its fast path (see next, in writer.go) tells
 // short ASCII text valid inline (utf8x.ShortASCII), validates other text
 // with a call off the common course, and writes the value into the
 // buffer's capacity; the copy of s is its last act.

@@ -48,7 +48,7 @@ func (s LengthStrategy) String() string {
 // repeated field each Begin starts one element.
 func (w *Writer) Begin(num protowire.Number) {
 	// The fast path: a message field (not a map, not a group) whose
-	// table is built; see writer_fast.go.
+	// table is built; see next, in writer.go.
 	fr, wf := w.next(num, maskMessage)
 	if wf == nil {
 		w.beginSlow(num)

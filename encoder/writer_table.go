@@ -29,7 +29,7 @@ type wtable struct {
 	// maxNumber is the largest field number declared.
 	maxNumber protowire.Number
 	// fields holds, per field of lay.Fields, what the fast paths of the
-	// Writer read (writer_fast.go), the child table and the learned width.
+	// Writer read (see wslot), the child table and the learned width.
 	fields []wfield
 	// messageSet is set for MessageSet types, which the Writer refuses.
 	messageSet bool
