@@ -341,6 +341,7 @@ func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer
 // Finish are overwritten by the next message.
 func (w *Writer) Reset() {
 	w.reset(w.bufStart(), 0, false)
+	w.check()
 }
 
 func (w *Writer) bufStart() []byte {
@@ -362,6 +363,7 @@ const minBuffer = 256
 // capacity to spare (a few dozen bytes beyond each value).
 func (w *Writer) ResetAppend(b []byte) {
 	w.reset(b, len(b), true)
+	w.check()
 }
 
 func (w *Writer) reset(b []byte, base int, appendMode bool) {
@@ -436,18 +438,30 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 }
 
 // Err returns the first error met since the last Reset, or nil.
-func (w *Writer) Err() error { return w.err }
+func (w *Writer) Err() error {
+	w.check()
+	return w.err
+}
 
 // Len returns how many bytes the Writer has written for the message so
 // far, reserved length prefixes included.
-func (w *Writer) Len() int { return len(w.buf) - w.base }
+func (w *Writer) Len() int {
+	w.check()
+	return len(w.buf) - w.base
+}
 
 // Depth returns the nesting depth of the innermost open message: 0 for the
 // top message (map entries count as a level here).
-func (w *Writer) Depth() int { return max(len(w.frames)-1, 0) }
+func (w *Writer) Depth() int {
+	w.check()
+	return max(len(w.frames)-1, 0)
+}
 
 // Stats returns the moves made for the message so far.
-func (w *Writer) Stats() WriterStats { return w.stats }
+func (w *Writer) Stats() WriterStats {
+	w.check()
+	return w.stats
+}
 
 // LastItem returns the byte range of the last item finished at the top
 // level of the message (a nested message or group closed by End, a map
@@ -457,6 +471,7 @@ func (w *Writer) Stats() WriterStats { return w.stats }
 // once finished, so the range stays valid. It returns (-1, 0) before the
 // first such item.
 func (w *Writer) LastItem() (offset, length int) {
+	w.check()
 	if w.lastAt < 0 {
 		return -1, 0
 	}
@@ -467,6 +482,7 @@ func (w *Writer) LastItem() (offset, length int) {
 // buffer: they are valid until the next call. It returns nil before the
 // first item.
 func (w *Writer) LastItemBytes() []byte {
+	w.check()
 	if w.lastAt < 0 {
 		return nil
 	}
@@ -479,6 +495,7 @@ func (w *Writer) LastItemBytes() []byte {
 // has, when there is none; writing to it then fails with ErrUnknownField.
 // Resolve names once, outside loops.
 func (w *Writer) Number(name string) protowire.Number {
+	w.check()
 	if len(w.frames) == 0 {
 		return 0
 	}
@@ -526,12 +543,15 @@ func (w *Writer) Finish() ([]byte, error) {
 	}
 	if w.err != nil {
 		if w.append {
+			w.check()
 			return w.buf[:w.base:w.base], w.err
 		}
+		w.check()
 		return nil, w.err
 	}
 	w.state = stateFinished
 	w.setFast(nil)
+	w.check()
 	return w.buf, nil
 }
 

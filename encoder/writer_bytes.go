@@ -9,11 +9,17 @@ import (
 
 // String writes s to field num, a string or bytes field. A string field
 // whose schema validates UTF-8 fails with ErrInvalidUTF8 on invalid s.
-func (w *Writer) String(num protowire.Number, s string) { writeLen(w, num, s) }
+func (w *Writer) String(num protowire.Number, s string) {
+	writeLen(w, num, s)
+	w.check()
+}
 
 // Bytes writes b to field num, a bytes or string field (validated as
 // String validates). nil and empty b are the same value.
-func (w *Writer) Bytes(num protowire.Number, b []byte) { writeLen(w, num, b) }
+func (w *Writer) Bytes(num protowire.Number, b []byte) {
+	writeLen(w, num, b)
+	w.check()
+}
 
 // writeLen is String and Bytes. Its fast path (see next, in writer.go) tells
 // short ASCII text valid inline (utf8x.ShortASCII), validates other text
@@ -111,15 +117,18 @@ func putLen[S string | []byte](w *Writer, t target, s S) {
 func (w *Writer) Raw(num protowire.Number, b []byte) {
 	t, ok := w.prepare(num, maskMessage)
 	if !ok {
+		w.check()
 		return
 	}
 	f := t.f
 	if f.Map {
 		w.fail(ErrKindMismatch, f, "a map field takes entries (Begin)")
+		w.check()
 		return
 	}
 	if w.depth >= w.maxDepth {
 		w.fail(ErrDepthExceeded, f, "")
+		w.check()
 		return
 	}
 	fr := &w.frames[len(w.frames)-1]
@@ -127,6 +136,7 @@ func (w *Writer) Raw(num protowire.Number, b []byte) {
 	if fr.entry {
 		var ok bool
 		if defKey, ok = entryPre(w, fr, t, 0, ""); !ok {
+			w.check()
 			return
 		}
 	}
@@ -138,6 +148,7 @@ func (w *Writer) Raw(num protowire.Number, b []byte) {
 	}
 	if len(b) > w.maxSize-add || w.over(add+len(b)) {
 		w.fail(ErrSizeExceeded, f, "")
+		w.check()
 		return
 	}
 	if fr.entry {
@@ -159,6 +170,7 @@ func (w *Writer) Raw(num protowire.Number, b []byte) {
 	if len(w.frames) == 1 {
 		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}
+	w.check()
 }
 
 // Unknown appends b to the innermost open message as unknown fields,
@@ -167,20 +179,24 @@ func (w *Writer) Raw(num protowire.Number, b []byte) {
 // may). Map entries have no unknown fields.
 func (w *Writer) Unknown(b []byte) {
 	if w.err != nil {
+		w.check()
 		return
 	}
 	if w.state != stateOpen {
 		w.failState()
+		w.check()
 		return
 	}
 	fr := &w.frames[len(w.frames)-1]
 	if fr.entry {
 		w.fail(ErrKindMismatch, w.via(len(w.frames)-1), "a map entry has no unknown fields")
+		w.check()
 		return
 	}
 	add := w.closeDelta(fr, target{})
 	if len(b) > w.maxSize-add || w.over(add+len(b)) {
 		w.fail(ErrSizeExceeded, nil, "")
+		w.check()
 		return
 	}
 	if fr.pack >= 0 {
@@ -189,4 +205,5 @@ func (w *Writer) Unknown(b []byte) {
 	fr.phase = phaseUnknown
 	w.buf = append(w.buf, b...)
 	w.setTop()
+	w.check()
 }

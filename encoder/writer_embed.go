@@ -26,32 +26,38 @@ const embedHeadroom = 32
 func (w *Writer) Message(num protowire.Number, m proto.Message) {
 	t, ok := w.prepare(num, maskMessage)
 	if !ok {
+		w.check()
 		return
 	}
 	f := t.f
 	if f.Map {
 		w.fail(ErrKindMismatch, f, "a map field takes entries (Begin)")
+		w.check()
 		return
 	}
 	if !absent(m) {
 		if got, want := m.ProtoReflect().Descriptor().FullName(), f.Message().FullName; got != want {
 			w.fail(ErrKindMismatch, f, "message "+string(got)+", field takes "+string(want))
+			w.check()
 			return
 		}
 	}
 	fr := &w.frames[len(w.frames)-1]
 	if childTab(fr, t).lay.MessageSet {
 		w.fail(ErrMessageSet, f, "")
+		w.check()
 		return
 	}
 	if w.depth >= w.maxDepth {
 		w.fail(ErrDepthExceeded, f, "")
+		w.check()
 		return
 	}
 	var defKey []byte
 	if fr.entry {
 		var ok bool
 		if defKey, ok = entryPre(w, fr, t, 0, ""); !ok {
+			w.check()
 			return
 		}
 	}
@@ -66,6 +72,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 		if err != nil {
 			w.buf = out[:head]
 			w.failEmbed(f, err)
+			w.check()
 			return
 		}
 	}
@@ -79,6 +86,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 	w.buf = out[:head]
 	if w.over(add) {
 		w.fail(ErrSizeExceeded, f, "")
+		w.check()
 		return
 	}
 	if fr.entry {
@@ -102,6 +110,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 	if len(w.frames) == 1 {
 		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}
+	w.check()
 }
 
 // failEmbed records the error of an embedded message's encoding, with the

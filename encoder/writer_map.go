@@ -29,6 +29,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	fr, wf := w.next(num, fastMapString)
 	if wf == nil {
 		w.beginEntryStringSlow(num, key)
+		w.check()
 		return
 	}
 	child := wf.child.Load()
@@ -38,6 +39,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 		same && fr.keyValid && key <= string(fr.keyS) ||
 		wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
 		w.beginEntryStringSlow(num, key)
+		w.check()
 		return
 	}
 	fr.commitFast(wf)
@@ -60,6 +62,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	// The key, for the order check of the next entry (entryPost).
 	fr.keyValid, fr.keyU = true, 0
 	fr.keyS = append(fr.keyS[:0], key...)
+	w.check()
 }
 
 // openEntry marks map entry frame c, just pushed by a BeginEntry fast
@@ -119,10 +122,12 @@ func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
 	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.flags&wf32 == 0 || key == int64(int32(key))) {
 		// The order of a signed key of any kind is keyOrd's: key, offset.
 		if w.beginEntryFast(fr, wf, signedFast(wf, key), uint64(key)^1<<63) {
+			w.check()
 			return
 		}
 	}
 	w.beginEntryIntSlow(num, key)
+	w.check()
 }
 
 // beginEntryIntSlow is the general path of BeginEntryInt.
@@ -147,9 +152,11 @@ func (w *Writer) beginEntryIntSlow(num protowire.Number, key int64) {
 func (w *Writer) BeginEntryUint(num protowire.Number, key uint64) {
 	if fr, wf := w.next(num, fastMapUnsigned); wf != nil && (wf.flags&wf32 == 0 || key <= math.MaxUint32) &&
 		w.beginEntryFast(fr, wf, key, key) {
+		w.check()
 		return
 	}
 	w.beginEntryUintSlow(num, key)
+	w.check()
 }
 
 // beginEntryUintSlow is the general path of BeginEntryUint.
@@ -175,10 +182,12 @@ func (w *Writer) BeginEntryBool(num protowire.Number, key bool) {
 	if fr, wf := w.next(num, fastMapBool); wf != nil {
 		x, _ := boolWire(protoreflect.BoolKind, key)
 		if w.beginEntryFast(fr, wf, x, x) {
+			w.check()
 			return
 		}
 	}
 	w.beginEntryBoolSlow(num, key)
+	w.check()
 }
 
 // beginEntryBoolSlow is the general path of BeginEntryBool.

@@ -52,12 +52,14 @@ func (w *Writer) Begin(num protowire.Number) {
 	fr, wf := w.next(num, maskMessage)
 	if wf == nil {
 		w.beginSlow(num)
+		w.check()
 		return
 	}
 	child := wf.child.Load()
 	n := len(w.frames)
 	if child == nil || w.depth >= w.maxDepth || !w.fits(0) || n == cap(w.frames) {
 		w.beginSlow(num)
+		w.check()
 		return
 	}
 	fr.commitFast(wf)
@@ -67,6 +69,7 @@ func (w *Writer) Begin(num protowire.Number) {
 	// fields.
 	w.pushFast(fr, child, n, k, r, false, w.checksRequired(child))
 	w.depth++
+	w.check()
 }
 
 // putHead writes, for Begin's and BeginEntry's fast paths, the tag of
@@ -176,6 +179,7 @@ func (w *Writer) End() {
 	if fr == nil || fr.slowEnd {
 		if fr == nil || !fr.entry || fr.written&2 == 0 {
 			w.endSlow() // which writes an entry's missing value
+			w.check()
 			return
 		}
 		w.depth++ // entries are not counted: this cancels the decrement below
@@ -191,6 +195,7 @@ func (w *Writer) End() {
 		w.buf[fr.start-1] = byte(size)
 	} else if !w.endRare(fr, n, size) {
 		w.endSlow()
+		w.check()
 		return
 	}
 	w.frames = w.frames[:n-1]
@@ -201,6 +206,7 @@ func (w *Writer) End() {
 	// path): the fast paths may use it.
 	p := fr.parent
 	w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
+	w.check()
 }
 
 // endRare is End's fast path for what End does not do inline: it writes

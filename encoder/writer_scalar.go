@@ -16,14 +16,17 @@ import (
 func (w *Writer) Int32(num protowire.Number, v int32) {
 	if fr, wf := w.next(num, maskSigned); wf != nil {
 		if v == 0 && fr.skipFast(wf) {
+			w.check()
 			return
 		}
 		if w.fits(0) {
 			w.putFast(fr, wf, signedFast(wf, int64(v)))
+			w.check()
 			return
 		}
 	}
 	w.signed(num, int64(v))
+	w.check()
 }
 
 // Int64 writes v to field num, a signed integer field of any width (int32,
@@ -32,14 +35,17 @@ func (w *Writer) Int32(num protowire.Number, v int32) {
 func (w *Writer) Int64(num protowire.Number, v int64) {
 	if fr, wf := w.next(num, maskSigned); wf != nil {
 		if v == 0 && fr.skipFast(wf) {
+			w.check()
 			return
 		}
 		if (wf.flags&wf32 == 0 || v == int64(int32(v))) && w.fits(0) {
 			w.putFast(fr, wf, signedFast(wf, v))
+			w.check()
 			return
 		}
 	}
 	w.signed(num, v)
+	w.check()
 }
 
 // signed is the general path of Int32 and Int64.
@@ -61,14 +67,17 @@ func (w *Writer) signed(num protowire.Number, v int64) {
 func (w *Writer) Uint32(num protowire.Number, v uint32) {
 	if fr, wf := w.next(num, maskUnsigned); wf != nil {
 		if v == 0 && fr.skipFast(wf) {
+			w.check()
 			return
 		}
 		if w.fits(0) {
 			w.putFast(fr, wf, uint64(v))
+			w.check()
 			return
 		}
 	}
 	w.unsigned(num, uint64(v))
+	w.check()
 }
 
 // Uint64 writes v to field num, an unsigned integer field of any width; a
@@ -76,14 +85,17 @@ func (w *Writer) Uint32(num protowire.Number, v uint32) {
 func (w *Writer) Uint64(num protowire.Number, v uint64) {
 	if fr, wf := w.next(num, maskUnsigned); wf != nil {
 		if v == 0 && fr.skipFast(wf) {
+			w.check()
 			return
 		}
 		if (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.fits(0) {
 			w.putFast(fr, wf, v)
+			w.check()
 			return
 		}
 	}
 	w.unsigned(num, v)
+	w.check()
 }
 
 // unsigned is the general path of Uint32 and Uint64.
@@ -105,15 +117,18 @@ func (w *Writer) Float32(num protowire.Number, v float32) {
 	if fr, wf := w.next(num, maskFloat); wf != nil {
 		if x, _ := float32Wire(wf.kind, v); w.fits(0) {
 			w.putFast(fr, wf, x)
+			w.check()
 			return
 		}
 	}
 	t, ok := w.prepare(num, maskFloat)
 	if !ok {
+		w.check()
 		return
 	}
 	x, _ := float32Wire(t.f.Kind, v)
 	w.put(t, x)
+	w.check()
 }
 
 // Float64 writes v to field num, a double or float field. For a float
@@ -123,14 +138,17 @@ func (w *Writer) Float64(num protowire.Number, v float64) {
 	if fr, wf := w.next(num, maskFloat); wf != nil && w.fits(0) {
 		if wf.kind == protoreflect.DoubleKind {
 			w.putFast(fr, wf, math.Float64bits(v))
+			w.check()
 			return
 		}
 		if x, ok := float64Wire(protoreflect.FloatKind, v); ok {
 			w.putFast(fr, wf, x)
+			w.check()
 			return
 		}
 	}
 	w.float64Slow(num, v)
+	w.check()
 }
 
 // float64Slow is the general path of Float64.
@@ -151,19 +169,23 @@ func (w *Writer) float64Slow(num protowire.Number, v float64) {
 func (w *Writer) Bool(num protowire.Number, v bool) {
 	if fr, wf := w.next(num, maskBool); wf != nil {
 		if !v && fr.skipFast(wf) {
+			w.check()
 			return
 		}
 		if x, _ := boolWire(wf.kind, v); w.fits(0) {
 			w.putFast(fr, wf, x)
+			w.check()
 			return
 		}
 	}
 	t, ok := w.prepare(num, maskBool)
 	if !ok {
+		w.check()
 		return
 	}
 	x, _ := boolWire(t.f.Kind, v)
 	w.put(t, x)
+	w.check()
 }
 
 // Enum writes enum number v to field num, an enum field. Numbers the enum
@@ -171,18 +193,22 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
 	if fr, wf := w.next(num, maskEnum); wf != nil {
 		if v == 0 && fr.skipFast(wf) {
+			w.check()
 			return
 		}
 		if w.fits(0) {
 			w.putFast(fr, wf, uint64(int64(v)))
+			w.check()
 			return
 		}
 	}
 	t, ok := w.prepare(num, maskEnum)
 	if !ok {
+		w.check()
 		return
 	}
 	w.put(t, uint64(int64(v)))
+	w.check()
 }
 
 // EnumName writes the value called name (such as "STATUS_CODE_OK") to
@@ -191,14 +217,17 @@ func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
 func (w *Writer) EnumName(num protowire.Number, name string) {
 	t, ok := w.prepare(num, maskEnum)
 	if !ok {
+		w.check()
 		return
 	}
 	n, ok := t.f.Enum.ByName(name)
 	if !ok {
 		w.fail(ErrUnknownEnumName, t.f, "enum "+string(t.f.Enum.FullName)+" has no value "+quote(name))
+		w.check()
 		return
 	}
 	w.put(t, uint64(int64(n)))
+	w.check()
 }
 
 // putWire writes scalar wire value x of wire type wt at b[k:], into the

@@ -13,46 +13,54 @@ import (
 // extends the record open for it). An empty vs writes nothing.
 func (w *Writer) Int32s(num protowire.Number, vs []int32) {
 	putNums(w, num, maskSigned, vs, signedWire[int32])
+	w.check()
 }
 
 // Int64s writes the elements of vs to field num, a repeated signed integer
 // field, as Int64 would one by one.
 func (w *Writer) Int64s(num protowire.Number, vs []int64) {
 	putNums(w, num, maskSigned, vs, signedWire[int64])
+	w.check()
 }
 
 // Uint32s writes the elements of vs to field num, a repeated unsigned
 // integer field, as Uint32 would one by one.
 func (w *Writer) Uint32s(num protowire.Number, vs []uint32) {
 	putNums(w, num, maskUnsigned, vs, unsignedWire[uint32])
+	w.check()
 }
 
 // Uint64s writes the elements of vs to field num, a repeated unsigned
 // integer field, as Uint64 would one by one.
 func (w *Writer) Uint64s(num protowire.Number, vs []uint64) {
 	putNums(w, num, maskUnsigned, vs, unsignedWire[uint64])
+	w.check()
 }
 
 // Float32s writes the elements of vs to field num, a repeated float or
 // double field, as Float32 would one by one.
 func (w *Writer) Float32s(num protowire.Number, vs []float32) {
 	putNums(w, num, maskFloat, vs, float32Wire)
+	w.check()
 }
 
 // Float64s writes the elements of vs to field num, a repeated double or
 // float field, as Float64 would one by one.
 func (w *Writer) Float64s(num protowire.Number, vs []float64) {
 	putNums(w, num, maskFloat, vs, float64Wire)
+	w.check()
 }
 
 // Bools writes the elements of vs to field num, a repeated bool field.
 func (w *Writer) Bools(num protowire.Number, vs []bool) {
 	putNums(w, num, maskBool, vs, boolWire)
+	w.check()
 }
 
 // Enums writes the elements of vs to field num, a repeated enum field.
 func (w *Writer) Enums(num protowire.Number, vs []protoreflect.EnumNumber) {
 	putNums(w, num, maskEnum, vs, enumWire)
+	w.check()
 }
 
 // putNums writes a slice of scalars: every element is checked before
@@ -125,11 +133,13 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 func (w *Writer) Strings(num protowire.Number, vs []string) {
 	t, ok := w.prepare(num, maskString)
 	if !ok {
+		w.check()
 		return
 	}
 	f := t.f
 	if !f.List {
 		w.fail(ErrKindMismatch, f, "a slice needs a repeated field")
+		w.check()
 		return
 	}
 	fr := &w.frames[len(w.frames)-1]
@@ -137,17 +147,20 @@ func (w *Writer) Strings(num protowire.Number, vs []string) {
 	for i, s := range vs {
 		if f.ValidateUTF8 && !utf8x.ValidString(s) {
 			w.fail(ErrInvalidUTF8, f, "element "+itoa(int64(i)))
+			w.check()
 			return
 		}
 		n := len(f.Tag) + wire.SizeVarint(uint64(len(s)))
 		if len(s) > w.maxSize-n || add > w.maxSize-n-len(s) {
 			w.fail(ErrSizeExceeded, f, "")
+			w.check()
 			return
 		}
 		add += n + len(s)
 	}
 	if w.over(add) {
 		w.fail(ErrSizeExceeded, f, "")
+		w.check()
 		return
 	}
 	w.commit(fr, t)
@@ -157,6 +170,7 @@ func (w *Writer) Strings(num protowire.Number, vs []string) {
 		w.buf = wire.AppendVarint(w.buf, uint64(len(s)))
 		w.buf = append(w.buf, s...)
 	}
+	w.check()
 }
 
 // closePacked ends the frame's open packed record.
