@@ -135,10 +135,8 @@ type Writer struct {
 
 	frames []wframe
 	// fast is the innermost frame when the fast paths may write to it
-	// (see setTop), else nil; dense is its table's dense index (nil with
-	// it), read first by next.
+	// (see setTop), else nil: read first by next.
 	fast  *wframe
-	dense []wslot
 	depth int // open message frames below the root; map entries excluded
 	// slack is the sum over open length-prefixed parts of (reserved - 1):
 	// len(buf)-base-slack is the smallest size the output can still have.
@@ -560,7 +558,7 @@ func (w *Writer) requiredOK(fr *wframe) bool {
 	if w.opts.AllowPartial {
 		return true
 	}
-	for _, i := range fr.tab.required {
+	for _, i := range fr.tab.lay.RequiredFields {
 		if !fr.isWritten(int(i)) {
 			w.fail(ErrRequiredNotSet, &fr.tab.lay.Fields[i], "")
 			return false
@@ -614,7 +612,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		}
 		return t, true
 	}
-	idx := fr.tab.index(num)
+	idx := fr.tab.lay.PositionOfNumber(num)
 	if idx < 0 {
 		return w.prepareExt(fr, num, mask)
 	}
@@ -776,29 +774,36 @@ func (w *Writer) setTop() {
 	}
 }
 
-// setFast sets w.fast, and w.dense with it.
-func (w *Writer) setFast(fr *wframe) {
-	w.fast, w.dense = fr, nil
-	if fr != nil {
-		w.dense = fr.tab.dense
-	}
-}
+// setFast sets w.fast.
+func (w *Writer) setFast(fr *wframe) { w.fast = fr }
 
 // next returns the fast frame and the slot of field num if a call of the
-// kinds in mask may take the fast path: the Writer is usable (w.dense is
-// set), the field is declared, the kind fits, and it comes after the
-// current field (outside a oneof already taken) or is another element of
-// the current repeated field. It returns nils otherwise.
+// kinds in mask may take the fast path: the Writer is usable (w.fast is
+// set), the field is declared and in its layout's dense index by number,
+// the kind fits, and it comes after the current field (outside a oneof
+// already taken) or is another element of the current repeated field. It
+// returns nils otherwise.
 func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
-	d := w.dense
-	if i := uint(num); i < uint(len(d)) { // a negative num wraps above len
-		wf, fr := &d[i], w.fast
-		// fast is kbit, or 0 for a field that always takes the general
-		// path. pos is the current regular field (-1 for none or an
-		// extension, which all come first). One comparison, so that the
-		// outcome does not hang on two branches.
-		if wf.fast&mask != 0 && fr.pos <= int(wf.last) {
-			return fr, wf
+	fr := w.fast
+	if fr == nil {
+		return nil, nil
+	}
+	x, s := fr.tab.numIndex, fr.tab.slots
+	if i := uint(num); i < uint(len(x)) { // a negative num wraps above len
+		// x[i] is the field's slot: its position plus one, or 0, the
+		// zero slot, for a number no field has. It is always below
+		// len(s); saying so spares a bounds check.
+		if p := uint(x[i]); p < uint(len(s)) {
+			wf := &s[p]
+			// fast is kbit, or 0 for a field that always takes the
+			// general path (and for the zero slot). pos is the current
+			// regular field (-1 for none or an extension, which all come
+			// first), compared as an int32 as last is, for a load with
+			// no extension. One comparison, so that the outcome does not
+			// hang on two branches.
+			if wf.fast&mask != 0 && int32(fr.pos) <= wf.last {
+				return fr, wf
+			}
 		}
 	}
 	return nil, nil

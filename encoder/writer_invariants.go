@@ -324,7 +324,7 @@ func (w *Writer) frameError(i int) error {
 // fastError checks that the fast paths are on exactly when they may be:
 // on the innermost frame, with no error, open, no packed record open,
 // before unknown fields, and not in a map entry unless its key is written
-// (a BeginEntry fast path); and that w.dense is the fast frame's.
+// (a BeginEntry fast path).
 func (w *Writer) fastError() error {
 	n := len(w.frames)
 	var top *wframe
@@ -333,9 +333,6 @@ func (w *Writer) fastError() error {
 	}
 	may := w.err == nil && w.state == stateOpen && top != nil && top.pack < 0 && top.phase != phaseUnknown
 	if w.fast == nil {
-		if w.dense != nil {
-			return fmt.Errorf("fast paths off, with a dense index")
-		}
 		if may && !top.entry {
 			return fmt.Errorf("fast paths off in frame %d, which they may write", n-1)
 		}
@@ -343,10 +340,6 @@ func (w *Writer) fastError() error {
 	}
 	if !may || w.fast != top || top.entry && !top.isWritten(0) {
 		return fmt.Errorf("fast paths on a frame they may not write (error %v, state %d)", w.err, w.state)
-	}
-	d := w.fast.tab.dense
-	if len(w.dense) != len(d) || len(d) > 0 && &w.dense[0] != &d[0] {
-		return fmt.Errorf("dense index not the fast frame's")
 	}
 	return nil
 }
@@ -365,8 +358,9 @@ func (w *Writer) statsError() error {
 	return nil
 }
 
-// tableError checks table t against its layout: its index, slots and
-// records.
+// tableError checks table t against its layout: the index is the
+// layout's, the slots follow it (slot p+1 is field p's, slot 0 the zero
+// slot), the flags are the layout's.
 func tableError(t *wtable) error {
 	lay := t.lay
 	nf := len(lay.Fields)
@@ -376,34 +370,30 @@ func tableError(t *wtable) error {
 	if len(t.fields) != nf || t.entry != lay.MapEntry || t.messageSet != lay.MessageSet || t.wide != (nf > 64) {
 		return fmt.Errorf("table of %s: flags or records disagree with the layout", lay.FullName)
 	}
-	if t.hasRequired != (len(t.required) > 0) || len(t.required) != len(lay.RequiredFields) {
-		return fmt.Errorf("table of %s: %d required fields, the layout has %d", lay.FullName, len(t.required), len(lay.RequiredFields))
+	if t.hasRequired != lay.Required {
+		return fmt.Errorf("table of %s: required fields %v, the layout says %v", lay.FullName, t.hasRequired, lay.Required)
 	}
-	for k, p := range lay.RequiredFields {
-		if t.required[k] != p {
-			return fmt.Errorf("table of %s: required fields disagree with the layout", lay.FullName)
-		}
+	if !sameSlice(t.numIndex, lay.NumberIndex()) {
+		return fmt.Errorf("table of %s: index by number not the layout's", lay.FullName)
+	}
+	if len(t.slots) != nf+1 || t.slots[0].f != nil || t.slots[0].fast != 0 {
+		return fmt.Errorf("table of %s: %d slots for %d fields, or a zero slot in use", lay.FullName, len(t.slots), nf)
 	}
 	for p := range lay.Fields {
-		f := &lay.Fields[p]
-		if t.index(f.Number) != p {
-			return fmt.Errorf("table of %s: field %d at %d, the index says %d", lay.FullName, f.Number, p, t.index(f.Number))
+		s, f := &t.slots[p+1], &lay.Fields[p]
+		if s.f != f || int(s.idx) != p || s.rec != &t.fields[p] {
+			return fmt.Errorf("table of %s: slot %d not field %d's", lay.FullName, p+1, p)
 		}
-	}
-	for num := range t.dense {
-		s := &t.dense[num]
-		if s.f == nil {
-			if s.fast != 0 {
-				return fmt.Errorf("table of %s: fast slot for number %d, which no field has", lay.FullName, num)
-			}
-			continue
-		}
-		p := int(s.idx)
-		if p < 0 || p >= nf || s.f != &lay.Fields[p] || s.rec != &t.fields[p] || int(s.f.Number) != num {
-			return fmt.Errorf("table of %s: slot of number %d holds field %d", lay.FullName, num, s.f.Number)
+		if c := s.child.Load(); c != nil && c != t.fields[p].child.Load() {
+			return fmt.Errorf("table of %s: slot %d has another child table than field %d", lay.FullName, p+1, p)
 		}
 	}
 	return nil
+}
+
+// sameSlice reports whether a and b are the same slice of the same array.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func zeros(b []byte) bool {

@@ -96,7 +96,7 @@ func (w *Writer) pushFast(parent *wframe, t *wtable, n, start, width int, entry,
 	c := &fs[n]
 	c.open(t, start, width, entry, slowEnd)
 	c.parent, c.written = parent, 0
-	w.fast, w.dense = c, t.dense // setFast, for a frame known not nil
+	w.fast = c
 	return c
 }
 
@@ -204,8 +204,7 @@ func (w *Writer) End() {
 	// it), the Writer is still open and without error, and the parent is
 	// not a map entry, or one whose key is written (a BeginEntry fast
 	// path): the fast paths may use it.
-	p := fr.parent
-	w.fast, w.dense = p, p.tab.dense // setFast, for a frame known not nil
+	w.fast = fr.parent
 	w.check()
 }
 

@@ -11,30 +11,33 @@ import (
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
-// wtable is the Writer's side table for one layout: a field-number index
-// into the layout's fields, the required fields, the child tables, and the
-// learned length-prefix widths. It is built once per layout, shared by
-// every Writer and goroutine, and only ever changed through atomics.
+// wtable is the Writer's side table for one layout: per field, what the
+// fast paths read (its slot), its child table and its learned
+// length-prefix widths. Fields are found by number through the layout's
+// own index (layout.Layout.NumberIndex and PositionOfNumber), and its
+// required fields are the layout's (RequiredFields). It is built once
+// per layout, shared by every Writer and goroutine, and only ever changed
+// through atomics.
 type wtable struct {
 	lay *layout.Layout
-	// dense maps a field number below len(dense) to the field's slot
-	// (f nil: no such field); larger numbers go to sparse, which holds
-	// indexes in lay.Fields plus one.
-	dense  []wslot
-	sparse map[protowire.Number]int32
-	// required lists the indexes in lay.Fields of the required fields.
-	required []int32
+	// numIndex is lay.NumberIndex(), the layout's index by field number
+	// (the same array), beside slots, for the fast paths (see next):
+	// numIndex[n] is the position of field n plus one, or 0 for none.
+	numIndex []uint32
+	// slots holds what the fast paths read of each field, in the order
+	// of lay.Fields shifted by one, as numIndex counts: slots[p+1] is the
+	// slot of field p, and slots[0], the zero slot, whose fast bits are
+	// 0, stands for the numbers no field has.
+	slots []wslot
 	// entry is set for the table of a map entry message.
 	entry bool
-	// maxNumber is the largest field number declared.
-	maxNumber protowire.Number
-	// fields holds, per field of lay.Fields, what the fast paths of the
-	// Writer read (see wslot), the child table and the learned width.
+	// fields holds, per field of lay.Fields, the child table and the
+	// learned width.
 	fields []wfield
 	// messageSet is set for MessageSet types, which the Writer refuses.
 	messageSet bool
-	// hasRequired: required is not empty; wide: more than 64 fields
-	// (a frame needs writtenHi).
+	// hasRequired is lay.Required, beside what Begin's fast path reads;
+	// wide: more than 64 fields (a frame needs writtenHi).
 	hasRequired, wide bool
 
 	// For a map entry: the encodings of the key and of the value at their
@@ -43,10 +46,6 @@ type wtable struct {
 	defKey, defVal []byte
 	zeroKey        uint64
 }
-
-// maxDense bounds the dense index: numbers up to 4 times the field count
-// (at least 64) are indexed by slice, larger ones by map.
-const maxDense = 64
 
 // tableOf returns the Writer table of l, building it on first use. The
 // table is kept in the layout (layout.Layout.Aux), so that it lives as
@@ -68,52 +67,21 @@ func buildTable(l *layout.Layout) *wtable {
 		fields:     make([]wfield, len(l.Fields)),
 		messageSet: l.MessageSet,
 	}
-
-	limit := protowire.Number(max(maxDense, 4*len(l.Fields)))
-	for i := range l.Fields {
-		f := &l.Fields[i]
-		t.maxNumber = max(t.maxNumber, f.Number)
-		if f.Required {
-			t.required = append(t.required, int32(i))
-		}
-	}
-	t.hasRequired, t.wide = len(t.required) > 0, len(l.Fields) > 64
+	t.hasRequired, t.wide = l.Required, len(l.Fields) > 64
 	if t.entry && len(l.Fields) == 2 {
 		k, v := &l.Fields[0], &l.Fields[1]
 		t.defKey = appendDefault(nil, k)
 		t.defVal = appendDefault(nil, v)
 		t.zeroKey = keyOrd(k.Kind, 0)
 	}
-	t.dense = make([]wslot, min(t.maxNumber, limit)+1)
+	t.numIndex = l.NumberIndex()
+	t.slots = make([]wslot, len(l.Fields)+1)
 	for i := range l.Fields {
-		n := l.Fields[i].Number
-		if n < protowire.Number(len(t.dense)) {
-			t.dense[n].init(l, i)
-			t.dense[n].rec = &t.fields[i]
-			continue
-		}
-		if t.sparse == nil {
-			t.sparse = make(map[protowire.Number]int32)
-		}
-		t.sparse[n] = int32(i + 1)
+		s := &t.slots[i+1]
+		s.init(l, i)
+		s.rec = &t.fields[i]
 	}
 	return t
-}
-
-// index returns the position in lay.Fields of field num, or -1.
-func (t *wtable) index(num protowire.Number) int {
-	if uint64(num) < uint64(len(t.dense)) {
-		if s := &t.dense[num]; s.f != nil {
-			return int(s.idx)
-		}
-		return -1
-	}
-	if t.sparse != nil {
-		if i, ok := t.sparse[num]; ok {
-			return int(i) - 1
-		}
-	}
-	return -1
 }
 
 // child returns the table of the message held by field i (the map entry
@@ -125,8 +93,8 @@ func (t *wtable) child(i int) *wtable {
 	f := &t.lay.Fields[i]
 	c := childTable(f)
 	t.fields[i].child.Store(c)
-	if f.Number < protowire.Number(len(t.dense)) && !c.messageSet && !c.wide {
-		t.dense[f.Number].child.Store(c) // for Begin's fast path
+	if !c.messageSet && !c.wide {
+		t.slots[i+1].child.Store(c) // for Begin's fast path
 	}
 	return c
 }
@@ -146,9 +114,10 @@ type wfield struct {
 	learn learnState             // the learned width of the field's length prefixes
 }
 
-// wslot is what the fast paths read of one field, 48 bytes in the table's
-// dense index by field number, so that finding and checking a field is
-// one load from one array.
+// wslot is what the fast paths read of one field, in the table's slots,
+// so that finding and checking a field is a load from the layout's index
+// by number, then one from the slots. It takes 64 bytes (48, padded), so
+// that indexing the slots is one shift.
 type wslot struct {
 	f   *layout.Field
 	rec *wfield // the field's record in the table's fields
@@ -174,6 +143,7 @@ type wslot struct {
 	// so that putTag writes the tag and zeros with one store (a uint32
 	// would have the compiler store the zeros byte by byte).
 	tag uint64
+	_   [16]byte
 }
 
 // wslot flags
