@@ -1,7 +1,7 @@
 package encoder
 
 import (
-	"strconv"
+	"encoding/binary"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -11,40 +11,17 @@ import (
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
-// LengthStrategy chooses how many bytes a Writer reserves for the length
-// prefix of a nested message, map entry or packed record whose length is
-// not known when it starts (Begin, or the first element of a packed field).
-// When the body ends its length is written in place; if it needs another
-// width than was reserved, the body moves once (Writer.Stats counts the
-// moves). Whatever the strategy, the output is the same, with minimal
-// varint lengths as proto.Marshal writes them; only the moves differ.
-type LengthStrategy uint8
-
-const (
-	// LengthLearned (the default) reserves, per field of each message
-	// type, the width that field's lengths most often needed, learned
-	// from a sample of the bodies every Writer on every goroutine wrote,
-	// whatever its strategy (lock-free counters in a side table of the
-	// shared layout, one body in 32 sampled). Reading the guess is one
-	// plain load per body: the guess is kept computed beside the
-	// counters.
-	LengthLearned LengthStrategy = iota
-	// LengthOneByte always reserves one byte, as proto.Marshal's
-	// reflection path does: bodies under 128 bytes never move, larger
-	// ones always do.
-	LengthOneByte
-)
-
-// String returns the strategy's name.
-func (s LengthStrategy) String() string {
-	switch s {
-	case LengthLearned:
-		return "learned"
-	case LengthOneByte:
-		return "one-byte"
-	}
-	return "LengthStrategy(?)"
-}
+// The Writer is filed by operation, each operation's fast path beside its
+// general path: this file holds the Writer and its frames, its life cycle
+// (NewWriter, Reset, Finish), the general path's checks (prepare, commit)
+// and what the fast paths share (next, commitFast, fits); writer_scalar.go
+// the integers, floats, bools and enums; writer_bytes.go strings, bytes,
+// Raw and Unknown; writer_nested.go Begin and End and the reservation of
+// lengths; writer_map.go the BeginEntry methods and the checks of map
+// entries; writer_slice.go the slice methods and packed records;
+// writer_embed.go Message; writer_table.go the tables shared by every
+// Writer (per layout: fast-path slots, child tables, learned widths);
+// writer_errors.go the errors.
 
 // WriterOptions configures a Writer. The zero value checks required
 // fields and applies the default limits. Use keyed literals.
@@ -72,13 +49,6 @@ type WriterOptions struct {
 	// once per Writer.
 	Extensions protoregistry.ExtensionTypeResolver
 }
-
-// Field numbers of a map entry's key and value, for use inside
-// Begin(mapField) ... End().
-const (
-	MapKey   protowire.Number = 1
-	MapValue protowire.Number = 2
-)
 
 // Writer encodes one message of a given descriptor from plain values, fed
 // field by field, without building a message object: the schema-checked,
@@ -165,10 +135,8 @@ type Writer struct {
 
 	frames []wframe
 	// fast is the innermost frame when the fast paths may write to it
-	// (see setTop), else nil; dense is its table's dense index (nil with
-	// it), read first by next.
+	// (see setTop), else nil: read first by next.
 	fast  *wframe
-	dense []wslot
 	depth int // open message frames below the root; map entries excluded
 	// slack is the sum over open length-prefixed parts of (reserved - 1):
 	// len(buf)-base-slack is the smallest size the output can still have.
@@ -371,6 +339,7 @@ func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer
 // Finish are overwritten by the next message.
 func (w *Writer) Reset() {
 	w.reset(w.bufStart(), 0, false)
+	w.check()
 }
 
 func (w *Writer) bufStart() []byte {
@@ -392,6 +361,7 @@ const minBuffer = 256
 // capacity to spare (a few dozen bytes beyond each value).
 func (w *Writer) ResetAppend(b []byte) {
 	w.reset(b, len(b), true)
+	w.check()
 }
 
 func (w *Writer) reset(b []byte, base int, appendMode bool) {
@@ -466,18 +436,30 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 }
 
 // Err returns the first error met since the last Reset, or nil.
-func (w *Writer) Err() error { return w.err }
+func (w *Writer) Err() error {
+	w.check()
+	return w.err
+}
 
 // Len returns how many bytes the Writer has written for the message so
 // far, reserved length prefixes included.
-func (w *Writer) Len() int { return len(w.buf) - w.base }
+func (w *Writer) Len() int {
+	w.check()
+	return len(w.buf) - w.base
+}
 
 // Depth returns the nesting depth of the innermost open message: 0 for the
 // top message (map entries count as a level here).
-func (w *Writer) Depth() int { return max(len(w.frames)-1, 0) }
+func (w *Writer) Depth() int {
+	w.check()
+	return max(len(w.frames)-1, 0)
+}
 
 // Stats returns the moves made for the message so far.
-func (w *Writer) Stats() WriterStats { return w.stats }
+func (w *Writer) Stats() WriterStats {
+	w.check()
+	return w.stats
+}
 
 // LastItem returns the byte range of the last item finished at the top
 // level of the message (a nested message or group closed by End, a map
@@ -487,6 +469,7 @@ func (w *Writer) Stats() WriterStats { return w.stats }
 // once finished, so the range stays valid. It returns (-1, 0) before the
 // first such item.
 func (w *Writer) LastItem() (offset, length int) {
+	w.check()
 	if w.lastAt < 0 {
 		return -1, 0
 	}
@@ -497,6 +480,7 @@ func (w *Writer) LastItem() (offset, length int) {
 // buffer: they are valid until the next call. It returns nil before the
 // first item.
 func (w *Writer) LastItemBytes() []byte {
+	w.check()
 	if w.lastAt < 0 {
 		return nil
 	}
@@ -509,6 +493,7 @@ func (w *Writer) LastItemBytes() []byte {
 // has, when there is none; writing to it then fails with ErrUnknownField.
 // Resolve names once, outside loops.
 func (w *Writer) Number(name string) protowire.Number {
+	w.check()
 	if len(w.frames) == 0 {
 		return 0
 	}
@@ -525,6 +510,61 @@ func (w *Writer) Number(name string) protowire.Number {
 		}
 	}
 	return 0
+}
+
+// Finish ends the message and returns its encoding, or the first error
+// met since the last Reset. It checks that no Begin is left open and
+// that the top message's required fields were written (unless
+// AllowPartial), and closes an open packed record.
+//
+// The bytes alias the Writer's buffer and are overwritten after the next
+// Reset (copy them to keep them); in ResetAppend mode they are the
+// caller's buffer extended. On error Finish returns nil (in ResetAppend
+// mode, the caller's buffer unchanged). After Finish, every call but
+// Reset, ResetAppend, Err, Len and Stats fails with ErrFinished.
+func (w *Writer) Finish() ([]byte, error) {
+	if w.err == nil && w.state != stateOpen {
+		w.failState()
+	}
+	if w.err == nil {
+		if n := len(w.frames); n > 1 {
+			w.fail(ErrNotEnded, w.via(n-1), itoa(int64(n-1))+" Begin without End")
+		} else if fr := &w.frames[0]; w.requiredOK(fr) {
+			if fr.pack >= 0 {
+				if w.over(wire.SizeVarint(uint64(len(w.buf)-fr.pack)) - 1) {
+					w.fail(ErrSizeExceeded, fr.current(), "")
+				} else {
+					w.closePacked(fr)
+				}
+			}
+		}
+	}
+	if w.err != nil {
+		if w.append {
+			w.check()
+			return w.buf[:w.base:w.base], w.err
+		}
+		w.check()
+		return nil, w.err
+	}
+	w.state = stateFinished
+	w.setFast(nil)
+	w.check()
+	return w.buf, nil
+}
+
+// requiredOK checks that the required fields of frame fr were written.
+func (w *Writer) requiredOK(fr *wframe) bool {
+	if w.opts.AllowPartial {
+		return true
+	}
+	for _, i := range fr.tab.lay.RequiredFields {
+		if !fr.isWritten(int(i)) {
+			w.fail(ErrRequiredNotSet, &fr.tab.lay.Fields[i], "")
+			return false
+		}
+	}
+	return true
 }
 
 // failState records the error of a call made in the wrong state.
@@ -572,7 +612,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		}
 		return t, true
 	}
-	idx := fr.tab.index(num)
+	idx := fr.tab.lay.PositionOfNumber(num)
 	if idx < 0 {
 		return w.prepareExt(fr, num, mask)
 	}
@@ -696,229 +736,156 @@ func (w *Writer) commit(fr *wframe, t target) {
 	}
 }
 
-// learnFor returns the learned-width record of target t.
-func learnFor(fr *wframe, t target) *learnState {
-	if t.idx >= 0 {
-		return &fr.tab.fields[t.idx].learn
-	}
-	return t.x.learned
-}
+// The Writer's fast paths. The common call (a field after the previous
+// one, or another element of the current repeated field, in a message that
+// is not a map entry, with no packed record open, far from the size limit)
+// is checked and written from the field's wslot, with no call to prepare:
+// the value methods start with it, and so do Begin, the BeginEntry
+// methods and End. Whatever is not common, and every call that may fail, goes to the
+// general path, which checks everything again and writes or fails: a fast
+// path gives up before it changes anything, so it never decides an error.
+// The checks it makes are the general path's for the cases it takes:
+// field declared, kind, range, UTF-8, order (after the current field, or
+// the current repeated field again), oneof not taken, depth and size
+// limits (with fastRoom of margin). While a packed record is open the
+// fast paths are off (w.fast is nil): the next call closes it on the
+// general path.
+//
+// A fast path writes into the buffer's free capacity (fastCap) with
+// whole-word stores and never grows the buffer: the general path does,
+// with append. Its common course makes no call, or makes it last (the
+// copy of a string): around a call the compiler saves every live register
+// on the stack, and where any course needs that, the saving is often
+// placed where every course pays it. Rare work (moving a body, sampling
+// widths) is in helpers called from a branch of its own.
 
-// reserve appends room for a length prefix and returns its width.
-func (w *Writer) reserve(l *learnState) int {
-	r := 1
-	if w.opts.Lengths == LengthLearned {
-		r = l.guess()
-	}
-	w.buf = append(w.buf, make([]byte, r)...)
-	w.addSlack(r - 1)
-	return r
-}
-
-// patch writes the length of the body that runs from start to the end of
-// the buffer into the r bytes reserved before it, moving the body when the
-// length needs another width.
-func (w *Writer) patch(start, r int, l *learnState) {
-	b := w.buf
-	n := len(b) - start
-	if l != nil { // every strategy samples, as End's fast path does
-		w.tick++
-		if w.tick%learnSample == 0 {
-			l.record(wire.SizeVarint(uint64(n)))
-		}
-	}
-	// The common cases: the width reserved is the width needed.
-	switch {
-	case r == 1 && n < 1<<7:
-		b[start-1] = byte(n)
-		return
-	case r == 2 && n >= 1<<7 && n < 1<<14:
-		_ = b[start-1]
-		b[start-2] = byte(n) | 0x80
-		b[start-1] = byte(n >> 7)
-		w.addSlack(-1)
+// setTop points w.fast at the innermost frame when the fast paths may use
+// it: no error, open, not a map entry, no packed record open, before
+// unknown fields. It must run after every change of those.
+func (w *Writer) setTop() {
+	if w.err != nil || w.state != stateOpen || len(w.frames) == 0 {
+		w.setFast(nil)
 		return
 	}
-	a := wire.SizeVarint(uint64(n))
-	if a != r {
-		w.stats.Moves++
-		w.stats.MovedBytes += n
-		if a > r {
-			w.buf = append(w.buf, make([]byte, a-r)...)
-		}
-		copy(w.buf[start-r+a:], w.buf[start:start+n])
-		w.buf = w.buf[:start-r+a+n]
-	}
-	wire.AppendVarint(w.buf[start-r:start-r], uint64(n))
-	w.addSlack(1 - r)
-}
-
-// closePacked ends the frame's open packed record.
-func (w *Writer) closePacked(fr *wframe) {
-	w.patch(fr.pack, fr.packWidth, fr.packLearn)
-	fr.pack, fr.packLearn = -1, nil
-}
-
-// implicitZero reports whether a zero value of f in frame fr is skipped.
-func implicitZero(fr *wframe, f *layout.Field) bool {
-	return !f.Explicit && !f.List && !fr.entry
-}
-
-// put writes scalar wire value x (already checked) to target t.
-func (w *Writer) put(t target, x uint64) {
-	fr := &w.frames[len(w.frames)-1]
-	f := t.f
-	var defKey []byte
-	if fr.entry {
-		var ok bool
-		if defKey, ok = entryPre(w, fr, t, keyOrd(f.Kind, x), ""); !ok {
-			return
-		}
-	}
-	add := w.closeDelta(fr, t) + len(defKey)
-	skip := x == 0 && implicitZero(fr, f)
-	if !skip {
-		if f.Packed {
-			if !t.same || fr.pack < 0 {
-				add += len(f.PackedTag) + 1
-			}
-			add += sizeOf(f, x)
-		} else {
-			add += len(f.Tag) + sizeOf(f, x)
-		}
-	}
-	if w.over(add) {
-		w.fail(ErrSizeExceeded, f, "")
-		return
-	}
-	if fr.entry {
-		entryPost(w, fr, t, defKey, keyOrd(f.Kind, x), "")
-	}
-	w.commit(fr, t)
-	if f.List {
-		fr.count++
-	}
-	if skip {
-		return
-	}
-	if f.Packed {
-		if fr.pack < 0 {
-			w.buf = append(w.buf, f.PackedTag...)
-			l := learnFor(fr, t)
-			fr.packWidth = w.reserve(l)
-			fr.pack, fr.packLearn = len(w.buf), l
-			w.setFast(nil)
-		}
+	if fr := &w.frames[len(w.frames)-1]; !fr.entry && fr.pack < 0 && fr.phase != phaseUnknown {
+		w.setFast(fr)
 	} else {
-		w.buf = append(w.buf, f.Tag...)
+		w.setFast(nil)
 	}
-	w.buf = appendWire(w.buf, f, x)
 }
 
-// entryPre checks a call of target t in map entry frame fr: a key (of
-// order ord, or string s) must come after the previous entry's key of the
-// same map; a value written before any key brings the zero key, which
-// must too, and is returned to be written first.
-func entryPre[S string | []byte](w *Writer, fr *wframe, t target, ord uint64, s S) ([]byte, bool) {
-	var defKey []byte
-	if t.idx != 0 {
-		if t.idx != 1 || fr.isWritten(0) {
-			return nil, true
+// setFast sets w.fast.
+func (w *Writer) setFast(fr *wframe) { w.fast = fr }
+
+// next returns the fast frame and the slot of field num if a call of the
+// kinds in mask may take the fast path: the Writer is usable (w.fast is
+// set), the field is declared and in its layout's dense index by number,
+// the kind fits, and it comes after the current field (outside a oneof
+// already taken) or is another element of the current repeated field. It
+// returns nils otherwise.
+func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
+	fr := w.fast
+	if fr == nil {
+		return nil, nil
+	}
+	x, s := fr.tab.numIndex, fr.tab.slots
+	if i := uint(num); i < uint(len(x)) { // a negative num wraps above len
+		// x[i] is the field's slot: its position plus one, or 0, the
+		// zero slot, for a number no field has. It is always below
+		// len(s); saying so spares a bounds check.
+		if p := uint(x[i]); p < uint(len(s)) {
+			wf := &s[p]
+			// fast is kbit, or 0 for a field that always takes the
+			// general path (and for the zero slot). pos is the current
+			// regular field (-1 for none or an extension, which all come
+			// first), compared as an int32 as last is, for a load with
+			// no extension. One comparison, so that the outcome does not
+			// hang on two branches.
+			if wf.fast&mask != 0 && int32(fr.pos) <= wf.last {
+				return fr, wf
+			}
 		}
-		defKey, ord, s = fr.tab.defKey, fr.tab.zeroKey, s[:0]
 	}
-	p := &w.frames[len(w.frames)-2]
-	if !p.keyValid {
-		return defKey, true
-	}
-	var c int
-	if fr.tab.lay.Fields[0].Kind == protoreflect.StringKind {
-		c = cmpBytes(s, p.keyS)
-	} else if ord > p.keyU {
-		c = 1
-	} else if ord < p.keyU {
-		c = -1
-	}
-	if c <= 0 {
-		detail := "key below the previous entry's key"
-		if c == 0 {
-			detail = "key equal to the previous entry's key"
-		}
-		w.fail(ErrMapKeyOrder, w.via(len(w.frames)-1), detail)
-		return nil, false
-	}
-	return defKey, true
+	return nil, nil
 }
 
-// entryPost records the key checked by entryPre, writing the zero key
-// first if entryPre returned it.
-func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte, ord uint64, s S) {
-	if t.idx != 0 {
-		if defKey == nil {
-			return
-		}
-		w.buf = append(w.buf, defKey...)
-		fr.setWritten(0)
-		fr.pos, fr.phase = 0, phaseFields
-		ord, s = fr.tab.zeroKey, s[:0]
-	}
-	p := &w.frames[len(w.frames)-2]
-	p.keyValid = true
-	p.keyU = ord
-	p.keyS = append(p.keyS[:0], s...)
-}
-
-// appendWire appends wire value x of field f.
-func appendWire(b []byte, f *layout.Field, x uint64) []byte {
-	switch f.WireType {
-	case protowire.Fixed32Type:
-		return protowire.AppendFixed32(b, uint32(x))
-	case protowire.Fixed64Type:
-		return protowire.AppendFixed64(b, x)
-	}
-	return wire.AppendVarint(b, x)
-}
-
-// putLen writes string or bytes value s (already checked) to target t.
-func putLen[S string | []byte](w *Writer, t target, s S) {
-	fr := &w.frames[len(w.frames)-1]
-	f := t.f
-	var defKey []byte
-	if fr.entry {
-		var ok bool
-		if defKey, ok = entryPre(w, fr, t, 0, s); !ok {
-			return
-		}
-	}
-	add := w.closeDelta(fr, t) + len(defKey)
-	skip := len(s) == 0 && implicitZero(fr, f)
-	if !skip {
-		add += len(f.Tag) + wire.SizeVarint(uint64(len(s)))
-		if len(s) > w.maxSize-add {
-			w.fail(ErrSizeExceeded, f, "")
-			return
-		}
-		add += len(s)
-	}
-	if w.over(add) {
-		w.fail(ErrSizeExceeded, f, "")
+// commitFast is commit for a field accepted by next, and counts the
+// element: count is 1 after a field starts, as the general path leaves it
+// for a repeated field's first element (for a singular field count is not
+// read).
+func (fr *wframe) commitFast(wf *wslot) {
+	i := int(wf.idx)
+	if i == fr.pos {
+		fr.count++ // another element
 		return
 	}
-	if fr.entry {
-		entryPost(w, fr, t, defKey, 0, s)
-	}
-	w.commit(fr, t)
-	if f.List {
-		fr.count++
-	}
-	if skip {
-		return
-	}
-	w.buf = append(w.buf, f.Tag...)
-	w.buf = wire.AppendVarint(w.buf, uint64(len(s)))
-	w.buf = append(w.buf, s...)
+	// curExt is left stale (phaseFields says it is), and keyValid too:
+	// only a map field reads it, and the BeginEntry fast paths, the ones
+	// that take a map field here, set it, as the general path's commit
+	// clears it.
+	fr.count = 1
+	fr.pos, fr.phase = i, phaseFields
+	fr.setWritten(i)
 }
 
-func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
-func utoa(v uint64) string  { return strconv.FormatUint(v, 10) }
-func quote(s string) string { return strconv.Quote(s) }
+// skipFast takes a zero value (0, false, an empty string) of field wf
+// accepted by next when the field skips it (implicit presence, not
+// repeated): the field is started and nothing is written, so no room is
+// needed. It reports false, having changed nothing, for other fields.
+func (fr *wframe) skipFast(wf *wslot) bool {
+	if wf.flags&wfImplicit == 0 {
+		return false
+	}
+	fr.commitFast(wf)
+	return true
+}
+
+// fastRoom is the headroom a fast path asks for on top of a value's bytes:
+// more than a tag, a length prefix and a varint together. Closer to the
+// size limit, the general path decides.
+const fastRoom = 32
+
+// room reports whether n more bytes, plus fastRoom, keep the output under
+// the size limit.
+func (w *Writer) room(n int) bool {
+	return len(w.buf)+n <= w.limit // n <= maxSize follows, as base+slack <= len(buf)
+}
+
+// addSlack changes slack by d, and limit with it.
+func (w *Writer) addSlack(d int) {
+	w.slack += d
+	w.limit += d
+}
+
+// fastCap is the free capacity the buffer must have for a fast path
+// that writes at most a tag, a varint and a length prefix: those are
+// written with whole-word stores into the capacity, and the buffer never
+// grows on a fast path (the general path appends, and grows it).
+const fastCap = 24
+
+// putTag writes the field's tag at b[k:], and zeros up to b[k+8], into
+// the capacity of b; it returns the offset after the tag.
+func putTag(b []byte, k int, wf *wslot) int {
+	binary.LittleEndian.PutUint64(b[k:k+8], wf.tag)
+	return k + int(wf.ntag)
+}
+
+// putVarint writes x as a varint at b[k:], into the capacity of b, and
+// returns the offset after it.
+func putVarint(b []byte, k int, x uint64) int {
+	for x >= 0x80 {
+		b[k] = byte(x) | 0x80
+		x >>= 7
+		k++
+	}
+	b[k] = byte(x)
+	return k + 1
+}
+
+// fits reports whether a fast path may write a value of n bytes (plus a
+// tag and length prefix) now: the output stays within the size limit
+// (room), and the buffer has the capacity (fastCap) without growing.
+func (w *Writer) fits(n int) bool {
+	k := len(w.buf)
+	return k <= w.limit-n && cap(w.buf)-k-n >= fastCap
+}

@@ -202,3 +202,7 @@ func (w *Writer) failKind(f *layout.Field, mask uint32) {
 	}
 	w.fail(ErrKindMismatch, f, string(b))
 }
+
+func itoa(v int64) string   { return strconv.FormatInt(v, 10) }
+func utoa(v uint64) string  { return strconv.FormatUint(v, 10) }
+func quote(s string) string { return strconv.Quote(s) }

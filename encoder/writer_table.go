@@ -1,6 +1,7 @@
 package encoder
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -10,30 +11,33 @@ import (
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
-// wtable is the Writer's side table for one layout: a field-number index
-// into the layout's fields, the required fields, the child tables, and the
-// learned length-prefix widths. It is built once per layout, shared by
-// every Writer and goroutine, and only ever changed through atomics.
+// wtable is the Writer's side table for one layout: per field, what the
+// fast paths read (its slot), its child table and its learned
+// length-prefix widths. Fields are found by number through the layout's
+// own index (layout.Layout.NumberIndex and PositionOfNumber), and its
+// required fields are the layout's (RequiredFields). It is built once
+// per layout, shared by every Writer and goroutine, and only ever changed
+// through atomics.
 type wtable struct {
 	lay *layout.Layout
-	// dense maps a field number below len(dense) to the field's slot
-	// (f nil: no such field); larger numbers go to sparse, which holds
-	// indexes in lay.Fields plus one.
-	dense  []wslot
-	sparse map[protowire.Number]int32
-	// required lists the indexes in lay.Fields of the required fields.
-	required []int32
+	// numIndex is lay.NumberIndex(), the layout's index by field number
+	// (the same array), beside slots, for the fast paths (see next):
+	// numIndex[n] is the position of field n plus one, or 0 for none.
+	numIndex []uint32
+	// slots holds what the fast paths read of each field, in the order
+	// of lay.Fields shifted by one, as numIndex counts: slots[p+1] is the
+	// slot of field p, and slots[0], the zero slot, whose fast bits are
+	// 0, stands for the numbers no field has.
+	slots []wslot
 	// entry is set for the table of a map entry message.
 	entry bool
-	// maxNumber is the largest field number declared.
-	maxNumber protowire.Number
-	// fields holds, per field of lay.Fields, what the fast paths of the
-	// Writer read (writer_fast.go), the child table and the learned width.
+	// fields holds, per field of lay.Fields, the child table and the
+	// learned width.
 	fields []wfield
 	// messageSet is set for MessageSet types, which the Writer refuses.
 	messageSet bool
-	// hasRequired: required is not empty; wide: more than 64 fields
-	// (a frame needs writtenHi).
+	// hasRequired is lay.Required, beside what Begin's fast path reads;
+	// wide: more than 64 fields (a frame needs writtenHi).
 	hasRequired, wide bool
 
 	// For a map entry: the encodings of the key and of the value at their
@@ -42,10 +46,6 @@ type wtable struct {
 	defKey, defVal []byte
 	zeroKey        uint64
 }
-
-// maxDense bounds the dense index: numbers up to 4 times the field count
-// (at least 64) are indexed by slice, larger ones by map.
-const maxDense = 64
 
 // tableOf returns the Writer table of l, building it on first use. The
 // table is kept in the layout (layout.Layout.Aux), so that it lives as
@@ -67,52 +67,21 @@ func buildTable(l *layout.Layout) *wtable {
 		fields:     make([]wfield, len(l.Fields)),
 		messageSet: l.MessageSet,
 	}
-
-	limit := protowire.Number(max(maxDense, 4*len(l.Fields)))
-	for i := range l.Fields {
-		f := &l.Fields[i]
-		t.maxNumber = max(t.maxNumber, f.Number)
-		if f.Required {
-			t.required = append(t.required, int32(i))
-		}
-	}
-	t.hasRequired, t.wide = len(t.required) > 0, len(l.Fields) > 64
+	t.hasRequired, t.wide = l.Required, len(l.Fields) > 64
 	if t.entry && len(l.Fields) == 2 {
 		k, v := &l.Fields[0], &l.Fields[1]
 		t.defKey = appendDefault(nil, k)
 		t.defVal = appendDefault(nil, v)
 		t.zeroKey = keyOrd(k.Kind, 0)
 	}
-	t.dense = make([]wslot, min(t.maxNumber, limit)+1)
+	t.numIndex = l.NumberIndex()
+	t.slots = make([]wslot, len(l.Fields)+1)
 	for i := range l.Fields {
-		n := l.Fields[i].Number
-		if n < protowire.Number(len(t.dense)) {
-			t.dense[n].init(l, i)
-			t.dense[n].rec = &t.fields[i]
-			continue
-		}
-		if t.sparse == nil {
-			t.sparse = make(map[protowire.Number]int32)
-		}
-		t.sparse[n] = int32(i + 1)
+		s := &t.slots[i+1]
+		s.init(l, i)
+		s.rec = &t.fields[i]
 	}
 	return t
-}
-
-// index returns the position in lay.Fields of field num, or -1.
-func (t *wtable) index(num protowire.Number) int {
-	if uint64(num) < uint64(len(t.dense)) {
-		if s := &t.dense[num]; s.f != nil {
-			return int(s.idx)
-		}
-		return -1
-	}
-	if t.sparse != nil {
-		if i, ok := t.sparse[num]; ok {
-			return int(i) - 1
-		}
-	}
-	return -1
 }
 
 // child returns the table of the message held by field i (the map entry
@@ -124,8 +93,8 @@ func (t *wtable) child(i int) *wtable {
 	f := &t.lay.Fields[i]
 	c := childTable(f)
 	t.fields[i].child.Store(c)
-	if f.Number < protowire.Number(len(t.dense)) && !c.messageSet && !c.wide {
-		t.dense[f.Number].child.Store(c) // for Begin's fast path
+	if !c.messageSet && !c.wide {
+		t.slots[i+1].child.Store(c) // for Begin's fast path
 	}
 	return c
 }
@@ -136,6 +105,100 @@ func childTable(f *layout.Field) *wtable {
 		return tableOf(f.Entry())
 	}
 	return tableOf(f.Message())
+}
+
+// wfield is the Writer's record of one field of a table, beside the
+// layout's: its child table and learned width.
+type wfield struct {
+	child atomic.Pointer[wtable] // the table of the field's message, built on first use
+	learn learnState             // the learned width of the field's length prefixes
+}
+
+// wslot is what the fast paths read of one field, in the table's slots,
+// so that finding and checking a field is a load from the layout's index
+// by number, then one from the slots. It takes 64 bytes (48, padded), so
+// that indexing the slots is one shift.
+type wslot struct {
+	f   *layout.Field
+	rec *wfield // the field's record in the table's fields
+	// child is the table of the field's message (a map field's entry)
+	// once built, when Begin's or the BeginEntry methods' fast paths may
+	// open it (not a MessageSet, at most 64 fields); nil otherwise.
+	child atomic.Pointer[wtable]
+	fast  uint32 // kindBit(f.Kind), or 0 when every call takes the general path
+	idx   int32  // index in the layout's fields
+	// last is the last current field (wframe.pos) after which the field
+	// may come: for a repeated field, the field itself (another element
+	// follows its elements); for another field, the field before the
+	// first member of its oneof, or before the field outside oneofs. The
+	// members of a oneof are contiguous in the layout's fields, so a
+	// frame whose current field comes before the first member has none
+	// of them written yet.
+	last  int32
+	kind  protoreflect.Kind
+	wt    protowire.Type
+	flags uint8
+	ntag  uint8 // len(f.Tag)
+	// tag is f.Tag, little-endian, in the low ntag bytes: a whole word,
+	// so that putTag writes the tag and zeros with one store (a uint32
+	// would have the compiler store the zeros byte by byte).
+	tag uint64
+	_   [16]byte
+}
+
+// wslot flags
+const (
+	wfImplicit uint8 = 1 << iota // a zero value is skipped (outside map entries)
+	wfUTF8                       // strings are validated
+	wf32                         // a 32-bit integer kind
+	wfZigZag                     // sint32 or sint64: zigzag-encoded
+)
+
+func (wf *wslot) init(l *layout.Layout, i int) {
+	f := &l.Fields[i]
+	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
+	switch {
+	case f.List || f.Map:
+		wf.last = int32(i) // never in a oneof
+	case f.Oneof >= 0:
+		wf.last = int32(l.Oneofs[f.Oneof].First) - 1
+	default:
+		wf.last = int32(i) - 1
+	}
+	entry := l.MapEntry
+	// For a map field, kind (and so wf32 and wfZigZag below) is its
+	// key's.
+	kind := f.Kind
+	if f.Map {
+		kind = f.MapKey.Kind
+	}
+	// Packed and group fields, tags longer than 4 bytes and the keys of
+	// map entries always take the general path; map fields take the
+	// BeginEntry methods' fast paths only.
+	switch {
+	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
+	case f.Map:
+		wf.fast = mapFastBit(kind)
+	default:
+		wf.fast = kindBit(f.Kind)
+	}
+	if !f.Explicit && !f.List && !entry { // a map entry writes both its fields
+		wf.flags |= wfImplicit
+	}
+	if f.ValidateUTF8 || f.Map && f.MapKey.ValidateUTF8 {
+		wf.flags |= wfUTF8 // for a map field, its keys
+	}
+	if is32(kind) {
+		wf.flags |= wf32
+	}
+	if kind == protoreflect.Sint32Kind || kind == protoreflect.Sint64Kind {
+		wf.flags |= wfZigZag
+	}
+	if len(f.Tag) <= 4 {
+		var t [4]byte
+		wf.ntag = uint8(copy(t[:], f.Tag))
+		wf.tag = uint64(binary.LittleEndian.Uint32(t[:]))
+	}
 }
 
 // extInfo is the Writer's record of one extension field.
@@ -241,15 +304,6 @@ func is32(k protoreflect.Kind) bool {
 	return false
 }
 
-// sizeOf reports the encoded size of wire value x for field f (without
-// its tag).
-func sizeOf(f *layout.Field, x uint64) int {
-	if f.FixedWidth != 0 {
-		return f.FixedWidth
-	}
-	return wire.SizeVarint(x)
-}
-
 // appendDefault appends field f with its default value: zero, empty, or
 // an enum's default number.
 func appendDefault(b []byte, f *layout.Field) []byte {
@@ -261,39 +315,4 @@ func appendDefault(b []byte, f *layout.Field) []byte {
 		return append(b, f.EndTag...)
 	}
 	return appendWire(b, f, 0)
-}
-
-// keyOrd maps wire value x of a map key of kind k to a number whose
-// unsigned order is the key order proto.Marshal sorts by.
-func keyOrd(k protoreflect.Kind, x uint64) uint64 {
-	const sign = 1 << 63
-	switch k {
-	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sfixed64Kind:
-		return x ^ sign
-	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
-		return uint64(protowire.DecodeZigZag(x)) ^ sign
-	case protoreflect.Sfixed32Kind:
-		return uint64(int64(int32(uint32(x)))) ^ sign
-	}
-	return x
-}
-
-// cmpBytes compares a and b bytewise, as Go compares strings.
-func cmpBytes[S string | []byte](a S, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case len(a) < len(b):
-		return -1
-	case len(a) > len(b):
-		return 1
-	}
-	return 0
 }

@@ -41,6 +41,8 @@ var hot = map[string][]string{
 		"signedFast", "utf8x.ShortASCII[go.shape.string]", "utf8x.ShortASCII[go.shape.[]uint8]",
 		"(*wframe).setWritten", "(*Writer).setFast", "(*Writer).addSlack",
 		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
+		// the invariant check, empty without the protolayout_debug tag
+		"(*Writer).check",
 	},
 }
 

@@ -96,10 +96,12 @@ type Layout struct {
 	// position maps a field's declaration index to its position in Fields.
 	position []int32
 
-	// byNumber maps a field number to its position in Fields plus one (0:
-	// no such field), densely for schemas whose numbers are small, else
-	// through numberMap.
-	byNumber  []int32
+	// byNumber maps a field number below its length to the field's
+	// position in Fields plus one (0: no such field); numberMap maps the
+	// larger numbers to their positions. byNumber covers the numbers up
+	// to denseLimit, as far as the largest of them a field has (see
+	// NumberIndex).
+	byNumber  []uint32
 	numberMap map[protowire.Number]int32
 
 	// Aux holds what another package of this module derives from the
@@ -121,8 +123,16 @@ func (l *Layout) IsOf(md protoreflect.MessageDescriptor) bool {
 	return weakcache.IDOf(md) == l.id
 }
 
-// maxDenseNumber bounds the field numbers indexed densely.
+// maxDenseNumber is the largest field number always indexed densely;
+// a message of more than maxDenseNumber/4 fields has its numbers up to
+// four times its field count indexed densely (see denseLimit).
 const maxDenseNumber = 1024
+
+// denseLimit returns the largest field number indexed densely in a
+// message of n fields.
+func denseLimit(n int) protowire.Number {
+	return protowire.Number(max(maxDenseNumber, 4*n))
+}
 
 // Oneof describes one real oneof of a message.
 type Oneof struct {
@@ -276,6 +286,15 @@ func (l *Layout) PositionOfNumber(n protowire.Number) int {
 	}
 	return -1
 }
+
+// NumberIndex returns the dense part of the index by field number that
+// PositionOfNumber reads, for a caller that keeps per-position records of
+// its own and finds them with one load: for a number n below the length
+// of the slice, element n is the position in Fields of the field numbered
+// n plus one, or 0 when the message declares no field n. Numbers at or
+// beyond the length are found by PositionOfNumber alone. The slice is the
+// layout's own, shared by every caller: read it, never write it.
+func (l *Layout) NumberIndex() []uint32 { return l.byNumber }
 
 // IsSet reports whether v, the value stored for field f, counts as set, as
 // protoreflect's Has would: a non-empty list or map; any value of a field
@@ -473,14 +492,18 @@ func (b *builder) build(l *Layout, md protoreflect.MessageDescriptor) {
 		return cmp.Compare(a.Number(), b.Number())
 	})
 
-	maxNum := protowire.Number(0)
+	limit := denseLimit(len(order))
+	maxDense, sparse := protowire.Number(0), 0
 	for _, fd := range order {
-		maxNum = max(maxNum, fd.Number())
+		if n := fd.Number(); n <= limit {
+			maxDense = max(maxDense, n)
+		} else {
+			sparse++
+		}
 	}
-	if maxNum <= maxDenseNumber {
-		l.byNumber = make([]int32, maxNum+1)
-	} else {
-		l.numberMap = make(map[protowire.Number]int32, len(order))
+	l.byNumber = make([]uint32, maxDense+1)
+	if sparse > 0 {
+		l.numberMap = make(map[protowire.Number]int32, sparse)
 	}
 
 	oneofIndex := map[int]int{} // oneof declaration index -> index in l.Oneofs
@@ -501,10 +524,10 @@ func (b *builder) build(l *Layout, md protoreflect.MessageDescriptor) {
 		f := &l.Fields[i]
 		b.initField(f, fd, fd.Index(), oi)
 		l.position[fd.Index()] = int32(i)
-		if l.byNumber != nil {
-			l.byNumber[fd.Number()] = int32(i) + 1
+		if n := fd.Number(); n < protowire.Number(len(l.byNumber)) {
+			l.byNumber[n] = uint32(i) + 1
 		} else {
-			l.numberMap[fd.Number()] = int32(i)
+			l.numberMap[n] = int32(i)
 		}
 		if f.Required {
 			l.Required = true

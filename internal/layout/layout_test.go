@@ -229,3 +229,31 @@ func TestByNumberAndName(t *testing.T) {
 		t.Error("lookup of an undeclared field succeeded")
 	}
 }
+
+// NumberIndex is the dense part of PositionOfNumber's index: the numbers up
+// to the largest at most 1024 (M's 30), with 2048 beyond it in the map.
+func TestNumberIndex(t *testing.T) {
+	md := load(t, orderProto).Messages().ByName("M")
+	l := layout.Of(md)
+	x := l.NumberIndex()
+	if len(x) != 31 {
+		t.Fatalf("dense index of %d numbers, want 31 (0 to 30)", len(x))
+	}
+	for n := range protoreflect.FieldNumber(3000) {
+		want := -1
+		if fd := md.Fields().ByNumber(n); fd != nil {
+			want = l.Position(fd)
+		}
+		if got := l.PositionOfNumber(n); got != want {
+			t.Errorf("PositionOfNumber(%d) = %d, want %d", n, got, want)
+		}
+		if int(n) < len(x) && int(x[n])-1 != want {
+			t.Errorf("NumberIndex()[%d] = %d, want position %d plus one", n, x[n], want)
+		}
+	}
+	for _, n := range []protoreflect.FieldNumber{-1, 536870911, 1 << 30} {
+		if p := l.PositionOfNumber(n); p != -1 {
+			t.Errorf("PositionOfNumber(%d) = %d", n, p)
+		}
+	}
+}

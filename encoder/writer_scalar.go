@@ -1,0 +1,399 @@
+package encoder
+
+import (
+	"encoding/binary"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/wire"
+)
+
+// Int32 writes v to field num, an int32, sint32, sfixed32, int64, sint64
+// or sfixed64 field (one element, for a repeated field).
+func (w *Writer) Int32(num protowire.Number, v int32) {
+	if fr, wf := w.next(num, maskSigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			w.check()
+			return
+		}
+		if w.fits(0) {
+			w.putFast(fr, wf, signedFast(wf, int64(v)))
+			w.check()
+			return
+		}
+	}
+	w.signed(num, int64(v))
+	w.check()
+}
+
+// Int64 writes v to field num, a signed integer field of any width (int32,
+// sint32, sfixed32, int64, sint64, sfixed64); a 32-bit field fails with
+// ErrOutOfRange when v does not fit.
+func (w *Writer) Int64(num protowire.Number, v int64) {
+	if fr, wf := w.next(num, maskSigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			w.check()
+			return
+		}
+		if (wf.flags&wf32 == 0 || v == int64(int32(v))) && w.fits(0) {
+			w.putFast(fr, wf, signedFast(wf, v))
+			w.check()
+			return
+		}
+	}
+	w.signed(num, v)
+	w.check()
+}
+
+// signed is the general path of Int32 and Int64.
+func (w *Writer) signed(num protowire.Number, v int64) {
+	t, ok := w.prepare(num, maskSigned)
+	if !ok {
+		return
+	}
+	x, ok := signedWire(t.f.Kind, v)
+	if !ok {
+		w.fail(ErrOutOfRange, t.f, "value "+itoa(v)+" does not fit "+t.f.Kind.String())
+		return
+	}
+	w.put(t, x)
+}
+
+// Uint32 writes v to field num, a uint32, fixed32, uint64 or fixed64
+// field.
+func (w *Writer) Uint32(num protowire.Number, v uint32) {
+	if fr, wf := w.next(num, maskUnsigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			w.check()
+			return
+		}
+		if w.fits(0) {
+			w.putFast(fr, wf, uint64(v))
+			w.check()
+			return
+		}
+	}
+	w.unsigned(num, uint64(v))
+	w.check()
+}
+
+// Uint64 writes v to field num, an unsigned integer field of any width; a
+// 32-bit field fails with ErrOutOfRange when v does not fit.
+func (w *Writer) Uint64(num protowire.Number, v uint64) {
+	if fr, wf := w.next(num, maskUnsigned); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			w.check()
+			return
+		}
+		if (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.fits(0) {
+			w.putFast(fr, wf, v)
+			w.check()
+			return
+		}
+	}
+	w.unsigned(num, v)
+	w.check()
+}
+
+// unsigned is the general path of Uint32 and Uint64.
+func (w *Writer) unsigned(num protowire.Number, v uint64) {
+	t, ok := w.prepare(num, maskUnsigned)
+	if !ok {
+		return
+	}
+	x, ok := unsignedWire(t.f.Kind, v)
+	if !ok {
+		w.fail(ErrOutOfRange, t.f, "value "+utoa(v)+" does not fit "+t.f.Kind.String())
+		return
+	}
+	w.put(t, x)
+}
+
+// Float32 writes v to field num, a float or double field.
+func (w *Writer) Float32(num protowire.Number, v float32) {
+	if fr, wf := w.next(num, maskFloat); wf != nil {
+		if x, _ := float32Wire(wf.kind, v); w.fits(0) {
+			w.putFast(fr, wf, x)
+			w.check()
+			return
+		}
+	}
+	t, ok := w.prepare(num, maskFloat)
+	if !ok {
+		w.check()
+		return
+	}
+	x, _ := float32Wire(t.f.Kind, v)
+	w.put(t, x)
+	w.check()
+}
+
+// Float64 writes v to field num, a double or float field. For a float
+// field v is rounded to float32; a finite v beyond float32's range fails
+// with ErrOutOfRange.
+func (w *Writer) Float64(num protowire.Number, v float64) {
+	if fr, wf := w.next(num, maskFloat); wf != nil && w.fits(0) {
+		if wf.kind == protoreflect.DoubleKind {
+			w.putFast(fr, wf, math.Float64bits(v))
+			w.check()
+			return
+		}
+		if x, ok := float64Wire(protoreflect.FloatKind, v); ok {
+			w.putFast(fr, wf, x)
+			w.check()
+			return
+		}
+	}
+	w.float64Slow(num, v)
+	w.check()
+}
+
+// float64Slow is the general path of Float64.
+func (w *Writer) float64Slow(num protowire.Number, v float64) {
+	t, ok := w.prepare(num, maskFloat)
+	if !ok {
+		return
+	}
+	x, ok := float64Wire(t.f.Kind, v)
+	if !ok {
+		w.fail(ErrOutOfRange, t.f, "float64 beyond float32's range")
+		return
+	}
+	w.put(t, x)
+}
+
+// Bool writes v to field num, a bool field.
+func (w *Writer) Bool(num protowire.Number, v bool) {
+	if fr, wf := w.next(num, maskBool); wf != nil {
+		if !v && fr.skipFast(wf) {
+			w.check()
+			return
+		}
+		if x, _ := boolWire(wf.kind, v); w.fits(0) {
+			w.putFast(fr, wf, x)
+			w.check()
+			return
+		}
+	}
+	t, ok := w.prepare(num, maskBool)
+	if !ok {
+		w.check()
+		return
+	}
+	x, _ := boolWire(t.f.Kind, v)
+	w.put(t, x)
+	w.check()
+}
+
+// Enum writes enum number v to field num, an enum field. Numbers the enum
+// does not declare are written as they are, as proto.Marshal writes them.
+func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
+	if fr, wf := w.next(num, maskEnum); wf != nil {
+		if v == 0 && fr.skipFast(wf) {
+			w.check()
+			return
+		}
+		if w.fits(0) {
+			w.putFast(fr, wf, uint64(int64(v)))
+			w.check()
+			return
+		}
+	}
+	t, ok := w.prepare(num, maskEnum)
+	if !ok {
+		w.check()
+		return
+	}
+	w.put(t, uint64(int64(v)))
+	w.check()
+}
+
+// EnumName writes the value called name (such as "STATUS_CODE_OK") to
+// field num, an enum field; a name the enum does not declare fails with
+// ErrUnknownEnumName.
+func (w *Writer) EnumName(num protowire.Number, name string) {
+	t, ok := w.prepare(num, maskEnum)
+	if !ok {
+		w.check()
+		return
+	}
+	n, ok := t.f.Enum.ByName(name)
+	if !ok {
+		w.fail(ErrUnknownEnumName, t.f, "enum "+string(t.f.Enum.FullName)+" has no value "+quote(name))
+		w.check()
+		return
+	}
+	w.put(t, uint64(int64(n)))
+	w.check()
+}
+
+// putWire writes scalar wire value x of wire type wt at b[k:], into the
+// capacity of b, and returns the offset after it.
+func putWire(b []byte, k int, wt protowire.Type, x uint64) int {
+	switch wt {
+	case protowire.Fixed32Type:
+		binary.LittleEndian.PutUint32(b[k:k+4], uint32(x))
+		return k + 4
+	case protowire.Fixed64Type:
+		binary.LittleEndian.PutUint64(b[k:k+8], x)
+		return k + 8
+	}
+	return putVarint(b, k, x)
+}
+
+// putFast writes scalar wire value x to field wf accepted by next, once
+// fits(0) holds. It skips a zero x of an implicit-presence field: the
+// integer, bool and enum methods take theirs before (skipFast), but a
+// float's zero is known only once converted (+0.0, or a value that rounds
+// to it in a float field). Callers call it last, so that nothing is live
+// across the call.
+func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) {
+	fr.commitFast(wf)
+	if x == 0 && wf.flags&wfImplicit != 0 {
+		return
+	}
+	b := w.buf
+	k := len(b)
+	b = b[:cap(b)]
+	k = putWire(b, putTag(b, k, wf), wf.wt, x)
+	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
+}
+
+// implicitZero reports whether a zero value of f in frame fr is skipped.
+func implicitZero(fr *wframe, f *layout.Field) bool {
+	return !f.Explicit && !f.List && !fr.entry
+}
+
+// put writes scalar wire value x (already checked) to target t.
+func (w *Writer) put(t target, x uint64) {
+	fr := &w.frames[len(w.frames)-1]
+	f := t.f
+	var defKey []byte
+	if fr.entry {
+		var ok bool
+		if defKey, ok = entryPre(w, fr, t, keyOrd(f.Kind, x), ""); !ok {
+			return
+		}
+	}
+	add := w.closeDelta(fr, t) + len(defKey)
+	skip := x == 0 && implicitZero(fr, f)
+	if !skip {
+		if f.Packed {
+			if !t.same || fr.pack < 0 {
+				add += len(f.PackedTag) + 1
+			}
+			add += sizeOf(f, x)
+		} else {
+			add += len(f.Tag) + sizeOf(f, x)
+		}
+	}
+	if w.over(add) {
+		w.fail(ErrSizeExceeded, f, "")
+		return
+	}
+	if fr.entry {
+		entryPost(w, fr, t, defKey, keyOrd(f.Kind, x), "")
+	}
+	w.commit(fr, t)
+	if f.List {
+		fr.count++
+	}
+	if skip {
+		return
+	}
+	if f.Packed {
+		if fr.pack < 0 {
+			w.buf = append(w.buf, f.PackedTag...)
+			l := learnFor(fr, t)
+			fr.packWidth = w.reserve(l)
+			fr.pack, fr.packLearn = len(w.buf), l
+			w.setFast(nil)
+		}
+	} else {
+		w.buf = append(w.buf, f.Tag...)
+	}
+	w.buf = appendWire(w.buf, f, x)
+}
+
+// appendWire appends wire value x of field f.
+func appendWire(b []byte, f *layout.Field, x uint64) []byte {
+	switch f.WireType {
+	case protowire.Fixed32Type:
+		return protowire.AppendFixed32(b, uint32(x))
+	case protowire.Fixed64Type:
+		return protowire.AppendFixed64(b, x)
+	}
+	return wire.AppendVarint(b, x)
+}
+
+// sizeOf reports the encoded size of wire value x for field f (without
+// its tag).
+func sizeOf(f *layout.Field, x uint64) int {
+	if f.FixedWidth != 0 {
+		return f.FixedWidth
+	}
+	return wire.SizeVarint(x)
+}
+
+// The wire value of a Go value for a field of kind k, and whether it fits.
+
+// signedFast is signedWire for the fast paths, for a v that fits wf's
+// kind: the wire value of a signed integer kind is v itself (truncated by
+// the fixed-width write of sfixed32), or its zigzag encoding.
+func signedFast(wf *wslot, v int64) uint64 {
+	if wf.flags&wfZigZag != 0 {
+		return protowire.EncodeZigZag(v)
+	}
+	return uint64(v)
+}
+
+func signedWire[T int32 | int64](k protoreflect.Kind, v T) (uint64, bool) {
+	n := int64(v)
+	switch k {
+	case protoreflect.Int32Kind:
+		return uint64(n), n == int64(int32(n))
+	case protoreflect.Sint32Kind:
+		return protowire.EncodeZigZag(n), n == int64(int32(n))
+	case protoreflect.Sfixed32Kind:
+		return uint64(uint32(int32(n))), n == int64(int32(n))
+	case protoreflect.Sint64Kind:
+		return protowire.EncodeZigZag(n), true
+	}
+	return uint64(n), true // int64, sfixed64
+}
+
+func unsignedWire[T uint32 | uint64](k protoreflect.Kind, v T) (uint64, bool) {
+	if is32(k) {
+		return uint64(v), uint64(v) <= math.MaxUint32
+	}
+	return uint64(v), true
+}
+
+func float32Wire(k protoreflect.Kind, v float32) (uint64, bool) {
+	if k == protoreflect.FloatKind {
+		return uint64(math.Float32bits(v)), true
+	}
+	return math.Float64bits(float64(v)), true
+}
+
+func float64Wire(k protoreflect.Kind, v float64) (uint64, bool) {
+	if k == protoreflect.FloatKind {
+		f := float32(v)
+		return uint64(math.Float32bits(f)), !math.IsInf(float64(f), 0) || math.IsInf(v, 0)
+	}
+	return math.Float64bits(v), true
+}
+
+func boolWire(_ protoreflect.Kind, v bool) (uint64, bool) {
+	if v {
+		return 1, true
+	}
+	return 0, true
+}
+
+func enumWire(_ protoreflect.Kind, v protoreflect.EnumNumber) (uint64, bool) {
+	return uint64(int64(v)), true
+}
