@@ -258,8 +258,8 @@ func TestCycle(t *testing.T) {
 				clientOpts(c, p.opt, connect.WithResponseInitializer(dynamicSpec{md: sc.any}.init))...)
 			want := func(err error) {
 				t.Helper()
-				if connect.CodeOf(err) != connect.CodeInternal || !strings.Contains(err.Error(), encoder.ErrDepthExceeded.Error()) {
-					t.Fatalf("got %v, want CodeInternal about the depth limit", err)
+				if connect.CodeOf(err) != connect.CodeInternal || !strings.Contains(err.Error(), encoder.ErrCycle.Error()) {
+					t.Fatalf("got %v, want CodeInternal saying the message contains itself", err)
 				}
 			}
 			alive := func() {

@@ -259,8 +259,8 @@ func TestCycle(t *testing.T) {
 			}
 			wantDepthStatus := func(err error) {
 				t.Helper()
-				if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), encoder.ErrDepthExceeded.Error()) {
-					t.Fatalf("got %v, want an Internal status about the depth limit", err)
+				if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), encoder.ErrCycle.Error()) {
+					t.Fatalf("got %v, want an Internal status saying the message contains itself", err)
 				}
 			}
 
