@@ -31,8 +31,13 @@ type WriterOptions struct {
 	// AllowPartial skips the check that required fields are written.
 	AllowPartial bool
 
-	// MaxDepth is the deepest nesting allowed below the top message (map
-	// entries do not count); 0 means DefaultMaxDepth (10,000).
+	// MaxDepth is the recursion limit, counted as proto.Unmarshal counts
+	// it: the top message is level 1, and every nested message, group
+	// and map entry one level more. Begin, BeginEntry or Message past
+	// level MaxDepth fails with ErrDepthExceeded. 0 means DefaultMaxDepth
+	// (10,000, proto.Unmarshal's default), so that whatever a Writer
+	// writes with default options decodes with proto.Unmarshal's
+	// defaults.
 	MaxDepth int
 
 	// MaxSize is the largest encoding allowed; 0, or anything above
@@ -122,11 +127,15 @@ type WriterOptions struct {
 // an extension number, and the first use of each message type by any
 // Writer, allocate once). A Writer belongs to one goroutine at a time;
 // the layouts and learned lengths behind it are shared and safe for
-// concurrent use.
+// concurrent use. Unlike an Encoder, a Writer does not detect being used
+// by two goroutines at once: its fast calls take a few nanoseconds, and an
+// atomic check on each would double their cost. Shared without
+// synchronization, it writes bytes that mix both goroutines' calls, or
+// panics; the race detector reports it.
 type Writer struct {
 	root     *wtable
 	opts     WriterOptions
-	maxDepth int
+	maxDepth int // WriterOptions.MaxDepth - 1: the largest depth allowed
 	maxSize  int
 
 	buf    []byte
@@ -137,7 +146,7 @@ type Writer struct {
 	// fast is the innermost frame when the fast paths may write to it
 	// (see setTop), else nil: read first by next.
 	fast  *wframe
-	depth int // open message frames below the root; map entries excluded
+	depth int // open frames below the root, map entries included (at most maxDepth)
 	// slack is the sum over open length-prefixed parts of (reserved - 1):
 	// len(buf)-base-slack is the smallest size the output can still have.
 	// Change it with addSlack, which keeps limit.
@@ -323,6 +332,7 @@ func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer
 	if w.maxDepth <= 0 {
 		w.maxDepth = DefaultMaxDepth
 	}
+	w.maxDepth-- // the deepest frame below the top message, which is level 1
 	w.maxSize = w.opts.MaxSize
 	if w.maxSize <= 0 || w.maxSize > DefaultMaxSize {
 		w.maxSize = DefaultMaxSize
@@ -697,6 +707,30 @@ func (w *Writer) extension(t *wtable, num protowire.Number) *extInfo {
 	}
 	w.exts[k] = x
 	return x
+}
+
+// maxVarintLen is the longest varint.
+const maxVarintLen = 10
+
+// makeRoom makes room in the buffer for n more bytes, growing it by at most
+// what the size limit still allows: a Writer fed large values near the
+// limit never holds a buffer much larger than its largest possible output
+// (append would double it, and copy the old array into the new).
+func (w *Writer) makeRoom(n int) {
+	if cap(w.buf)-len(w.buf) >= n {
+		return
+	}
+	need := len(w.buf) + n
+	c := max(2*cap(w.buf), need)
+	// The output is at most base + maxSize bytes, plus the reserved
+	// length bytes not yet given back (slack), plus one length prefix of
+	// headroom.
+	if most := w.base + w.slack + w.maxSize + maxVarintLen; c > most {
+		c = max(most, need)
+	}
+	nb := make([]byte, len(w.buf), c)
+	copy(nb, w.buf)
+	w.buf = nb
 }
 
 // over reports whether adding n bytes to the smallest size the output can

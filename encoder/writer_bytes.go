@@ -105,6 +105,7 @@ func putLen[S string | []byte](w *Writer, t target, s S) {
 	if skip {
 		return
 	}
+	w.makeRoom(add)
 	w.buf = append(w.buf, f.Tag...)
 	w.buf = wire.AppendVarint(w.buf, uint64(len(s)))
 	w.buf = append(w.buf, s...)
@@ -159,6 +160,7 @@ func (w *Writer) Raw(num protowire.Number, b []byte) {
 		fr.count++
 	}
 	tagAt := len(w.buf)
+	w.makeRoom(len(f.Tag) + maxVarintLen + len(b) + len(f.EndTag))
 	w.buf = append(w.buf, f.Tag...)
 	if !f.Group {
 		w.buf = wire.AppendVarint(w.buf, uint64(len(b)))
@@ -203,6 +205,7 @@ func (w *Writer) Unknown(b []byte) {
 		w.closePacked(fr)
 	}
 	fr.phase = phaseUnknown
+	w.makeRoom(len(b))
 	w.buf = append(w.buf, b...)
 	w.setTop()
 	w.check()

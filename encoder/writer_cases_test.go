@@ -312,7 +312,9 @@ func TestWriterNestingLengths(t *testing.T) {
 // TestWriterDeepNesting writes 10,000 nested messages (the default depth
 // limit) and fails on one more.
 func TestWriterDeepNesting(t *testing.T) {
-	const depth = encoder.DefaultMaxDepth
+	// The top message and depth levels below it: the default limit, as
+	// proto.Unmarshal counts (the output decodes with its defaults).
+	const depth = encoder.DefaultMaxDepth - 1
 	m := &test3pb.TestRecursive{Value: 1}
 	for range depth {
 		m = &test3pb.TestRecursive{Child: m}
@@ -333,6 +335,9 @@ func TestWriterDeepNesting(t *testing.T) {
 		got, err := w.Finish()
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("%v: %v, %d bytes, want %d", s, err, len(got), len(want))
+		}
+		if err := proto.Unmarshal(got, &test3pb.TestRecursive{}); err != nil {
+			t.Fatalf("%v: the output does not decode with proto.Unmarshal's defaults: %v", s, err)
 		}
 		w.Reset()
 		for range depth + 1 {

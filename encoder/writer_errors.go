@@ -72,7 +72,7 @@ func (w *Writer) fail(err error, f *layout.Field, detail string) {
 	}
 	switch err {
 	case ErrDepthExceeded:
-		e.Limit = w.maxDepth
+		e.Limit = w.maxDepth + 1 // as WriterOptions.MaxDepth counts
 	case ErrSizeExceeded:
 		e.Limit = w.maxSize
 	}

@@ -180,9 +180,7 @@ func (w *Writer) stackError() error {
 			if err := w.openedError(i); err != nil {
 				return err
 			}
-			if !fr.entry {
-				depth++
-			}
+			depth++ // map entries are a level, as for the decoder
 		}
 		if i >= n-2 {
 			if err := w.frameError(i); err != nil {
@@ -194,7 +192,7 @@ func (w *Writer) stackError() error {
 		}
 	}
 	if w.depth != depth {
-		return fmt.Errorf("depth %d, but %d message frames are open", w.depth, depth)
+		return fmt.Errorf("depth %d, but %d frames are open below the root", w.depth, depth)
 	}
 	if w.depth > w.maxDepth {
 		return fmt.Errorf("depth %d beyond the limit %d", w.depth, w.maxDepth)

@@ -35,7 +35,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	child := wf.child.Load()
 	n := len(w.frames)
 	same := int(wf.idx) == fr.pos // another entry of the current map
-	if child == nil || n == cap(w.frames) || !w.fits(len(key)) ||
+	if child == nil || n == cap(w.frames) || w.depth >= w.maxDepth || !w.fits(len(key)) ||
 		same && fr.keyValid && key <= string(fr.keyS) ||
 		wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
 		w.beginEntryStringSlow(num, key)
@@ -59,6 +59,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	w.buf = w.buf[:k+len(key)]
 	copy(b[k:], key)
 	openEntry(w.pushFast(fr, child, n, start, r, true, true))
+	w.depth++
 	// The key, for the order check of the next entry (entryPost).
 	fr.keyValid, fr.keyU = true, 0
 	fr.keyS = append(fr.keyS[:0], key...)
@@ -83,7 +84,7 @@ func openEntry(c *wframe) {
 func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
 	child := wf.child.Load()
 	n := len(w.frames)
-	if child == nil || n == cap(w.frames) || !w.fits(0) ||
+	if child == nil || n == cap(w.frames) || w.depth >= w.maxDepth || !w.fits(0) ||
 		int(wf.idx) == fr.pos && fr.keyValid && ord <= fr.keyU {
 		return false
 	}
@@ -96,6 +97,7 @@ func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
 	k = putWire(b, k+1, kf.WireType, x)
 	w.buf = w.buf[:k]
 	openEntry(w.pushFast(fr, child, n, start, r, true, true))
+	w.depth++
 	fr.keyValid, fr.keyU, fr.keyS = true, ord, fr.keyS[:0]
 	return true
 }

@@ -78,15 +78,19 @@ func TestWriterMisuse(t *testing.T) {
 		{"second oneof member, fast path", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(5); w.End() }, func(w *encoder.Writer) { w.String(6, "x") }, encoder.ErrOneofConflict, "oneof node"},
 		{"second oneof member before, fast path", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.String(6, "x") }, func(w *encoder.Writer) { w.Begin(5) }, encoder.ErrOneofConflict, "oneof node"},
 		{"oneof member twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Uint32(111, 0) }, func(w *encoder.Writer) { w.Uint32(111, 1) }, encoder.ErrDuplicateField, ""},
-		{"depth after map entries", test3Desc, encoder.WriterOptions{MaxDepth: 2}, func(w *encoder.Writer) {
-			w.Begin(18) // depth 1
-			w.Begin(2)  // depth 2
+		{"depth after map entries", test3Desc, encoder.WriterOptions{MaxDepth: 4}, func(w *encoder.Writer) {
+			w.Begin(18) // level 2 (the top message is level 1)
+			w.Begin(2)  // level 3
 			for _, k := range []string{"a", "b", "c"} {
-				w.BeginEntryString(144, k) // entries do not count
+				w.BeginEntryString(144, k) // level 4: entries count, as for the decoder
 				w.String(encoder.MapValue, "v")
 				w.End()
 			}
-		}, func(w *encoder.Writer) { w.Begin(112) }, encoder.ErrDepthExceeded, ""},
+			w.BeginEntryString(146, "k") // level 4
+		}, func(w *encoder.Writer) { w.Begin(encoder.MapValue) /* level 5 */ }, encoder.ErrDepthExceeded, "of 4"},
+		{"map entry past the limit", test3Desc, encoder.WriterOptions{MaxDepth: 3}, func(w *encoder.Writer) { w.Begin(18); w.Begin(2) }, func(w *encoder.Writer) { w.BeginEntryString(144, "a") }, encoder.ErrDepthExceeded, "of 3"},
+		{"map entry past the limit, int key", test3Desc, encoder.WriterOptions{MaxDepth: 3}, func(w *encoder.Writer) { w.Begin(18); w.Begin(2) }, func(w *encoder.Writer) { w.BeginEntryInt(131, 1) }, encoder.ErrDepthExceeded, "of 3"},
+		{"map entry past the limit, Begin", test3Desc, encoder.WriterOptions{MaxDepth: 3}, func(w *encoder.Writer) { w.Begin(18); w.Begin(2) }, func(w *encoder.Writer) { w.Begin(144) }, encoder.ErrDepthExceeded, "of 3"},
 		{"map key invalid UTF-8", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "a"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "b\xff") }, encoder.ErrInvalidUTF8, ""},
 		{"map key invalid UTF-8, long", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "a"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, strings.Repeat("b", 40)+"\xed\xa0\x80") }, encoder.ErrInvalidUTF8, ""},
 		{"map keys descending", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "b"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "a") }, encoder.ErrMapKeyOrder, "below"},
@@ -99,7 +103,12 @@ func TestWriterMisuse(t *testing.T) {
 		{"required missing at Finish", requiredDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Int32(5, 1) }, func(w *encoder.Writer) { _, _ = w.Finish() }, encoder.ErrRequiredNotSet, "required field protolayout.test2.TestRequired.r2 not set"},
 		{"required missing at End", requiredDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(1); w.Int32(2, 1) }, func(w *encoder.Writer) { w.End() }, encoder.ErrRequiredNotSet, "at inner.x"},
 		{"required missing in embed", requiredDesc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Message(1, &test2pb.TestRequired_Inner{}) }, encoder.ErrRequiredNotSet, ""},
-		{"depth", test3Desc, encoder.WriterOptions{MaxDepth: 2}, func(w *encoder.Writer) { w.Begin(18); w.Begin(2) }, func(w *encoder.Writer) { w.Begin(18) }, encoder.ErrDepthExceeded, "of 2"},
+		{"depth", test3Desc, encoder.WriterOptions{MaxDepth: 3}, func(w *encoder.Writer) { w.Begin(18); w.Begin(2) }, func(w *encoder.Writer) { w.Begin(18) }, encoder.ErrDepthExceeded, "of 3"},
+		{"depth in an embed", test3Desc, encoder.WriterOptions{MaxDepth: 3}, func(w *encoder.Writer) { w.Begin(18) }, func(w *encoder.Writer) {
+			// a dynamic message at level 3 holding one at level 4
+			w.Message(2, protobuftest.DynamicTwin(&test3pb.TestAllTypes{SingularNestedMessage: &test3pb.TestAllTypes_NestedMessage{A: 1}}))
+		}, encoder.ErrDepthExceeded, ""},
+		{"nil embed with required fields", requiredDesc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Message(1, nil) }, encoder.ErrRequiredNotSet, "TestRequired.Inner.x"},
 		{"size", test3Desc, encoder.WriterOptions{MaxSize: 10}, func(w *encoder.Writer) { w.Int32(1, 1) }, func(w *encoder.Writer) { w.String(14, "0123456789") }, encoder.ErrSizeExceeded, "of 10"},
 		{"size on End", test3Desc, encoder.WriterOptions{MaxSize: 131}, func(w *encoder.Writer) { w.Begin(18); w.Unknown(make([]byte, 128)) }, func(w *encoder.Writer) { w.End() }, encoder.ErrSizeExceeded, ""},
 		{"size closing packed", test3Desc, encoder.WriterOptions{MaxSize: 131}, func(w *encoder.Writer) { w.Int32s(31, make([]int32, 128)) }, func(w *encoder.Writer) { _, _ = w.Finish() }, encoder.ErrSizeExceeded, ""},

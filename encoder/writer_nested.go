@@ -121,15 +121,13 @@ func (w *Writer) begin(t target) {
 	fr := &w.frames[len(w.frames)-1]
 	f := t.f
 	child := childTab(fr, t)
-	if !f.Map {
-		if child.lay.MessageSet {
-			w.fail(ErrMessageSet, f, "")
-			return
-		}
-		if w.depth >= w.maxDepth {
-			w.fail(ErrDepthExceeded, f, "")
-			return
-		}
+	if !f.Map && child.lay.MessageSet {
+		w.fail(ErrMessageSet, f, "")
+		return
+	}
+	if w.depth >= w.maxDepth { // a message and a map entry alike are a level
+		w.fail(ErrDepthExceeded, f, "")
+		return
 	}
 	var defKey []byte
 	if fr.entry {
@@ -159,9 +157,7 @@ func (w *Writer) begin(t target) {
 		width = w.reserve(learnFor(fr, t))
 	}
 	w.push(child, width, f.Map)
-	if !f.Map {
-		w.depth++
-	}
+	w.depth++
 }
 
 // End ends the message (or map entry) started by the last open Begin:
@@ -182,7 +178,6 @@ func (w *Writer) End() {
 			w.check()
 			return
 		}
-		w.depth++ // entries are not counted: this cancels the decrement below
 	}
 	n := len(w.frames)
 	size := len(w.buf) - fr.start
@@ -294,16 +289,14 @@ func (w *Writer) endSlow() {
 		entryPost(w, fr, target{idx: 1}, defKey, 0, "")
 		w.buf = append(w.buf, defVal...)
 	}
-	tagAt, entry := w.tagAt(n-1), fr.entry
+	tagAt := w.tagAt(n-1)
 	if f.Group {
 		w.buf = append(w.buf, f.EndTag...)
 	} else {
 		w.patch(fr.start, int(fr.width), w.learnOf(n-1))
 	}
 	w.frames = w.frames[:n-1]
-	if !entry {
-		w.depth--
-	}
+	w.depth--
 	if n == 2 {
 		w.lastAt, w.lastN = tagAt, len(w.buf)-tagAt
 	}

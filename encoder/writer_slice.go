@@ -165,6 +165,7 @@ func (w *Writer) Strings(num protowire.Number, vs []string) {
 	}
 	w.commit(fr, t)
 	fr.count += len(vs)
+	w.makeRoom(add)
 	for _, s := range vs {
 		w.buf = append(w.buf, f.Tag...)
 		w.buf = wire.AppendVarint(w.buf, uint64(len(s)))
