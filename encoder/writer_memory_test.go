@@ -31,6 +31,6 @@ func TestWriterGrowsWithinTheLimit(t *testing.T) {
 		t.Fatalf("after %d strings of 1 MiB under a 16 MiB limit: %v", n, w.Err())
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 5*limit/2 {
-		t.Fatalf("the Writer allocated %d MiB to write %d MiB under a %d MiB limit", alloc>>20, (n-1), limit>>20)
+		t.Fatalf("the Writer allocated %d MiB to write %d MiB under a %d MiB limit", alloc>>20, n-1, limit>>20)
 	}
 }

@@ -289,7 +289,7 @@ func (w *Writer) endSlow() {
 		entryPost(w, fr, target{idx: 1}, defKey, 0, "")
 		w.buf = append(w.buf, defVal...)
 	}
-	tagAt := w.tagAt(n-1)
+	tagAt := w.tagAt(n - 1)
 	if f.Group {
 		w.buf = append(w.buf, f.EndTag...)
 	} else {
