@@ -2,6 +2,7 @@ package encoder
 
 import (
 	"math"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/protolayout/protolayout/internal/cursor"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/retain"
 	"github.com/protolayout/protolayout/internal/sizing"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -199,9 +201,23 @@ func putEncoder(e *Encoder) {
 
 // Encoder encodes messages with fixed options, reusing its scratch space
 // (traversal frames, recorded sizes) across calls. Appending into a buffer
-// with room, it allocates nothing per call for messages read without
-// allocation (dynamicpb messages; generated messages allocate inside their
-// own reflection accessors for lists and maps). An Encoder belongs to one
+// with room, it allocates nothing per call in the steady state for
+// messages read without allocation (dynamicpb messages; generated messages
+// allocate inside their own reflection accessors for lists and maps),
+// whatever their shape: flat, wide, deep (to the depth limit) or made of
+// many small messages, up to outputs of 16 MiB and beyond.
+//
+// During a call the scratch space is about 40 bytes per value and per
+// nested message written, and a frame per open level. Between calls an
+// Encoder keeps scratch of up to 48 bytes per byte of the largest output
+// of its recent calls (it is remembered for the 16 calls after it), with
+// an allowance of 4 MiB whatever the outputs and never more than 1 GiB:
+// an Encoder that encoded one huge message and then only small ones gives
+// the huge scratch back 17 calls later. The pooled
+// Encoders of Marshal and MarshalOptions keep the same, so that once warm
+// Marshal allocates its output and nothing else.
+//
+// An Encoder belongs to one
 // goroutine at a time: a call made while another is running on the same
 // Encoder fails with ErrConcurrentUse (one atomic operation per call tells
 // it), never with wrong bytes. Between calls it holds no reference to
@@ -215,6 +231,8 @@ type Encoder struct {
 	// Encoder shared by two goroutines) fails with ErrConcurrentUse
 	// instead of corrupting the first one's scratch space.
 	busy atomic.Bool
+	// retention decides how much scratch space is kept between calls.
+	retention retain.Budget
 }
 
 // open is a length-prefixed part being written.
@@ -281,7 +299,7 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 	if code != fault.OK {
 		n, err = 0, newError(code, f, &e.walker, mr, &e.opts)
 	}
-	e.release()
+	e.release(n)
 	return n, err
 }
 
@@ -420,11 +438,11 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 	size, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(true))
 	if code != fault.OK {
 		err := newError(code, f, &e.walker, mr, &e.opts)
-		e.release()
+		e.release(0)
 		return b, err
 	}
 	if size == 0 {
-		e.release()
+		e.release(0)
 		if fresh && mr.IsValid() {
 			return emptyBytes[:], nil
 		}
@@ -437,10 +455,10 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 	}
 	if code != fault.OK {
 		err := newError(code, f, &e.walker, mr, &e.opts)
-		e.release()
+		e.release(size)
 		return b, err
 	}
-	e.release()
+	e.release(size)
 	return out, nil
 }
 
@@ -511,14 +529,21 @@ func (e *Encoder) write(b []byte) ([]byte, fault.Fault, *layout.Field) {
 	return b, fault.OK, nil
 }
 
-func (e *Encoder) release() {
-	e.walker.Release()
-	e.sizer.Release()
+// release ends a call whose output was (or would have been) n bytes: it
+// drops every reference to the caller's message and keeps the scratch
+// space the recent calls justify (see retention).
+func (e *Encoder) release(n int) {
+	budget := e.retention.Observe(n)
+	e.sizer.ReleaseKeeping(&budget)
+	e.walker.ReleaseKeeping(&budget)
 	e.stack = e.stack[:0]
-	if cap(e.stack) > cursor.MaxRetainedFrames {
+	if !retain.Keep(&budget, cap(e.stack)*openBytes) {
 		e.stack = nil
 	}
 }
+
+// openBytes is the size of an open part, for the retention budget.
+var openBytes = int(reflect.TypeFor[open]().Size())
 
 // grow returns b with room for n more bytes. A new array is sized like
 // proto.Marshal sizes its output: exactly when that more than doubles the

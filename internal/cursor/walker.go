@@ -17,10 +17,13 @@
 package cursor
 
 import (
+	"reflect"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/retain"
 )
 
 // DefaultMaxDepth is the nesting limit used when Options.MaxDepth is 0. It
@@ -276,36 +279,71 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 }
 
 // Release ends the walk: it clears every message reference the Walker holds
-// and trims its scratch space to the retained bounds.
+// and trims its scratch space to the retained bounds (MaxRetainedFrames
+// frames, and a bounded arena for map entries and set fields).
 func (w *Walker) Release() {
+	budget := retain.Max
+	w.ReleaseKeeping(&budget)
+	if cap(w.frames) > MaxRetainedFrames {
+		w.frames = nil
+	}
+	if cap(w.entries) > maxRetainedArena {
+		w.entries = nil
+	}
+	if cap(w.exts) > maxRetainedArena {
+		w.exts = nil
+	}
+	if cap(w.keys) > maxRetainedArena {
+		w.keys, w.sorted = nil, nil
+	}
+	if cap(w.set) > maxRetainedArena {
+		w.set = nil
+	}
+}
+
+// ReleaseKeeping ends the walk as Release does, keeping each piece of
+// scratch space (frames, map entries, extensions, sort keys, set fields)
+// only while it fits in budget (in bytes), which it decreases by what it
+// keeps.
+func (w *Walker) ReleaseKeeping(budget *int) {
 	clear(w.frames[:w.used])
 	w.used, w.top = 0, nil
 	w.frames = w.frames[:0]
-	if cap(w.frames) > MaxRetainedFrames {
+	if !retain.Keep(budget, cap(w.frames)*frameBytes) {
 		w.frames = nil
 	}
 	clear(w.entries) // entries past len were cleared when truncated
 	w.entries = w.entries[:0]
-	if cap(w.entries) > maxRetainedArena {
+	if !retain.Keep(budget, cap(w.entries)*entryBytes) {
 		w.entries = nil
 	}
 	clear(w.exts)
 	w.exts = w.exts[:0]
-	if cap(w.exts) > maxRetainedArena {
+	if !retain.Keep(budget, cap(w.exts)*extBytes) {
 		w.exts = nil
 	}
-	if cap(w.keys) > maxRetainedArena { // cleared after each sort
+	// cleared after each sort
+	if !retain.Keep(budget, cap(w.keys)*sortKeyBytes+cap(w.sorted)*entryBytes) {
 		w.keys, w.sorted = nil, nil
 	}
 	clear(w.set[:w.setUsed])
 	w.set, w.setUsed = w.set[:0], 0
-	if cap(w.set) > maxRetainedArena {
+	if !retain.Keep(budget, cap(w.set)*setBytes) {
 		w.set = nil
 	}
 	w.ranging = nil
 	w.item = Item{}
 	w.depth = 0
 }
+
+// The sizes of the Walker's scratch elements, for the retention budget.
+var (
+	frameBytes   = int(reflect.TypeFor[frame]().Size())
+	entryBytes   = int(reflect.TypeFor[MapEntry]().Size())
+	extBytes     = int(reflect.TypeFor[extField]().Size())
+	sortKeyBytes = int(reflect.TypeFor[sortKey]().Size())
+	setBytes     = int(reflect.TypeFor[setField]().Size())
+)
 
 // Depth reports the nesting depth of the innermost open message or map
 // entry: 0 for the root, each nested message and map entry one more.

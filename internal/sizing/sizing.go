@@ -22,11 +22,14 @@
 package sizing
 
 import (
+	"reflect"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/cursor"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/retain"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -37,9 +40,9 @@ import (
 // tape's grammar and records it; maps.go expands whole maps; memo.go is
 // the identity memo.
 
-// maxRetained bounds the tape capacity (and remembered subtrees) a Sizer
-// keeps between calls: 65,536 ops, 2.5 MiB, enough for messages of several
-// megabytes, so that a reused encoder does not allocate per call for them.
+// maxRetained bounds the remembered subtrees a Sizer keeps between calls
+// (the tape and the level stack are kept within a retention budget; see
+// ReleaseKeeping).
 const maxRetained = 1 << 16
 
 // Options configure a size pass.
@@ -251,12 +254,26 @@ func (s *Sizer) reset() {
 // Release drops every message reference the Sizer holds and trims its
 // scratch space.
 func (s *Sizer) Release() {
+	budget := retain.Floor
+	s.ReleaseKeeping(&budget)
+}
+
+// ReleaseKeeping ends the size pass as Release does, keeping the tape and
+// the level stack only while they fit in budget (in bytes), which it
+// decreases by what they hold.
+func (s *Sizer) ReleaseKeeping(budget *int) {
 	s.memo.trim()
 	s.reset()
-	if cap(s.Tape) > maxRetained {
+	if !retain.Keep(budget, cap(s.Tape)*opBytes) {
 		s.Tape = nil
 	}
-	if cap(s.stack) > 64 {
+	if !retain.Keep(budget, cap(s.stack)*levelBytes) {
 		s.stack = nil
 	}
 }
+
+// The sizes of a tape op and of a level, for the retention budget.
+var (
+	opBytes    = int(reflect.TypeFor[Op]().Size())
+	levelBytes = int(reflect.TypeFor[level]().Size())
+)

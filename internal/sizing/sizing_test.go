@@ -257,3 +257,11 @@ func TestWholeMapsSameAsEntries(t *testing.T) {
 		t.Fatalf("%d map entries, %d faults and %d remembered subtrees compared: the messages do not exercise maps", maps, faults, remembered)
 	}
 }
+
+// TestOpSize keeps a tape op at 40 bytes, the scratch per value the
+// encoder's documentation states.
+func TestOpSize(t *testing.T) {
+	if n := reflect.TypeFor[sizing.Op]().Size(); n > 40 {
+		t.Fatalf("a tape op is %d bytes, more than the 40 documented", n)
+	}
+}
