@@ -12,12 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -50,6 +52,8 @@ type Config struct {
 type Gateway struct {
 	conn      grpc.ClientConnInterface
 	codec     *grpccodec.Codec
+	limits    encoder.MarshalOptions                   // the codec's encoding options
+	encoders  sync.Pool                                // of *encoder.Encoder, for checking requests
 	methods   map[string]protoreflect.MethodDescriptor // by gRPC path
 	index     []byte                                   // GET / answer
 	unmarshal protojson.UnmarshalOptions
@@ -60,12 +64,16 @@ type Gateway struct {
 
 // NewGateway returns a Gateway for the services in files that calls conn.
 func NewGateway(files *protoregistry.Files, conn grpc.ClientConnInterface, cfg Config) (*Gateway, error) {
+	limits := encoder.MarshalOptions{MaxSize: 64 << 20}
 	g := &Gateway{
 		conn: conn,
-		// The depth limit of the encoder matches protojson's recursion
-		// limit, so nothing that decoded fails to encode on depth; the
-		// size limit is far above any request this gateway accepts.
-		codec:   grpccodec.New(grpccodec.Options{Marshal: encoder.MarshalOptions{MaxSize: 64 << 20}}),
+		// The encoder's default depth limit is proto.Unmarshal's, so
+		// that the upstream can decode whatever is sent (requests that
+		// protojson accepts but nest deeper are refused with 400, see
+		// check); the size limit is far above any request this gateway
+		// accepts.
+		codec:   grpccodec.New(grpccodec.Options{Marshal: limits}),
+		limits:  limits,
 		methods: map[string]protoreflect.MethodDescriptor{},
 		maxBody: cfg.MaxRequestBytes,
 		timeout: cfg.Timeout,
@@ -164,6 +172,15 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codes.InvalidArgument, "request body: "+err.Error())
 		return
 	}
+	// What protojson accepts may still nest deeper than proto.Unmarshal
+	// allows (a JSON object is three protobuf levels: a Struct, a map
+	// entry, a Value), and the codec would refuse to encode it, which
+	// gRPC reports as an internal error. Check the encoder's limits here,
+	// so that the client hears it is its request.
+	if err := g.check(req); err != nil {
+		writeError(w, http.StatusBadRequest, codes.InvalidArgument, "request body: "+err.Error())
+		return
+	}
 
 	// The codec encodes req with protolayout on the way out, and decodes
 	// the response with proto.Unmarshal.
@@ -183,6 +200,18 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(append(out, '\n'))
+}
+
+// check runs the size pass of the codec's encoder over req: the depth
+// limit (as proto.Unmarshal counts it), cycles and the size limit.
+func (g *Gateway) check(req proto.Message) error {
+	e, _ := g.encoders.Get().(*encoder.Encoder)
+	if e == nil {
+		e = encoder.NewEncoder(g.limits)
+	}
+	_, err := e.Size(req)
+	g.encoders.Put(e)
+	return err
 }
 
 // readBody reads the body up to the limit; a declared length above it is

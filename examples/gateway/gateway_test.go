@@ -75,6 +75,11 @@ const testLimit = 4096
 
 func start(t *testing.T) env {
 	t.Helper()
+	return startWith(t, Config{MaxRequestBytes: testLimit, Timeout: 10 * time.Second})
+}
+
+func startWith(t *testing.T, cfg Config) env {
+	t.Helper()
 	files, err := loadFiles(demoDescriptors)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +96,7 @@ func start(t *testing.T) env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	gw, err := NewGateway(files, conn, Config{MaxRequestBytes: testLimit, Timeout: 10 * time.Second})
+	gw, err := NewGateway(files, conn, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,5 +344,29 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "demo upstream") {
 		t.Fatalf("log: %s", log.String())
+	}
+}
+
+// TestTooDeep sends requests whose metadata nests JSON objects: up to the
+// depth proto.Unmarshal accepts (3,333 objects: 10,000 levels with the
+// request and the innermost value) they reach the upstream, which decodes
+// them; deeper ones, which protojson accepts, get 400 and never a 5xx.
+func TestTooDeep(t *testing.T) {
+	e := startWith(t, Config{MaxRequestBytes: 1 << 20, Timeout: 10 * time.Second})
+	nested := func(n int) string {
+		return strings.Repeat(`{"a":`, n) + "null" + strings.Repeat("}", n)
+	}
+	withMetadata := func(n int) string {
+		return strings.TrimSuffix(strings.TrimSpace(good), "}") + `, "metadata": ` + nested(n) + "}"
+	}
+	if r := e.post(t, create, withMetadata(3333)); r.status != http.StatusOK {
+		t.Fatalf("3,333 nested objects: %d %.300s", r.status, r.raw)
+	}
+	for _, n := range []int{3334, 4999} {
+		r := e.post(t, create, withMetadata(n))
+		msg, _ := r.body["message"].(string)
+		if r.status != http.StatusBadRequest || r.body["code"] != "invalid_argument" || !strings.Contains(msg, "depth limit") {
+			t.Fatalf("%d nested objects: %d %.300s, want 400 invalid_argument about the depth limit", n, r.status, r.raw)
+		}
 	}
 }
