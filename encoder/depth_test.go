@@ -189,3 +189,38 @@ func TestSharedSubtreeMeetsTheLimitWhereItSits(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDepthAgreesWithDecoder builds a chain of nesting from the input (each
+// byte picks a message field, a map value or a group, and how many times to
+// repeat it) around the default depth limit, and holds the encoder's
+// verdict on it to proto.Unmarshal's, for dynamic and generated messages.
+func FuzzDepthAgreesWithDecoder(f *testing.F) {
+	f.Add([]byte{0x00}, uint16(9999))
+	f.Add([]byte{0x01}, uint16(9999))
+	f.Add([]byte{0x02, 0x00}, uint16(10000))
+	f.Add([]byte{0x01, 0x00, 0x02}, uint16(10001))
+	tw := protobuftest.TwinByName("protolayout.test2.TestRecursive")
+	f.Fuzz(func(t *testing.T, pattern []byte, levels uint16) {
+		if len(pattern) == 0 || levels > 10_100 {
+			return
+		}
+		var via []byte
+		for n := 0; n < int(levels); {
+			for _, p := range pattern {
+				if n >= int(levels) {
+					break
+				}
+				u := "meg"[int(p)%3]
+				via = append(via, u)
+				if u == 'm' {
+					n++
+				} else {
+					n += 2
+				}
+			}
+		}
+		b := nest(via)
+		agree(t, "dynamic", tw.Dyn, b, encoder.MarshalOptions{})
+		agree(t, "generated checked", tw.Gen, b, encoder.MarshalOptions{Checked: true})
+	})
+}

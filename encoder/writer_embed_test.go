@@ -61,7 +61,7 @@ func TestWriterMessageOfAnotherSchema(t *testing.T) {
 		next.Set(md.Fields().ByName("s"), m.Get(md.Fields().ByName("s")))
 		return m
 	}
-	want, err := proto.Marshal(func() proto.Message {
+	want, err := proto.MarshalOptions{Deterministic: true}.Marshal(func() proto.Message {
 		o := dynamicpb.NewMessage(outer)
 		o.Set(outer.Fields().ByName("inner"), protoreflect.ValueOfMessage(fill(inner).ProtoReflect()))
 		return o
