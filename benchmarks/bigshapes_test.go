@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/protolayout/protolayout/encoder"
-	"github.com/protolayout/protolayout/protobuftest"
 )
 
 // bigShape is one large, deep or wide message, generated and dynamic.
@@ -53,7 +53,18 @@ func bigShapes() []bigShape {
 		{"struct-depth-3333", deep(3333)},
 		{"structs-20k", small(20_000)},
 	} {
-		out = append(out, bigShape{s.name, s.m, protobuftest.DynamicTwin(s.m)})
+		// The dynamic form: a dynamicpb message of the same descriptor
+		// (importing the project's test schemas here would change the
+		// files the descriptors workload encodes).
+		dyn := dynamicpb.NewMessage(s.m.ProtoReflect().Descriptor())
+		b, err := proto.Marshal(s.m)
+		if err == nil {
+			err = proto.Unmarshal(b, dyn)
+		}
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, bigShape{s.name, s.m, dyn})
 	}
 	return out
 }
