@@ -118,7 +118,14 @@ type WriterOptions struct {
 // written in place by End; when the length needs another width than was
 // reserved, the body moves once. LengthStrategy chooses the reservation;
 // Stats counts the moves. Message, Raw and whole-slice packed calls know
-// their length and write it exactly.
+// their length and write it exactly. Parts nested more than 16 levels
+// deep reserve the widest length prefix instead, and leave what their
+// length does not use as a gap that the first part of the top 16 levels
+// to end removes in one pass: otherwise a deep chain whose widths were
+// guessed too small would move its bytes once per level, quadratic in
+// depth. So the bytes a Writer moves stay under 17 times its output
+// whatever the depth (1,000,000 levels in under a second), and messages
+// less deep than that are written as before.
 //
 // # Allocation and concurrency
 //
@@ -136,7 +143,13 @@ type Writer struct {
 	root     *wtable
 	opts     WriterOptions
 	maxDepth int // WriterOptions.MaxDepth - 1: the largest depth allowed
-	maxSize  int
+	// fastDepth is min(maxDepth, deferDepth): below it the fast paths may
+	// open a frame.
+	fastDepth int
+	maxSize   int
+	// gapList records the gaps deferred parts left in the buffer, in the
+	// order they closed (see deferDepth).
+	gapList []gap
 
 	buf    []byte
 	base   int  // len(buf) when the message started
@@ -168,7 +181,8 @@ type Writer struct {
 type WriterStats struct {
 	// Moves is how many bodies (nested messages, map entries, packed
 	// records) moved because their length needed another width than was
-	// reserved.
+	// reserved, and how many times the gaps of deep parts were removed
+	// (see Lengths in the Writer's documentation).
 	Moves int
 	// MovedBytes is the total size of the bodies moved.
 	MovedBytes int
@@ -229,6 +243,10 @@ type wframe struct {
 	ext protowire.Number
 
 	// The rest is read and written by the general path only.
+	// gaps is the bytes left in the body by closed deeper parts (see
+	// deferDepth), still to be removed; End's fast path leaves such a
+	// frame to endRare.
+	gaps      int
 	curExt    *extInfo // the current field's record when it is an extension (phaseExt, ext != 0); stale otherwise
 	packWidth int
 	packLearn *learnState
@@ -333,6 +351,7 @@ func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer
 		w.maxDepth = DefaultMaxDepth
 	}
 	w.maxDepth-- // the deepest frame below the top message, which is level 1
+	w.fastDepth = min(w.maxDepth, deferDepth)
 	w.maxSize = w.opts.MaxSize
 	if w.maxSize <= 0 || w.maxSize > DefaultMaxSize {
 		w.maxSize = DefaultMaxSize
@@ -382,6 +401,10 @@ func (w *Writer) reset(b []byte, base int, appendMode bool) {
 	w.depth = 0
 	w.stats = WriterStats{}
 	w.lastAt, w.lastN = -1, 0
+	w.gapList = w.gapList[:0]
+	if cap(w.gapList) > maxRetainedFrames {
+		w.gapList = nil
+	}
 	for i := range w.frames {
 		fr := &w.frames[i]
 		fr.tab, fr.curExt, fr.packLearn = nil, nil, nil

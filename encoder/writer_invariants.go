@@ -128,9 +128,24 @@ func (w *Writer) bufferError() error {
 		if fr.pack >= 0 {
 			slack += fr.packWidth - 1
 		}
+		slack += fr.gaps // closed deep parts' gaps, still to be removed
 	}
 	if w.slack != slack {
-		return fmt.Errorf("slack %d, but the open length prefixes reserve %d bytes beyond one each", w.slack, slack)
+		return fmt.Errorf("slack %d, but the open length prefixes reserve %d bytes beyond one each and the gaps hold the rest", w.slack, slack)
+	}
+	pending := 0
+	for i, g := range w.gapList {
+		if g.n <= 0 || g.n >= deferredWidth || g.at < w.base || g.at+g.n > len(w.buf) || !zeros(w.buf[g.at:g.at+g.n]) {
+			return fmt.Errorf("gap %d: %d bytes at %d, not a run of zeros left by a deferred length prefix", i, g.n, g.at)
+		}
+		pending += g.n
+	}
+	gaps := 0
+	for i := range w.frames {
+		gaps += w.frames[i].gaps
+	}
+	if pending != gaps {
+		return fmt.Errorf("%d bytes of gaps recorded, but the open frames count %d", pending, gaps)
 	}
 	if want := w.base + w.slack + w.maxSize - fastRoom; w.limit != want {
 		return fmt.Errorf("limit %d, want base+slack+maxSize-fastRoom = %d", w.limit, want)
@@ -224,7 +239,9 @@ func (w *Writer) openedError(i int) error {
 	if (f.List || f.Map) && p.count < 1 {
 		return fmt.Errorf("frame %d: element %d of field %s", i, p.count-1, f.FullName)
 	}
-	if (fr.width == 0) != f.Group || fr.width > 4 {
+	// Frames deeper than deferDepth reserve deferredWidth bytes, the
+	// others at most 4 (the learned width).
+	if deep := i > deferDepth && !f.Group; (fr.width == 0) != f.Group || deep != (fr.width == deferredWidth) || fr.width > deferredWidth {
 		return fmt.Errorf("frame %d: %d bytes reserved for the length of field %s (group %v)", i, fr.width, f.FullName, f.Group)
 	}
 	if (fr.width == 0 || fr.entry || w.checksRequired(fr.tab)) && !fr.slowEnd {

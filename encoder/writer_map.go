@@ -35,7 +35,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 	child := wf.child.Load()
 	n := len(w.frames)
 	same := int(wf.idx) == fr.pos // another entry of the current map
-	if child == nil || n == cap(w.frames) || w.depth >= w.maxDepth || !w.fits(len(key)) ||
+	if child == nil || n == cap(w.frames) || w.depth >= w.fastDepth || !w.fits(len(key)) ||
 		same && fr.keyValid && key <= string(fr.keyS) ||
 		wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
 		w.beginEntryStringSlow(num, key)
@@ -84,7 +84,7 @@ func openEntry(c *wframe) {
 func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
 	child := wf.child.Load()
 	n := len(w.frames)
-	if child == nil || n == cap(w.frames) || w.depth >= w.maxDepth || !w.fits(0) ||
+	if child == nil || n == cap(w.frames) || w.depth >= w.fastDepth || !w.fits(0) ||
 		int(wf.idx) == fr.pos && fr.keyValid && ord <= fr.keyU {
 		return false
 	}

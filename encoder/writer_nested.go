@@ -1,7 +1,9 @@
 package encoder
 
 import (
+	"cmp"
 	"google.golang.org/protobuf/encoding/protowire"
+	"slices"
 
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -57,7 +59,7 @@ func (w *Writer) Begin(num protowire.Number) {
 	}
 	child := wf.child.Load()
 	n := len(w.frames)
-	if child == nil || w.depth >= w.maxDepth || !w.fits(0) || n == cap(w.frames) {
+	if child == nil || w.depth >= w.fastDepth || !w.fits(0) || n == cap(w.frames) {
 		w.beginSlow(num)
 		w.check()
 		return
@@ -153,7 +155,15 @@ func (w *Writer) begin(t target) {
 	}
 	w.buf = append(w.buf, f.Tag...)
 	width := 0
-	if !f.Group {
+	switch {
+	case f.Group:
+	case w.depth >= deferDepth:
+		// Deep: the widest length prefix, shrunk when the part ends
+		// (see deferDepth).
+		w.buf = append(w.buf, 0, 0, 0, 0, 0)
+		w.addSlack(deferredWidth - 1)
+		width = deferredWidth
+	default:
 		width = w.reserve(learnFor(fr, t))
 	}
 	w.push(child, width, f.Map)
@@ -186,7 +196,7 @@ func (w *Writer) End() {
 	// stack around one: a body under 128 bytes in the byte reserved for
 	// it (the smallest output size stays what it was: no limit to check),
 	// below the top level, not sampled. The rest goes to endRare.
-	if fr.width == 1 && size < 1<<7 && n > 2 && w.tick%learnSample != 0 {
+	if fr.width == 1 && size < 1<<7 && n > 2 && w.tick%learnSample != 0 && fr.gaps == 0 {
 		w.buf[fr.start-1] = byte(size)
 	} else if !w.endRare(fr, n, size) {
 		w.endSlow()
@@ -211,6 +221,12 @@ func (w *Writer) End() {
 // size limit is near).
 func (w *Writer) endRare(fr *wframe, n, size int) bool {
 	switch {
+	case fr.width == deferredWidth || fr.gaps != 0:
+		if !w.room(0) {
+			w.tick-- // End counts again on the general path
+			return false
+		}
+		size = w.closeGapped(fr, n, nil)
 	case fr.width == 1 && size < 1<<7:
 		// The smallest output size stays what it was: no limit to check.
 		w.buf[fr.start-1] = byte(size)
@@ -276,7 +292,7 @@ func (w *Writer) endSlow() {
 	if f.Group {
 		lb += len(f.EndTag)
 	} else {
-		lb += wire.SizeVarint(uint64(len(w.buf)-fr.start+grow)) - 1
+		lb += wire.SizeVarint(uint64(len(w.buf)-fr.start-fr.gaps+grow)) - 1
 	}
 	if w.over(lb) {
 		w.fail(ErrSizeExceeded, f, "")
@@ -290,9 +306,15 @@ func (w *Writer) endSlow() {
 		w.buf = append(w.buf, defVal...)
 	}
 	tagAt := w.tagAt(n - 1)
-	if f.Group {
+	switch {
+	case f.Group:
 		w.buf = append(w.buf, f.EndTag...)
-	} else {
+		if fr.gaps != 0 {
+			w.closeGapped(fr, n, nil)
+		}
+	case fr.width == deferredWidth || fr.gaps != 0:
+		w.closeGapped(fr, n, w.learnOf(n-1))
+	default:
 		w.patch(fr.start, int(fr.width), w.learnOf(n-1))
 	}
 	w.frames = w.frames[:n-1]
@@ -358,4 +380,90 @@ func (w *Writer) patch(start, r int, l *learnState) {
 	}
 	wire.AppendVarint(w.buf[start-r:start-r], uint64(n))
 	w.addSlack(1 - r)
+}
+
+// deferDepth is the depth past which a length-prefixed part reserves the
+// widest length prefix (deferredWidth bytes) instead of the learned
+// width. Nested parts whose learned width is too small would each move
+// their body when they end, and a chain of them moves its bytes once per
+// level: quadratic in depth. A deferred part writes its length in the
+// first bytes of its reservation and leaves the rest as a gap, recorded in
+// gapList and counted in its parent's gaps (and in slack, as bytes the
+// output will not have); the first part at deferDepth or above that ends
+// with gaps in its body removes them all in one pass. So every byte moves
+// at most deferDepth+1 times, whatever the depth, and messages less deep
+// than deferDepth are written as before.
+const deferDepth = 16
+
+// deferredWidth is the widest length prefix: lengths below 2^35.
+const deferredWidth = 5
+
+// gap is a run of n bytes at offset at of the buffer that the output
+// will not have.
+type gap struct{ at, n int }
+
+// closeGapped ends frame fr (n frames open; its body written, a group's
+// end tag too) when it is deferred or holds gaps, and returns the length
+// of its body. A deferred frame writes its length and leaves the rest of
+// its reservation as a gap, for its parent; a frame that is not removes
+// the gaps in its body, then writes its length as patch does (l is the
+// learned width to sample, or nil).
+func (w *Writer) closeGapped(fr *wframe, n int, l *learnState) int {
+	parent := &w.frames[n-2]
+	body := len(w.buf) - fr.start - fr.gaps
+	if fr.width == deferredWidth && w.depth > deferDepth {
+		a := wire.SizeVarint(uint64(body))
+		at := fr.start - deferredWidth
+		wire.AppendVarint(w.buf[at:at], uint64(body))
+		g := deferredWidth - a
+		if g > 0 {
+			w.gapList = append(w.gapList, gap{at + a, g})
+		}
+		// The part's reservation leaves slack; its gap joins it.
+		w.addSlack(1 - a)
+		parent.gaps += fr.gaps + g
+		fr.gaps = 0
+		return body
+	}
+	if fr.width == 0 && w.depth > deferDepth { // a deep group: its parent removes the gaps
+		parent.gaps += fr.gaps
+		fr.gaps = 0
+		return body
+	}
+	w.removeGaps(fr.start)
+	fr.gaps = 0
+	if fr.width != 0 {
+		w.patch(fr.start, int(fr.width), l)
+	}
+	return body
+}
+
+// removeGaps removes from the buffer every recorded gap at or after from
+// (those of the parts that closed inside the body starting there, the
+// last ones recorded), in one pass that moves each byte after the first
+// gap once.
+func (w *Writer) removeGaps(from int) {
+	k := len(w.gapList)
+	for k > 0 && w.gapList[k-1].at >= from {
+		k--
+	}
+	gs := w.gapList[k:]
+	if len(gs) == 0 {
+		return
+	}
+	slices.SortFunc(gs, func(a, b gap) int { return cmp.Compare(a.at, b.at) })
+	dst, removed := gs[0].at, 0
+	for i, g := range gs {
+		end := len(w.buf)
+		if i+1 < len(gs) {
+			end = gs[i+1].at
+		}
+		dst += copy(w.buf[dst:], w.buf[g.at+g.n:end])
+		removed += g.n
+	}
+	w.stats.Moves++
+	w.stats.MovedBytes += len(w.buf) - removed - gs[0].at
+	w.buf = w.buf[:len(w.buf)-removed]
+	w.addSlack(-removed)
+	w.gapList = w.gapList[:k]
 }
