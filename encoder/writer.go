@@ -124,8 +124,8 @@ type WriterOptions struct {
 // to end removes in one pass: otherwise a deep chain whose widths were
 // guessed too small would move its bytes once per level, quadratic in
 // depth. So the bytes a Writer moves stay under 17 times its output
-// whatever the depth (1,000,000 levels in under a second), and messages
-// less deep than that are written as before.
+// whatever the depth, and messages less deep than that are written as
+// before.
 //
 // # Allocation and concurrency
 //
