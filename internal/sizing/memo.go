@@ -51,7 +51,7 @@ type identityMemo struct {
 	// The summaries by identity: dynamicpb messages by pointer (a
 	// one-word key, hashed far faster than an interface), the others by
 	// interface value.
-	dyn   map[*dynamicpb.Message]summary
+	dyn   dynTable
 	other map[protoreflect.Message]summary
 	// seen has a bit set for the address of every dynamicpb message in
 	// dyn: a lookup whose bit is clear (most, when nothing is shared)
@@ -97,8 +97,7 @@ func (t *identityMemo) recall(msg protoreflect.Message, st *Stats) (summary, boo
 		if i, b := seenBit(dm); t.seen[i]&b == 0 {
 			return summary{}, false
 		}
-		e, ok := t.dyn[dm]
-		return e, ok
+		return t.dyn.get(dm)
 	}
 	if !reflect.TypeOf(msg).Comparable() {
 		return summary{}, false
@@ -139,13 +138,9 @@ func (t *identityMemo) offer(lv *level, st *Stats) {
 func (t *identityMemo) remember(lv *level, st *Stats) {
 	e := summary{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
 	if dm, ok := lv.msg.(*dynamicpb.Message); ok {
-		if t.dyn == nil {
-			t.dyn = make(map[*dynamicpb.Message]summary)
+		if !t.dyn.add(dm, e) {
+			return // already there
 		}
-		if _, dup := t.dyn[dm]; dup {
-			return
-		}
-		t.dyn[dm] = e
 		i, b := seenBit(dm)
 		t.seen[i] |= b
 	} else {
@@ -180,7 +175,7 @@ func (t *identityMemo) remember(lv *level, st *Stats) {
 // reset forgets every summary, keeping the maps' space.
 func (t *identityMemo) reset() {
 	if t.n > 0 {
-		clear(t.dyn)
+		t.dyn.reset()
 		clear(t.other)
 		clear(t.seen[:])
 		t.n = 0
@@ -193,10 +188,75 @@ func (t *identityMemo) reset() {
 // trim drops the maps that grew past maxRetained entries, before a reset
 // between calls.
 func (t *identityMemo) trim() {
-	if len(t.dyn) > maxRetained {
-		t.dyn = nil
+	if len(t.dyn.slots) > 2*maxRetained {
+		t.dyn = dynTable{}
 	}
 	if len(t.other) > maxRetained {
 		t.other = nil
+	}
+}
+
+// dynTable is the memo's table of dynamicpb messages: open addressing
+// with linear probing over a power-of-two array, emptied by clearing it.
+// Unlike a Go map, which draws a new hash seed when cleared and may then
+// allocate as it fills again, a reused table allocates only to grow past
+// its largest size, so that a reused Encoder allocates nothing per call.
+type dynTable struct {
+	slots []dynSlot
+	n     int
+}
+
+type dynSlot struct {
+	m *dynamicpb.Message // nil: empty
+	e summary
+}
+
+// slot returns the index of dm's slot, or of the empty slot where it
+// would go. len(t.slots) is a power of two and never full.
+func (t *dynTable) slot(dm *dynamicpb.Message) int {
+	mask := len(t.slots) - 1
+	i := int(uint64(dynstore.Addr(dm))*0x9e3779b97f4a7c15>>32) & mask
+	for t.slots[i].m != nil && t.slots[i].m != dm {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+func (t *dynTable) get(dm *dynamicpb.Message) (summary, bool) {
+	if t.n == 0 {
+		return summary{}, false
+	}
+	s := &t.slots[t.slot(dm)]
+	return s.e, s.m != nil
+}
+
+// add stores e for dm and reports true, or reports false if dm is there.
+func (t *dynTable) add(dm *dynamicpb.Message, e summary) bool {
+	if 2*(t.n+1) > len(t.slots) { // keep it at most half full
+		old := t.slots
+		t.slots = make([]dynSlot, max(64, 2*len(old)))
+		t.n = 0
+		for _, s := range old {
+			if s.m != nil {
+				t.slots[t.slot(s.m)] = s
+				t.n++
+			}
+		}
+	}
+	s := &t.slots[t.slot(dm)]
+	if s.m != nil {
+		return false
+	}
+	s.m, s.e = dm, e
+	t.n++
+	return true
+}
+
+// reset empties the table, keeping its array; it drops every message
+// reference.
+func (t *dynTable) reset() {
+	if t.n > 0 {
+		clear(t.slots)
+		t.n = 0
 	}
 }
