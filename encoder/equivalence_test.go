@@ -10,25 +10,16 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/reloadtest"
 	"github.com/protolayout/protolayout/protobuftest"
 )
-
-// seeds is how many random messages each test schema message gets, in
-// generated and dynamic form.
-func seeds() uint64 {
-	if testing.Short() {
-		return 30
-	}
-	return 300
-}
 
 // TestRandomEquivalence encodes seeded random messages of every test schema
 // message, generated and dynamic, and holds every output to the reference.
 func TestRandomEquivalence(t *testing.T) {
-	n := seeds()
+	n := reloadtest.Seeds()
 	for _, tw := range protobuftest.Twins() {
 		t.Run(string(tw.Name), func(t *testing.T) {
 			t.Parallel()
@@ -54,7 +45,7 @@ func TestRandomEquivalence(t *testing.T) {
 // default-mode proto.Marshal of the generated form, which is stable when no
 // map has entries.
 func TestRandomDefaultModeWithoutMaps(t *testing.T) {
-	n := seeds() / 3
+	n := reloadtest.Seeds() / 3
 	for _, tw := range protobuftest.Twins() {
 		for seed := range n {
 			g, d := protobuftest.NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, seed, protobuftest.RandOptions{MaxDepth: 3, NoMaps: true})
@@ -83,65 +74,6 @@ func twinsAgree(t *testing.T, g, d proto.Message) bool {
 	return true
 }
 
-// runtimeType loads md's file and its dependencies anew, as a proxy loads a
-// FileDescriptorSet, and returns a dynamic type of the fresh descriptor.
-func runtimeType(t testing.TB, md protoreflect.MessageDescriptor) (protoreflect.MessageType, *protoregistry.Types) {
-	t.Helper()
-	set := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		for i := range fd.Imports().Len() {
-			add(fd.Imports().Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
-	}
-	add(md.ParentFile())
-	files, err := protodesc.NewFiles(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := files.FindDescriptorByName(md.FullName())
-	if err != nil {
-		t.Fatal(err)
-	}
-	types := new(protoregistry.Types)
-	files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		registerAll(types, fd.Messages(), fd.Extensions())
-		return true
-	})
-	return dynamicpb.NewMessageType(d.(protoreflect.MessageDescriptor)), types
-}
-
-func registerAll(types *protoregistry.Types, msgs protoreflect.MessageDescriptors, exts protoreflect.ExtensionDescriptors) {
-	for i := range exts.Len() {
-		_ = types.RegisterExtension(dynamicpb.NewExtensionType(exts.Get(i)))
-	}
-	for i := range msgs.Len() {
-		md := msgs.Get(i)
-		_ = types.RegisterMessage(dynamicpb.NewMessageType(md))
-		registerAll(types, md.Messages(), md.Extensions())
-	}
-}
-
-// twinOf returns the dynamic twin of g in a runtime-loaded schema.
-func twinOf(t testing.TB, g proto.Message, mt protoreflect.MessageType, types *protoregistry.Types) proto.Message {
-	t.Helper()
-	b, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := mt.New().Interface()
-	if err := (proto.UnmarshalOptions{AllowPartial: true, Resolver: types}).Unmarshal(b, d); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 // TestDescriptorSetEquivalence encodes the FileDescriptorSet of every file
 // linked into the test binary, generated and dynamic: descriptor.proto, the
 // well-known types and protobuftest's schemas, 18 files. (The same test
@@ -162,8 +94,8 @@ func TestDescriptorSetEquivalence(t *testing.T) {
 	if len(set.File) < 15 {
 		t.Fatalf("only %d files registered", len(set.File))
 	}
-	mt, types := runtimeType(t, set.ProtoReflect().Descriptor())
-	d := twinOf(t, set, mt, types)
+	mt, types := reloadtest.Type(t, set.ProtoReflect().Descriptor())
+	d := reloadtest.Twin(t, set, mt, types)
 	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, nil, set)
 	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, types, d)
 	// Each file on its own, too.

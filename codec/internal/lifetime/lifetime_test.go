@@ -21,6 +21,7 @@ import (
 	"github.com/protolayout/protolayout/codec/grpccodec"
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/reloadtest"
 )
 
 var reloads = flag.Int("reloads", 5000, "schema loads of TestReloadHeapFlat (the Taskfile's reload task runs 50,000)")
@@ -76,21 +77,8 @@ func extFile() *descriptorpb.FileDescriptorProto {
 // file's options set the three extensions (as unknown fields, which each
 // load's types then resolve to its own extension types).
 func schema() (*descriptorpb.FileDescriptorSet, []byte) {
-	set := new(descriptorpb.FileDescriptorSet)
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		for i := range fd.Imports().Len() {
-			add(fd.Imports().Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
-	}
-	add(coltracepb.File_opentelemetry_proto_collector_trace_v1_trace_service_proto)
-	add(descriptorpb.File_google_protobuf_descriptor_proto)
+	set := reloadtest.FileSet(coltracepb.File_opentelemetry_proto_collector_trace_v1_trace_service_proto,
+		descriptorpb.File_google_protobuf_descriptor_proto)
 	x := extFile()
 	set.File = append(set.File, x)
 

@@ -1,0 +1,94 @@
+// Package reloadtest loads schemas anew, as a proxy loads a
+// FileDescriptorSet, for the module's tests: the set of a file and its
+// imports, a dynamic type of a fresh descriptor, and the dynamic twin of a
+// generated message in it. It is imported by tests only.
+package reloadtest
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// Seeds is how many random messages each test schema message gets in the
+// equivalence tests: 300, or 30 with -short.
+func Seeds() uint64 {
+	if testing.Short() {
+		return 30
+	}
+	return 300
+}
+
+// FileSet returns the files fds and everything they import, each once,
+// imports before the files that import them.
+func FileSet(fds ...protoreflect.FileDescriptor) *descriptorpb.FileDescriptorSet {
+	set := &descriptorpb.FileDescriptorSet{}
+	seen := map[string]bool{}
+	var add func(fd protoreflect.FileDescriptor)
+	add = func(fd protoreflect.FileDescriptor) {
+		if seen[fd.Path()] {
+			return
+		}
+		seen[fd.Path()] = true
+		for i := range fd.Imports().Len() {
+			add(fd.Imports().Get(i).FileDescriptor)
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+	}
+	for _, fd := range fds {
+		add(fd)
+	}
+	return set
+}
+
+// Type loads md's file and its imports anew and returns a dynamic type of
+// the fresh descriptor, with the dynamic types of every message and
+// extension of the load.
+func Type(tb testing.TB, md protoreflect.MessageDescriptor) (protoreflect.MessageType, *protoregistry.Types) {
+	tb.Helper()
+	files, err := protodesc.NewFiles(FileSet(md.ParentFile()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := files.FindDescriptorByName(md.FullName())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	types := new(protoregistry.Types)
+	files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		registerAll(types, fd.Messages(), fd.Extensions())
+		return true
+	})
+	return dynamicpb.NewMessageType(d.(protoreflect.MessageDescriptor)), types
+}
+
+func registerAll(types *protoregistry.Types, msgs protoreflect.MessageDescriptors, exts protoreflect.ExtensionDescriptors) {
+	for i := range exts.Len() {
+		_ = types.RegisterExtension(dynamicpb.NewExtensionType(exts.Get(i)))
+	}
+	for i := range msgs.Len() {
+		md := msgs.Get(i)
+		_ = types.RegisterMessage(dynamicpb.NewMessageType(md))
+		registerAll(types, md.Messages(), md.Extensions())
+	}
+}
+
+// Twin returns the dynamic twin of g, a message of type mt (from Type),
+// with extensions resolved through types.
+func Twin(tb testing.TB, g proto.Message, mt protoreflect.MessageType, types *protoregistry.Types) proto.Message {
+	tb.Helper()
+	b, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(g)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d := mt.New().Interface()
+	if err := (proto.UnmarshalOptions{AllowPartial: true, Resolver: types}).Unmarshal(b, d); err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
