@@ -2,14 +2,9 @@ package encoder_test
 
 import (
 	"bytes"
-	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/reloadtest"
@@ -80,29 +75,5 @@ func twinsAgree(t *testing.T, g, d proto.Message) bool {
 // over a binary that links the OTLP schema too is in the benchmarks
 // module, benchmarks/internal/otlptest.)
 func TestDescriptorSetEquivalence(t *testing.T) {
-	set := &descriptorpb.FileDescriptorSet{}
-	var paths []string
-	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		paths = append(paths, fd.Path())
-		return true
-	})
-	slices.Sort(paths)
-	for _, p := range paths {
-		fd, _ := protoregistry.GlobalFiles.FindFileByPath(p)
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
-	}
-	if len(set.File) < 15 {
-		t.Fatalf("only %d files registered", len(set.File))
-	}
-	mt, types := reloadtest.Type(t, set.ProtoReflect().Descriptor())
-	d := reloadtest.Twin(t, set, mt, types)
-	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, nil, set)
-	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, types, d)
-	// Each file on its own, too.
-	for i, f := range set.File {
-		protobuftest.Equivalent(t, protobuftest.CheckOptions{}, nil, f)
-		if t.Failed() {
-			t.Fatalf("file %d (%s)", i, f.GetName())
-		}
-	}
+	reloadtest.DescriptorSetEquivalence(t, 15)
 }

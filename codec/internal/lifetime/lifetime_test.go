@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
@@ -368,5 +367,4 @@ func TestLiveSchemaKeepsLayouts(t *testing.T) {
 	}
 	runtime.KeepAlive(files)
 	runtime.KeepAlive(md)
-	_ = protoregistry.GlobalFiles // the generated descriptor.proto is not the one loaded
 }
