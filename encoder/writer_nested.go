@@ -411,7 +411,7 @@ type gap struct{ at, n int }
 func (w *Writer) closeGapped(fr *wframe, n int, l *learnState) int {
 	parent := &w.frames[n-2]
 	body := len(w.buf) - fr.start - fr.gaps
-	if fr.width == deferredWidth && w.depth > deferDepth {
+	if fr.width == deferredWidth { // only deferred parts reserve that many (learned widths stop at 4)
 		a := wire.SizeVarint(uint64(body))
 		at := fr.start - deferredWidth
 		wire.AppendVarint(w.buf[at:at], uint64(body))
