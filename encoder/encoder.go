@@ -371,12 +371,7 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 	mo, err := pm.Marshal(protoiface.MarshalInput{Message: mr, Buf: grow(b, size), Flags: flags | protoiface.MarshalUseCachedSize})
 	out := mo.Buf
 	if err == nil && !o.AllowPartial {
-		// proto.CheckInitialized, without finding m's methods again.
-		if pm.CheckInitialized != nil {
-			_, err = pm.CheckInitialized(protoiface.CheckInitializedInput{Message: mr})
-		} else {
-			err = proto.CheckInitialized(m)
-		}
+		err = checkInitialized(m, mr, pm)
 	}
 	if err != nil {
 		// Rebuild the error with the field and its path; the walk fails
@@ -393,13 +388,30 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 	if len(out)-len(b) != size {
 		return b, &Error{Err: ErrSizeMismatch, Message: mr.Descriptor().FullName()}
 	}
-	if size == 0 {
-		if fresh && mr.IsValid() {
-			return emptyBytes[:], nil
-		}
-		return b, nil
+	return result(b, out, fresh, mr), nil
+}
+
+// checkInitialized is proto.CheckInitialized, without finding m's methods
+// pm again.
+func checkInitialized(m proto.Message, mr protoreflect.Message, pm *protoiface.Methods) error {
+	if pm.CheckInitialized != nil {
+		_, err := pm.CheckInitialized(protoiface.CheckInitializedInput{Message: mr})
+		return err
 	}
-	return out, nil
+	return proto.CheckInitialized(m)
+}
+
+// result is what an encoding that extended b into out returns: out, or
+// when nothing was appended, b, or an empty non-nil slice for a call that
+// returns a fresh slice (Marshal) on a valid message.
+func result(b, out []byte, fresh bool, mr protoreflect.Message) []byte {
+	if len(out) == len(b) {
+		if fresh && mr.IsValid() {
+			return emptyBytes[:]
+		}
+		return b
+	}
+	return out
 }
 
 // legacyAppend encodes a message whose methods offer Marshal but not Size
@@ -409,11 +421,7 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 func (o *MarshalOptions) legacyAppend(b []byte, m proto.Message, mr protoreflect.Message, pm *protoiface.Methods, fresh bool, flags protoiface.MarshalInputFlags) ([]byte, error) {
 	mo, err := pm.Marshal(protoiface.MarshalInput{Message: mr, Buf: b, Flags: flags})
 	if err == nil && !o.AllowPartial {
-		if pm.CheckInitialized != nil {
-			_, err = pm.CheckInitialized(protoiface.CheckInitializedInput{Message: mr})
-		} else {
-			err = proto.CheckInitialized(m)
-		}
+		err = checkInitialized(m, mr, pm)
 	}
 	if err != nil {
 		return b, err
@@ -423,13 +431,7 @@ func (o *MarshalOptions) legacyAppend(b []byte, m proto.Message, mr protoreflect
 	if max := o.maxSize(); size > max {
 		return b, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
 	}
-	if size == 0 {
-		if fresh && mr.IsValid() {
-			return emptyBytes[:], nil
-		}
-		return b, nil
-	}
-	return out, nil
+	return result(b, out, fresh, mr), nil
 }
 
 // walkAppend encodes m with the checked layout walk: the size pass, then
@@ -443,10 +445,7 @@ func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]b
 	}
 	if size == 0 {
 		e.release(0)
-		if fresh && mr.IsValid() {
-			return emptyBytes[:], nil
-		}
-		return b, nil
+		return result(b, b, fresh, mr), nil
 	}
 	out := grow(b, size)
 	out, code, f = e.write(out)
