@@ -8,6 +8,7 @@ import (
 
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/reloadtest"
+	"github.com/protolayout/protolayout/internal/reloadtest/settest"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -75,5 +76,5 @@ func twinsAgree(t *testing.T, g, d proto.Message) bool {
 // over a binary that links the OTLP schema too is in the benchmarks
 // module, benchmarks/internal/otlptest.)
 func TestDescriptorSetEquivalence(t *testing.T) {
-	reloadtest.DescriptorSetEquivalence(t, 15)
+	settest.DescriptorSetEquivalence(t, 15)
 }

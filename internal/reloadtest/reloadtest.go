@@ -1,12 +1,11 @@
 // Package reloadtest loads schemas anew, as a proxy loads a
 // FileDescriptorSet, for the module's tests: the set of a file and its
 // imports, a dynamic type of a fresh descriptor, the dynamic twin of a
-// generated message in it, and the equivalence test over the set of every
-// linked file, which two test binaries run. It is imported by tests only.
+// generated message in it. It is imported by tests only (package settest
+// holds the descriptor-set equivalence test two test binaries run).
 package reloadtest
 
 import (
-	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -15,8 +14,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
-
-	"github.com/protolayout/protolayout/protobuftest"
 )
 
 // Seeds is how many random messages each test schema message gets in the
@@ -95,36 +92,4 @@ func Twin(tb testing.TB, g proto.Message, mt protoreflect.MessageType, types *pr
 		tb.Fatal(err)
 	}
 	return d
-}
-
-// DescriptorSetEquivalence encodes the FileDescriptorSet of every file
-// linked into the test binary (at least minFiles of them), generated and
-// as a dynamic twin of a fresh load, and each file on its own, holding
-// every output to proto.Marshal's.
-func DescriptorSetEquivalence(t *testing.T, minFiles int) {
-	t.Helper()
-	set := &descriptorpb.FileDescriptorSet{}
-	var paths []string
-	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		paths = append(paths, fd.Path())
-		return true
-	})
-	slices.Sort(paths)
-	for _, p := range paths {
-		fd, _ := protoregistry.GlobalFiles.FindFileByPath(p)
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
-	}
-	if len(set.File) < minFiles {
-		t.Fatalf("only %d files registered, want at least %d", len(set.File), minFiles)
-	}
-	mt, types := Type(t, set.ProtoReflect().Descriptor())
-	d := Twin(t, set, mt, types)
-	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, nil, set)
-	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, types, d)
-	for i, f := range set.File {
-		protobuftest.Equivalent(t, protobuftest.CheckOptions{}, nil, f)
-		if t.Failed() {
-			t.Fatalf("file %d (%s)", i, f.GetName())
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/protolayout/protolayout/internal/reloadtest"
+	"github.com/protolayout/protolayout/internal/reloadtest/settest"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -42,5 +43,5 @@ func TestOTLPEquivalence(t *testing.T) {
 // links the OTLP schema's files, as the encoder's did before its OTLP tests
 // moved here.
 func TestOTLPDescriptorSetEquivalence(t *testing.T) {
-	reloadtest.DescriptorSetEquivalence(t, 20)
+	settest.DescriptorSetEquivalence(t, 20)
 }
