@@ -78,8 +78,12 @@
 //
 //   - A repeated string extension declared in a proto3 file is validated as
 //     UTF-8 (the fast path skips it; the reflection path fails).
-//   - MessageSet types fail with ErrMessageSet (the fast path writes them
-//     without their unknown fields, with Size disagreeing with the output).
+//   - MessageSet types fail with ErrMessageSet. A generated MessageSet type
+//     (its code needs protoc-gen-go built with protolegacy) is encoded by its
+//     own methods, as proto.Marshal encodes it, where they agree with
+//     themselves; built without protolegacy, they size a MessageSet's
+//     unknown fields but do not write them (proto.Marshal drops them at the
+//     top and fails below it), and the call fails with ErrMessageSet.
 //   - Where both paths agree we match them even against the spec's wording:
 //     string extensions of editions files are never validated.
 //

@@ -3,6 +3,7 @@ package encoder
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -385,10 +386,33 @@ func (o *MarshalOptions) fastAppend(b []byte, m proto.Message, mr protoreflect.M
 		}
 		return b, err
 	}
-	if len(out)-len(b) != size {
-		return b, &Error{Err: ErrSizeMismatch, Message: mr.Descriptor().FullName()}
+	if n := len(out) - len(b); n != size {
+		return b, o.mismatch(b, mr, pm, flags, size, n, e)
 	}
 	return result(b, out, fresh, mr), nil
+}
+
+// mismatch explains why a message's fast-path Marshal wrote n bytes where
+// its Size counted size. The walk names what this package refuses
+// (ErrMessageSet: protobuf-go built without protolegacy sizes a
+// MessageSet's unknown fields but does not write them); otherwise, if Size
+// still counts size, the message did not change and its own methods
+// disagree (ErrMethodsDisagree); else it changed during the call
+// (ErrSizeMismatch).
+func (o *MarshalOptions) mismatch(b []byte, mr protoreflect.Message, pm *protoiface.Methods, flags protoiface.MarshalInputFlags, size, n int, e *Encoder) error {
+	if e == nil {
+		e = getEncoder(*o)
+		defer putEncoder(e)
+	}
+	if _, err := e.walkAppend(b, mr, false); err != nil {
+		return err
+	}
+	name := mr.Descriptor().FullName()
+	if again := pm.Size(protoiface.SizeInput{Message: mr, Flags: flags}).Size; again == size {
+		return &Error{Err: ErrMethodsDisagree, Message: name,
+			Detail: "Size counted " + strconv.Itoa(size) + " bytes, Marshal wrote " + strconv.Itoa(n)}
+	}
+	return &Error{Err: ErrSizeMismatch, Message: name}
 }
 
 // checkInitialized is proto.CheckInitialized, without finding m's methods

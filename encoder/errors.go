@@ -38,14 +38,22 @@ var (
 	// ErrSizeMismatch: the bytes written differ from the size computed
 	// before writing, because the message changed during the call.
 	ErrSizeMismatch = errors.New("message changed during encoding (size mismatch)")
+	// ErrMethodsDisagree: a message's own fast-path methods (ProtoMethods)
+	// wrote a different number of bytes than their Size counted, and the
+	// message did not change. proto.Marshal returns such output as it is
+	// at the top level and fails on it in a nested field; this package
+	// refuses it everywhere, since a length prefix computed from the size
+	// would be wrong.
+	ErrMethodsDisagree = errors.New("the message's Size and Marshal methods disagree")
 	// ErrConcurrentUse: an Encoder was called while another call on it
 	// was still running (an Encoder belongs to one goroutine at a time).
 	// The call that finds the Encoder busy fails and writes nothing; the
 	// call in progress is not disturbed.
 	ErrConcurrentUse = errors.New("Encoder used by two goroutines at once")
 	// ErrMessageSet: the message uses the legacy MessageSet wire format,
-	// which proto.Marshal also refuses for messages it encodes through
-	// reflection.
+	// which this package refuses in every build, and proto.Marshal refuses
+	// for messages it encodes through reflection unless protobuf-go is
+	// built with the protolegacy tag.
 	ErrMessageSet = errors.New("no support for message_set_wire_format")
 	// ErrForeignField: the message reported a set field that its own
 	// descriptor does not declare (a broken protoreflect implementation).

@@ -99,8 +99,10 @@ func loadTwins() *twinSet {
 // options of protolayout.customoptions extend; its GenExts and DynExts hold
 // those options only.
 //
-// The MessageSet messages of protolayout.messageset have no generated type
-// and so no twin; find their dynamic types in [DynamicTypes].
+// The MessageSet messages of protolayout.messageset have no twin: their
+// generated code is internal to this module, and proto.Marshal's outcome on
+// them depends on the protolegacy build tag. Find their dynamic types in
+// [DynamicTypes].
 //
 // The twins are built on first use; each call returns a new slice, but the
 // GenExts and DynExts slices are shared and must not be modified. Twins panics only if the embedded schemas fail to compile

@@ -41,6 +41,10 @@ const Module = "github.com/protolayout/protolayout"
 // root.
 const Command = "go run ./internal/protogen/cmd"
 
+// LegacyCommand regenerates the Go code of every target, [Legacy]
+// included.
+const LegacyCommand = "go run -tags protolegacy ./internal/protogen/cmd"
+
 // A Target is a set of .proto files and the directory of their generated Go
 // code.
 type Target struct {
@@ -60,10 +64,8 @@ type Target struct {
 }
 
 var (
-	// Protobuftest is the Go code of the test schemas. The MessageSet
-	// schema in protobuftest/proto/legacy is left out: protoc-gen-go
-	// cannot generate it without the protolegacy build tag, so package
-	// protobuftest only loads it at run time.
+	// Protobuftest is the Go code of the test schemas, except the
+	// MessageSet schema in protobuftest/proto/legacy, which is [Legacy].
 	Protobuftest = Target{
 		Files:  []string{"protobuftest/proto/*.proto"},
 		Module: Module,
@@ -75,11 +77,25 @@ var (
 		Module: Module,
 		OutDir: "benchmarks/internal/shapespb",
 	}
+	// Legacy is the Go code of the MessageSet test schema. protoc-gen-go
+	// refuses MessageSet descriptors unless it is built with the
+	// protolegacy tag, so only a protolegacy build generates or checks
+	// it ([Targets] leaves it out otherwise); the generated code itself
+	// builds and runs in every build.
+	Legacy = Target{
+		Files:  []string{"protobuftest/proto/legacy/*.proto"},
+		Module: Module,
+		OutDir: "internal/messagesetpb",
+	}
 )
 
-// Targets returns every target of the module, the ones [Command]
-// regenerates.
+// Targets returns every target of the module that this build can
+// generate, the ones [Command] regenerates: [Legacy] too when built with
+// the protolegacy tag.
 func Targets() []Target {
+	if protoLegacy {
+		return []Target{Protobuftest, Benchmarks, Legacy}
+	}
 	return []Target{Protobuftest, Benchmarks}
 }
 

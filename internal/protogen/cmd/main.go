@@ -1,11 +1,16 @@
 // Command cmd regenerates the Go code of every .proto schema of the module
 // (the targets of package protogen: protobuftest/gen from
-// protobuftest/proto, and benchmarks/internal/shapespb from
-// benchmarks/proto), without protoc.
+// protobuftest/proto, benchmarks/internal/shapespb from benchmarks/proto,
+// and internal/messagesetpb from protobuftest/proto/legacy), without
+// protoc.
 //
 // Run it from anywhere inside the module:
 //
 //	go run ./internal/protogen/cmd
+//	go run -tags protolegacy ./internal/protogen/cmd
+//
+// The second form regenerates the MessageSet schema's code too, which
+// protoc-gen-go accepts only in protolegacy builds.
 //
 // It rewrites the generated files that changed and deletes stale ones. With
 // -check it writes nothing, lists the problems and exits with status 1 if
