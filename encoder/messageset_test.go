@@ -97,7 +97,7 @@ type disagreeing struct {
 	size func() int
 }
 
-func (m *disagreeing) ProtoReflect() protoreflect.Message { return m }
+func (m *disagreeing) ProtoReflect() protoreflect.Message   { return m }
 func (m *disagreeing) Interface() protoreflect.ProtoMessage { return m }
 func (m *disagreeing) ProtoMethods() *protoiface.Methods {
 	return &protoiface.Methods{
