@@ -8,10 +8,6 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-func TestEnabled(t *testing.T) {
-	t.Logf("direct reads enabled: %v", Enabled)
-}
-
 // Fields sees exactly what Range sees, set or not, extensions included.
 func TestFieldsMatchRange(t *testing.T) {
 	if !Enabled {
