@@ -60,7 +60,7 @@
 // map entry and packed field on the op that opens it. The write pass
 // replays the tape into a buffer presized to the exact total, without
 // reading the message again, and checks each part's length once written.
-// Nothing is sized twice, however deep the nesting. Values are read with
+// No message is sized again for its parents, however deep the nesting. Values are read with
 // typed accessors only, so a reused Encoder allocates nothing per call on
 // dynamicpb messages.
 //

@@ -40,9 +40,10 @@
 //     protoreflect (the slow path).
 //
 // [Twins] pairs the two forms of every message. The MessageSet schema in
-// protobuftest/proto/legacy (protolayout.messageset) only exists in the
-// dynamic form: protoc-gen-go cannot generate it without the protolegacy
-// build tag.
+// protobuftest/proto/legacy (protolayout.messageset) has no twin: it is
+// served in the dynamic form only; its generated code, which protoc-gen-go
+// writes only when built with the protolegacy tag, is internal to
+// protolayout's own tests.
 //
 // After editing a .proto file, regenerate protobuftest/gen from the module
 // root with
