@@ -1,9 +1,11 @@
 package encoder_test
 
-// One test per item of the must-match checklist in the semantics notes
-// (SEMANTICS.md section 14), named after the item's number. Each builds the
-// case on generated types, derives the dynamicpb twin from the runtime-loaded
-// schema, and holds protolayout to proto.Marshal's bytes and errors.
+// One test per item of the must-match checklist in docs/semantics.md#checklist,
+// named after the item's number (TestChecklist14... checks
+// docs/semantics.md#item-14, whose text says what it checks). Each builds
+// the case on generated types, derives the dynamicpb twin from the
+// runtime-loaded schema, and holds protolayout to proto.Marshal's bytes and
+// errors.
 
 import (
 	"bytes"

@@ -22,7 +22,8 @@ package encoder_test
 //     TestLayoutsBuildForEverySchema, TestRandomSchemas
 //   - bad values: TestInvalidUTF8EveryPlace, TestRequiredEveryPlace,
 //     TestMessageSetEverywhere, TestNilAndInvalidEverywhere,
-//     TestForeignFieldIsAnError, and checklist items 17 and 27 to 37
+//     TestForeignFieldIsAnError, and TestChecklist17 and TestChecklist27
+//     to TestChecklist37 (docs/semantics.md#checklist)
 //   - fuzzing: fuzz_test.go, its seed corpora in testdata/fuzz, and
 //     TestCraftedFuzzSeedsDecode
 
@@ -1491,10 +1492,11 @@ func expectFault(t *testing.T, m proto.Message, want error, path string) {
 }
 
 // Invalid UTF-8 in every place a string can be, under proto3 and editions
-// VERIFY, fills the places checklist items 27 to 29 leave open: editions
-// map keys and values, oneofs, implicit-presence and delimited strings,
-// field-level VERIFY under a file-level NONE, bool-keyed maps, and proto3
-// extensions (singular and inside extension messages) in dynamic form.
+// VERIFY, fills the places docs/semantics.md#item-27 to
+// docs/semantics.md#item-29 leave open: editions map keys and values,
+// oneofs, implicit-presence and delimited strings, field-level VERIFY under
+// a file-level NONE, bool-keyed maps, and proto3 extensions (singular and
+// inside extension messages) in dynamic form.
 // A map key or value is named by its entry field and located at its entry,
 // such as map_string_string["k"].
 func TestInvalidUTF8EveryPlace(t *testing.T) {
@@ -1566,8 +1568,8 @@ func TestInvalidUTF8EveryPlace(t *testing.T) {
 }
 
 // Missing required fields at every nesting place, proto2 and editions
-// (LEGACY_REQUIRED), fill the places checklist item 33 leaves open: the
-// editions message in every position (singular, list, map value,
+// (LEGACY_REQUIRED), fill the places docs/semantics.md#item-33 leaves
+// open: the editions message in every position (singular, list, map value,
 // delimited, oneof, extension), repeated proto2 extensions, and deep
 // mixed paths. Each error names the field and its path; with AllowPartial
 // every one encodes like proto.Marshal.

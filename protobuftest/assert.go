@@ -51,9 +51,9 @@ const treeContext = 40
 // and Equivalent stops the test with t.Fatalf). Then, for each message:
 //
 //   - error parity: protolayout fails if and only if the reference fails.
-//     Where proto.Marshal's two paths disagree (DESIGN.md: a repeated string
-//     extension of a proto3 file, MessageSet) protolayout follows the
-//     dynamicpb path, so when the reference succeeds but protolayout fails,
+//     Where proto.Marshal's two paths disagree (docs/semantics.md#path-decisions:
+//     a repeated string extension of a proto3 file, MessageSet) protolayout
+//     follows the dynamicpb path, so when the reference succeeds but protolayout fails,
 //     the message is copied into dynamicpb form and protolayout's error is
 //     accepted if proto.Marshal fails on that copy too. A protolayout error
 //     must satisfy errors.Is(err, proto.Error) and come with no bytes;

@@ -13,9 +13,6 @@ import (
 	"testing"
 )
 
-// root is the repository root, from this package's directory.
-const root = "../.."
-
 // snippetDocs are the documents whose Go snippets must be copies of
 // Example code: the user's README and the docs beside it.
 var snippetDocs = []string{"README.md", "docs/design.md", "benchmarks/README.md"}

@@ -15,7 +15,7 @@ import (
 
 // orderProto declares fields out of number order and two oneofs whose
 // declaration order differs from their members' numbers, as in the
-// example of the semantics notes.
+// example of docs/semantics.md#field-order.
 const orderProto = `
 name: "order.proto" package: "lt" syntax: "proto2"
 message_type {
