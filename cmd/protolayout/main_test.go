@@ -575,3 +575,22 @@ var wireTypes = map[protoreflect.Kind]protowire.Type{
 	protoreflect.StringKind: protowire.BytesType, protoreflect.BytesKind: protowire.BytesType,
 	protoreflect.MessageKind: protowire.BytesType, protoreflect.GroupKind: protowire.StartGroupType,
 }
+
+// TestImportPaths compiles one directory of the test schema whose imports
+// resolve through -I only.
+func TestImportPaths(t *testing.T) {
+	v3 := filepath.Join(protoDir, "test", "v3")
+	out := ok(t, nil, "layout", "-proto", v3, "-I", protoDir)
+	if want := "google.protobuf.Any\ngoogle.protobuf.Timestamp\ntest.v2.Legacy\ntest.v2.Legacy.Item\ntest.v3.Thing\ntest.v3.Thing.Part\n"; string(out) != want {
+		t.Errorf("layout -proto %s -I %s:\n%s\nwant\n%s", v3, protoDir, out, want)
+	}
+	r := protolayout(t, nil, "layout", "-proto", v3)
+	if r.code != 1 || !strings.HasPrefix(string(r.stderr), "protolayout: "+filepath.Join(v3, "things.proto")+":10:8: open ") ||
+		!strings.HasSuffix(string(r.stderr), "(an import path missing? add it with -I DIR)\n") {
+		t.Errorf("layout -proto %s without -I: exit %d, stderr %q", v3, r.code, r.stderr)
+	}
+	r = protolayout(t, nil, "layout", "-I", protoDir)
+	if r.code != 2 || string(r.stderr) != "protolayout: -I needs -proto\n" {
+		t.Errorf("layout -I alone: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

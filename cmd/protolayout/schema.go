@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -59,12 +60,12 @@ type schema struct {
 // load loads the schema the flags name. Flag misuse is a usageError.
 func (s *schemaFlags) load() (*schema, error) {
 	switch {
+	case len(s.importPaths) > 0 && len(s.protoDirs) == 0:
+		return nil, usageErrorf("-I needs -proto")
 	case s.descriptors != "" && len(s.protoDirs) > 0:
 		return nil, usageErrorf("-descriptors and -proto are exclusive: give one of them")
 	case s.descriptors == "" && len(s.protoDirs) == 0:
 		return nil, usageErrorf("no schema: give -descriptors FILE (a FileDescriptorSet) or -proto DIR (.proto sources)")
-	case len(s.importPaths) > 0 && len(s.protoDirs) == 0:
-		return nil, usageErrorf("-I needs -proto")
 	}
 	var set *descriptorpb.FileDescriptorSet
 	var err error
@@ -166,7 +167,7 @@ func compileProtos(dirs, importPaths []string) (*descriptorpb.FileDescriptorSet,
 		return nil, err
 	}
 	if err != nil {
-		return nil, err
+		return nil, onDisk(err, importDirs)
 	}
 
 	set := new(descriptorpb.FileDescriptorSet)
@@ -193,18 +194,22 @@ func compileProtos(dirs, importPaths []string) (*descriptorpb.FileDescriptorSet,
 // disk (found under one of importDirs) rather than by its import path, so
 // that it can be opened from the message.
 func onDisk(err error, importDirs []string) error {
-	ewp, ok := err.(reporter.ErrorWithPos)
-	if !ok {
+	var ewp reporter.ErrorWithPos
+	if !errors.As(err, &ewp) {
 		return err
+	}
+	hint := ""
+	if errors.Is(ewp.Unwrap(), fs.ErrNotExist) {
+		hint = " (an import path missing? add it with -I DIR)"
 	}
 	pos := ewp.GetPosition()
 	for _, dir := range importDirs {
 		path := filepath.Join(dir, filepath.FromSlash(pos.Filename))
 		if _, statErr := os.Stat(path); statErr == nil {
-			return fmt.Errorf("%s:%d:%d: %w", path, pos.Line, pos.Col, ewp.Unwrap())
+			return fmt.Errorf("%s:%d:%d: %w%s", path, pos.Line, pos.Col, ewp.Unwrap(), hint)
 		}
 	}
-	return err
+	return fmt.Errorf("%w%s", err, hint)
 }
 
 // message returns the descriptor of the message type the -type flag names.
