@@ -1,0 +1,64 @@
+// Command protolayout encodes and decodes protobuf messages from a schema
+// loaded at run time, with protolayout's encoder, and prints the layouts it
+// compiles for them.
+//
+// Usage:
+//
+//	protolayout <command> [flags]
+//	protolayout help [command]
+//
+// Every command takes the schema as either
+//
+//	-descriptors FILE   a binary FileDescriptorSet with its imports, as
+//	                    protoc --include_imports -o FILE or buf build -o FILE
+//	                    write it
+//	-proto DIR          every .proto file under DIR, compiled in process
+//	                    (DIR is also the import path; repeatable), with more
+//	                    import paths as -I DIR and the well-known types built in
+//
+// and the message type as -type pkg.Msg, its full name. Extensions and
+// google.protobuf.Any values resolve against the whole schema.
+//
+// # encode
+//
+//	protolayout encode (-descriptors FILE | -proto DIR) -type pkg.Msg [-format json|text] [-deterministic] < in.json > out.binpb
+//
+// Encode reads one message in protobuf's JSON mapping (-format json, the
+// default) or in text format (-format text) on stdin and writes its wire
+// encoding, made by protolayout's encoder, on stdout, as protoc --encode and
+// buf convert do. -deterministic sorts map entries by key; -allow-partial
+// encodes a message whose required fields are missing; -discard-unknown
+// ignores input fields the schema does not know.
+//
+// # decode
+//
+//	protolayout decode (-descriptors FILE | -proto DIR) -type pkg.Msg [-format json|text] < in.binpb > out.json
+//
+// Decode reads one message in binary on stdin and writes it, indented, as
+// JSON or text format on stdout. -allow-partial accepts missing required
+// fields; -emit-defaults writes the fields that hold their default values
+// too (JSON only).
+//
+// # layout
+//
+//	protolayout layout (-descriptors FILE | -proto DIR) [-type pkg.Msg [-all]]
+//
+// Layout prints, as a table, the fields of the message type in the order
+// protolayout (and proto.Marshal) writes them, with each field's number,
+// type, wire type, encoded tag in hex, packed record tag, presence, oneof
+// and notes; the extensions of the type that the schema declares come first,
+// as they are written first. -all adds the layout of every message type
+// reachable from it. Without -type, layout lists the schema's message types.
+//
+// # Exit status and errors
+//
+// A command exits 0 on success, 1 on bad input (malformed JSON or text, bad
+// binary, an unknown type, a missing file, missing required fields, a schema
+// that does not compile) and 2 on a usage error (unknown command or flag,
+// no schema, no -type). Errors are printed on stderr as one line starting
+// with "protolayout: ", with the line and column of the input where the
+// parser gives them.
+//
+// When reading stdin takes longer than two seconds and stderr is a terminal,
+// a progress bar with an estimate of the time left is shown on stderr.
+package main
