@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -187,6 +192,75 @@ func TestWriterAllocs(t *testing.T) {
 			if n := testing.AllocsPerRun(10, func() { _, _ = c.Contestant.Encode(0) }); n != 0 {
 				t.Errorf("%s: %v allocations per message, want 0", c.Name(), n)
 			}
+		}
+	}
+}
+
+// svgText parses an SVG file as XML and returns its character data.
+func svgText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(bytes.NewReader(b))
+	var out []string
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s is not valid XML: %v", path, err)
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			out = append(out, string(cd))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// TestReportSVG draws the chart of a quick run, and again from the run's
+// -json output with -from, which prints the same tables without
+// measuring.
+func TestReportSVG(t *testing.T) {
+	dir := t.TempDir()
+	svg, jsonFile := filepath.Join(dir, "run.svg"), filepath.Join(dir, "run.json")
+	var out, errs bytes.Buffer
+	if code := run([]string{"-workload", "^(scalar|nested|writer)$", "-benchtime", "1x", "-json", "-svg", svg}, &out, &errs); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errs.String())
+	}
+	if err := os.WriteFile(jsonFile, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := svgText(t, svg)
+	for _, want := range []string{"scalar", "nested", "writer", "proto/dynamic", "writer/learned", "Time relative to proto/generated", "Time relative to handwritten"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the chart lacks %q: %s", want, s)
+		}
+	}
+	if strings.Contains(s, "descriptors") {
+		t.Errorf("-workload did not filter the chart: %s", s)
+	}
+
+	from := filepath.Join(dir, "from.svg")
+	out.Reset()
+	errs.Reset()
+	if code := run([]string{"-from", jsonFile, "-workload", "^(nested|writer)$", "-svg", from}, &out, &errs); code != 0 {
+		t.Fatalf("-from: exit code %d; stderr:\n%s", code, errs.String())
+	}
+	if errs.Len() != 0 {
+		t.Errorf("-from measured something: %s", errs.String())
+	}
+	if text := out.String(); !strings.Contains(text, "\nnested: ") || !strings.Contains(text, "\nwriter: ") || strings.Contains(text, "\nscalar: ") {
+		t.Errorf("-from: the tables are not those of nested and writer:\n%s", text)
+	}
+	if s := svgText(t, from); !strings.Contains(s, "nested") || strings.Contains(s, "scalar") {
+		t.Errorf("-from: the chart: %s", s)
+	}
+	for _, args := range [][]string{{"-from", filepath.Join(dir, "missing.json")}, {"-from", svg}, {"-from", jsonFile, "-svg", filepath.Join(dir, "no", "such", "dir.svg")}} {
+		if code := run(args, io.Discard, io.Discard); code == 0 {
+			t.Errorf("run(%q) succeeded", args)
 		}
 	}
 }

@@ -127,6 +127,8 @@
 //	go run ./benchmarks
 //	go run ./benchmarks -count 5 -benchtime 2s
 //	go run ./benchmarks -workload otlp -json > report.json
+//	go run ./benchmarks -svg docs/benchmarks.svg
+//	go run ./benchmarks -from report.json -svg report.svg
 //
 // The report starts with the machine (CPU, cores, notable instruction set
 // extensions), the Go version and platform, and the protolayout and
@@ -151,6 +153,14 @@
 //	                  (vs_proto_generated, vs_proto_dynamic, vs_floor; on the
 //	                  writer workload vs_handwritten, vs_easyproto,
 //	                  vs_dynamicpb_marshal, moves_per_msg, ...)
+//	-svg FILE         also draw the ratios as a bar chart into FILE: per
+//	                  workload, each contestant's time relative to
+//	                  proto/generated on a log scale, from a line at 1.0, and
+//	                  the writer workload relative to handwritten in a panel
+//	                  of its own (docs/benchmarks.svg is one)
+//	-from FILE        read the results from FILE, written by -json, instead
+//	                  of measuring: print its tables (or JSON), draw its
+//	                  chart with -svg; -workload still filters
 //
 // With the defaults the whole run, 62 cases, takes about a minute on two
 // cores. On a shared machine the numbers are noisy, the large workload's

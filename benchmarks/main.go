@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -8,9 +9,11 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/protolayout/protolayout/internal/benchreport"
+	"github.com/protolayout/protolayout/internal/benchreport/chart"
 )
 
 func main() {
@@ -28,6 +31,8 @@ type config struct {
 	workload  string
 	json      bool
 	benchtime string
+	svg       string // file to draw the ratios into, or ""
+	from      string // a -json report to read instead of measuring, or ""
 }
 
 // run is the program: it parses args, verifies and times the contestants,
@@ -41,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.workload, "workload", "", "run only the workloads whose name matches this regular expression")
 	fs.BoolVar(&cfg.json, "json", false, "write the results as JSON instead of tables")
 	fs.StringVar(&cfg.benchtime, "benchtime", defaultBenchtime, "time (or Nx iterations) of each round, as in go test -benchtime")
+	fs.StringVar(&cfg.svg, "svg", "", "also draw the ratios as a bar chart into this SVG `file`")
+	fs.StringVar(&cfg.from, "from", "", "read the results from this `file`, written by -json, instead of measuring (-count and -benchtime are then ignored)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./benchmarks [flags]\n\n"+
 			"Encodes each workload with proto.Marshal and protolayout and prints a table per workload.\n\n")
@@ -81,21 +88,23 @@ func report(cfg config, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-workload: %v", err)
 		}
 	}
-	all, err := unverifiedCases(filter)
-	if err != nil {
-		return fmt.Errorf("%w: %v", benchreport.ErrVerify, err)
+	var rep *benchreport.Report
+	var err error
+	if cfg.from != "" {
+		rep, err = readReport(cfg.from, filter)
+	} else {
+		rep, err = measure(cfg, filter, stderr)
 	}
-	if len(all) == 0 {
-		return fmt.Errorf("no workload matches -workload %q", cfg.workload)
-	}
-	rep, err := benchreport.Run(all, benchreport.Options{
-		Count:     cfg.count,
-		Benchtime: cfg.benchtime,
-		Progress:  stderr,
-		Prefix:    "benchmarks: ",
-	})
 	if err != nil {
 		return err
+	}
+	if len(rep.Workloads) == 0 {
+		return fmt.Errorf("no workload matches -workload %q", cfg.workload)
+	}
+	if cfg.svg != "" {
+		if err := writeSVG(cfg.svg, rep); err != nil {
+			return err
+		}
 	}
 	if cfg.json {
 		enc := json.NewEncoder(stdout)
@@ -103,4 +112,51 @@ func report(cfg config, stdout, stderr io.Writer) error {
 		return enc.Encode(rep)
 	}
 	return benchreport.WriteText(stdout, rep, benchreport.TextOptions{DefaultBenchtime: defaultBenchtime, Notes: notes})
+}
+
+// measure verifies and times the workloads that filter matches (all when
+// it is nil).
+func measure(cfg config, filter *regexp.Regexp, stderr io.Writer) (*benchreport.Report, error) {
+	all, err := unverifiedCases(filter)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", benchreport.ErrVerify, err)
+	}
+	if len(all) == 0 {
+		return &benchreport.Report{}, nil
+	}
+	return benchreport.Run(all, benchreport.Options{
+		Count:     cfg.count,
+		Benchtime: cfg.benchtime,
+		Progress:  stderr,
+		Prefix:    "benchmarks: ",
+	})
+}
+
+// readReport reads a report written by -json, keeping the workloads that
+// filter matches (all when it is nil).
+func readReport(path string, filter *regexp.Regexp) (*benchreport.Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-from: %v", err)
+	}
+	rep := new(benchreport.Report)
+	if err := json.Unmarshal(b, rep); err != nil {
+		return nil, fmt.Errorf("-from %s: %v", path, err)
+	}
+	if filter != nil {
+		rep.Workloads = slices.DeleteFunc(rep.Workloads, func(w benchreport.WorkloadResult) bool { return !filter.MatchString(w.Name) })
+	}
+	return rep, nil
+}
+
+// writeSVG draws the report's ratios into the file at path.
+func writeSVG(path string, rep *benchreport.Report) error {
+	var buf bytes.Buffer
+	if err := chart.WriteSVG(&buf, rep); err != nil {
+		return fmt.Errorf("-svg: %v", err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-svg: %v", err)
+	}
+	return nil
 }
