@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
 	"math"
-	"slices"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
 // TestBenchmarks verifies every contestant on every workload, as the
@@ -20,12 +23,12 @@ func TestBenchmarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range ws {
-		if len(w.ref) == 0 {
-			t.Errorf("%s: empty workload", w.name)
+		if len(w.Ref(0)) == 0 {
+			t.Errorf("%s: empty workload", w.Name)
 		}
 		for _, c := range casesOf(w) {
-			t.Run(c.name(), func(t *testing.T) {
-				if err := c.verify(); err != nil {
+			t.Run(c.Name(), func(t *testing.T) {
+				if err := c.Verify(); err != nil {
 					t.Error(err)
 				}
 			})
@@ -45,25 +48,11 @@ func TestWorkloadsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(a.ref, b.ref) {
-			t.Errorf("%s: two builds differ", a.name)
+		if !bytes.Equal(a.Ref(0), b.Ref(0)) {
+			t.Errorf("%s: two builds differ", a.Name)
 		}
 		if a.dynamic.ProtoReflect().Descriptor() == a.generated.ProtoReflect().Descriptor() {
-			t.Errorf("%s: the dynamic twin uses the compiled-in descriptor", a.name)
-		}
-	}
-}
-
-// TestHasMaps checks which workloads have maps, which decides how
-// protolayout/generated is verified.
-func TestHasMaps(t *testing.T) {
-	ws, err := workloads()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ws {
-		if want := w.name == "collections"; w.hasMaps != want {
-			t.Errorf("%s: hasMaps = %v, want %v", w.name, w.hasMaps, want)
+			t.Errorf("%s: the dynamic twin uses the compiled-in descriptor", a.Name)
 		}
 	}
 }
@@ -74,7 +63,7 @@ func BenchmarkMarshal(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, c := range all {
-		b.Run(c.name(), c.body)
+		b.Run(c.Name(), c.Benchmark)
 	}
 }
 
@@ -104,7 +93,7 @@ func TestReportSmoke(t *testing.T) {
 	if code := run([]string{"-workload", "^otlp$", "-benchtime", "3x", "-count", "2", "-json"}, &out, &errs); code != 0 {
 		t.Fatalf("-json: exit code %d; stderr:\n%s", code, errs.String())
 	}
-	var rep jsonReport
+	var rep benchreport.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("-json output: %v\n%s", err, out.String())
 	}
@@ -131,36 +120,6 @@ func TestReportSmoke(t *testing.T) {
 			if math.Abs(r.VsGenerated-want) > 1e-9*want {
 				t.Errorf("-json: %s: vs generated %v, want the mean of the rounds' ratios %v", r.Contestant, r.VsGenerated, want)
 			}
-		}
-	}
-}
-
-// TestPairedRatio checks that ratios are taken within rounds, then their
-// median: a contestant that is twice the baseline in two rounds of three
-// is 2x, whatever the medians of the two columns say.
-func TestPairedRatio(t *testing.T) {
-	res := func(ns ...int) []testing.BenchmarkResult {
-		var out []testing.BenchmarkResult
-		for _, n := range ns {
-			out = append(out, testing.BenchmarkResult{N: 10, T: time.Duration(10 * n)})
-		}
-		return out
-	}
-	for _, c := range []struct {
-		a, base []testing.BenchmarkResult
-		want    float64
-	}{
-		{res(100, 200, 300), res(50, 400, 150), 2}, // ratios 2, 0.5, 2; medians 200/150
-		{res(100, 300), res(100, 100), 2},          // ratios 1, 3: the mean of the middle two
-		{res(100), res(400), 0.25},                 // one round
-		{res(100, 200, 300), res(50, 100), 2},      // rounds beyond the shorter are left out
-		{res(100, 200), res(0, 100), 2},            // a round with no time is left out
-		{res(100), res(0), 0},                      // no ratio at all
-		{res(), res(), 0},                          //
-		{res(90, 110, 100, 95), res(100, 100, 100, 100), 0.975},
-	} {
-		if got := pairedRatio(c.a, c.base); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("pairedRatio(%v, %v) = %v, want %v", c.a, c.base, got, c.want)
 		}
 	}
 }
@@ -195,7 +154,7 @@ func TestReportWriterJSON(t *testing.T) {
 	if code := run([]string{"-workload", "^writer$", "-benchtime", "3x", "-json"}, &out, &errs); code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, errs.String())
 	}
-	var rep jsonReport
+	var rep benchreport.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("-json output: %v\n%s", err, out.String())
 	}
@@ -224,105 +183,84 @@ func TestWriterAllocs(t *testing.T) {
 	}
 	for _, w := range ws {
 		for _, c := range casesOf(w) {
-			if c.writer == nil {
+			if !strings.HasPrefix(c.Contestant.Name, "writer/") {
 				continue
 			}
-			if _, err := c.marshal(); err != nil {
+			if _, err := c.Contestant.Encode(0); err != nil {
 				t.Fatal(err)
 			}
-			if n := testing.AllocsPerRun(10, func() { _, _ = c.marshal() }); n != 0 {
-				t.Errorf("%s: %v allocations per message, want 0", c.name(), n)
+			if n := testing.AllocsPerRun(10, func() { _, _ = c.Contestant.Encode(0) }); n != 0 {
+				t.Errorf("%s: %v allocations per message, want 0", c.Name(), n)
 			}
 		}
 	}
 }
 
-// TestVerifyCatches checks that verify rejects wrong output, both byte for
-// byte and by decoding.
-func TestVerifyCatches(t *testing.T) {
-	ws, err := workloads()
+// svgText parses an SVG file as XML and returns its character data.
+func svgText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := ws[0]
-	flipped := bytes.Clone(w.ref)
-	flipped[len(flipped)-1] ^= 1
-	digest := bytes.Clone(w.digest)
-	digest[0] ^= 1
-	for _, tc := range []struct {
-		name  string
-		check check
-		out   []byte
-	}{
-		{"exact/flipped", checkExact, flipped},
-		{"exact/short", checkExact, w.ref[:len(w.ref)-1]},
-		{"decoded/flipped", checkDecoded, flipped},
-		{"decoded/short", checkDecoded, w.ref[:len(w.ref)-1]},
-		{"digest/flipped", checkDigest, digest},
-		{"digest/encoding", checkDigest, w.ref},
-	} {
-		c := &benchCase{
-			workload:   w,
-			contestant: contestant{name: tc.name, check: tc.check},
-			marshal:    func() ([]byte, error) { return tc.out, nil },
+	d := xml.NewDecoder(bytes.NewReader(b))
+	var out []string
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		if err := c.verify(); err == nil {
-			t.Errorf("%s: verify accepted wrong output", tc.name)
-		} else {
-			t.Logf("%s: %v", tc.name, err)
+		if err != nil {
+			t.Fatalf("%s is not valid XML: %v", path, err)
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			out = append(out, string(cd))
 		}
 	}
+	return strings.Join(out, " ")
 }
 
-// The check for protolayout without Deterministic accepts map entries in
-// any order, and nothing else out of order.
-func TestVerifyMapOrder(t *testing.T) {
-	ws, err := workloads()
-	if err != nil {
+// TestReportSVG draws the chart of a quick run, and again from the run's
+// -json output with -from, which prints the same tables without
+// measuring.
+func TestReportSVG(t *testing.T) {
+	dir := t.TempDir()
+	svg, jsonFile := filepath.Join(dir, "run.svg"), filepath.Join(dir, "run.json")
+	var out, errs bytes.Buffer
+	if code := run([]string{"-workload", "^(scalar|nested|writer)$", "-benchtime", "1x", "-json", "-svg", svg}, &out, &errs); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, errs.String())
+	}
+	if err := os.WriteFile(jsonFile, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(ws, func(w *workload) bool { return w.name == "collections" })
-	if i < 0 {
-		t.Fatal("no collections workload")
-	}
-	w := ws[i]
-	var recs [][]byte
-	for rest := w.ref; len(rest) > 0; {
-		_, _, n := protowire.ConsumeField(rest)
-		if n < 0 {
-			t.Fatal("reference does not parse")
+	s := svgText(t, svg)
+	for _, want := range []string{"scalar", "nested", "writer", "proto/dynamic", "writer/learned", "Time relative to proto/generated", "Time relative to handwritten"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the chart lacks %q: %s", want, s)
 		}
-		recs = append(recs, rest[:n])
-		rest = rest[n:]
 	}
-	if len(recs) != 152 {
-		t.Fatalf("%d records, want 152", len(recs))
+	if strings.Contains(s, "descriptors") {
+		t.Errorf("-workload did not filter the chart: %s", s)
 	}
-	// The map entries reversed within each map (fields 4 and 5, after 50
-	// strings of field 3 and the two packed lists).
-	reversed := slices.Clone(recs)
-	slices.Reverse(reversed[52:102])
-	slices.Reverse(reversed[102:152])
-	// The two packed lists swapped: decodes to the same message.
-	swapped := slices.Clone(recs)
-	swapped[0], swapped[1] = swapped[1], swapped[0]
-	for _, tc := range []struct {
-		name string
-		out  []byte
-		ok   bool
-	}{
-		{"reference", w.ref, true},
-		{"map entries reversed", bytes.Join(reversed, nil), true},
-		{"fields swapped", bytes.Join(swapped, nil), false},
-		{"entries of two maps mixed", bytes.Join(append(append(slices.Clone(recs[:101]), recs[102], recs[101]), recs[103:]...), nil), false},
-	} {
-		c := &benchCase{
-			workload:   w,
-			contestant: contestant{name: tc.name, check: checkExactUpToMapOrder},
-			marshal:    func() ([]byte, error) { return tc.out, nil },
-		}
-		if err := c.verify(); (err == nil) != tc.ok {
-			t.Errorf("%s: verify says %v, want ok %v", tc.name, err, tc.ok)
+
+	from := filepath.Join(dir, "from.svg")
+	out.Reset()
+	errs.Reset()
+	if code := run([]string{"-from", jsonFile, "-workload", "^(nested|writer)$", "-svg", from}, &out, &errs); code != 0 {
+		t.Fatalf("-from: exit code %d; stderr:\n%s", code, errs.String())
+	}
+	if errs.Len() != 0 {
+		t.Errorf("-from measured something: %s", errs.String())
+	}
+	if text := out.String(); !strings.Contains(text, "\nnested: ") || !strings.Contains(text, "\nwriter: ") || strings.Contains(text, "\nscalar: ") {
+		t.Errorf("-from: the tables are not those of nested and writer:\n%s", text)
+	}
+	if s := svgText(t, from); !strings.Contains(s, "nested") || strings.Contains(s, "scalar") {
+		t.Errorf("-from: the chart: %s", s)
+	}
+	for _, args := range [][]string{{"-from", filepath.Join(dir, "missing.json")}, {"-from", svg}, {"-from", jsonFile, "-svg", filepath.Join(dir, "no", "such", "dir.svg")}} {
+		if code := run(args, io.Discard, io.Discard); code == 0 {
+			t.Errorf("run(%q) succeeded", args)
 		}
 	}
 }

@@ -2,9 +2,15 @@
 // next to google.golang.org/protobuf, on the same messages in one run.
 //
 // It is a module of its own, github.com/protolayout/protolayout/benchmarks,
-// one of the repository's four (with the core, codec and examples), so that
-// what it needs (easyproto, go-humanize, cpuid, and the OTLP schema, which
-// brings in gRPC) stays out of the core's go.mod. The go.work at the
+// one of the repository's five (with the core, codec, examples and the
+// report's harness), so that what it needs (easyproto, the OTLP schema,
+// which brings in gRPC, and the harness's tools) stays out of the core's
+// go.mod. The machinery of the report (rounds, paired ratios,
+// verification, the read floor, tables, JSON, progress) is the harness,
+// github.com/protolayout/protolayout/internal/benchreport, a nested module
+// that the protolayout command's bench subcommand shares; the workloads
+// and the workload-specific contestants (generated code, handwritten,
+// easyproto, the Writer) are here. The go.work at the
 // repository root lets go run ./benchmarks and go test ./benchmarks/...
 // work from there. The module also holds the core's tests that need the
 // OTLP schema, in internal/otlptest.
@@ -121,6 +127,8 @@
 //	go run ./benchmarks
 //	go run ./benchmarks -count 5 -benchtime 2s
 //	go run ./benchmarks -workload otlp -json > report.json
+//	go run ./benchmarks -svg docs/benchmarks.svg
+//	go run ./benchmarks -from report.json -svg report.svg
 //
 // The report starts with the machine (CPU, cores, notable instruction set
 // extensions), the Go version and platform, and the protolayout and
@@ -129,7 +137,11 @@
 // proto/generated, to proto/dynamic and to floor/range (below 1.00x is
 // faster); the writer workload's table has the ratios to handwritten, to
 // easyproto and to dynamicpb+marshal instead, and the Writers' moves per
-// message. A progress line per workload goes to standard error. Flags:
+// message. When standard error is a terminal it shows a progress bar over
+// every contestant round, with the time elapsed and an estimate of the
+// time left, cleared before the tables are printed; otherwise (a pipe, a
+// log, CI) it gets a line per workload, per round with -count, and no
+// escape codes. Flags:
 //
 //	-count N          rounds, each running every contestant once; the
 //	                  median round's time is reported, and each ratio is
@@ -141,6 +153,14 @@
 //	                  (vs_proto_generated, vs_proto_dynamic, vs_floor; on the
 //	                  writer workload vs_handwritten, vs_easyproto,
 //	                  vs_dynamicpb_marshal, moves_per_msg, ...)
+//	-svg FILE         also draw the ratios as a bar chart into FILE: per
+//	                  workload, each contestant's time relative to
+//	                  proto/generated on a log scale, from a line at 1.0, and
+//	                  the writer workload relative to handwritten in a panel
+//	                  of its own (docs/benchmarks.svg is one)
+//	-from FILE        read the results from FILE, written by -json, instead
+//	                  of measuring: print its tables (or JSON), draw its
+//	                  chart with -svg; -workload still filters
 //
 // With the defaults the whole run, 62 cases, takes about a minute on two
 // cores. On a shared machine the numbers are noisy, the large workload's

@@ -11,6 +11,8 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
 // TestZeroAllocs checks that the floor contestants, and the hand-written
@@ -25,14 +27,14 @@ func TestZeroAllocs(t *testing.T) {
 	}
 	for _, w := range ws {
 		for _, c := range casesOf(w) {
-			if c.contestant.check != checkDigest && c.contestant.name != "handwritten" {
+			if c.Contestant.Check != benchreport.CheckDigest && c.Contestant.Name != "handwritten" {
 				continue
 			}
-			if _, err := c.marshal(); err != nil { // warm up: grow buffers
+			if _, err := c.Contestant.Encode(0); err != nil { // warm up: grow buffers
 				t.Fatal(err)
 			}
-			if n := testing.AllocsPerRun(20, func() { _, _ = c.marshal() }); n != 0 {
-				t.Errorf("%s: %v allocs per call, want 0", c.name(), n)
+			if n := testing.AllocsPerRun(20, func() { _, _ = c.Contestant.Encode(0) }); n != 0 {
+				t.Errorf("%s: %v allocs per call, want 0", c.Name(), n)
 			}
 		}
 	}
@@ -48,8 +50,9 @@ func TestFloorReadsWhatGeneratedHolds(t *testing.T) {
 	}
 	for _, w := range ws {
 		for _, hasGet := range []bool{false, true} {
-			if got := newFloorReader(hasGet).read(w.generated.ProtoReflect()); !bytes.Equal(got, w.digest) {
-				t.Errorf("%s, hasGet %v: read %s, want %s", w.name, hasGet, describeDigest(got), describeDigest(w.digest))
+			got, err := benchreport.ReadFloor("floor", hasGet, []proto.Message{w.generated}).Encode(0)
+			if err != nil || !bytes.Equal(got, w.Digest(0)) {
+				t.Errorf("%s, hasGet %v: read %x (%v), want %x", w.Name, hasGet, got, err, w.Digest(0))
 			}
 		}
 	}
@@ -152,7 +155,7 @@ func TestHandwrittenEveryField(t *testing.T) {
 			t.Fatalf("call %d: %v", call, err)
 		}
 		if !bytes.HasPrefix(got, prefix) || !bytes.Equal(got[len(prefix):], want) {
-			t.Fatalf("call %d: %s", call, describeDiff(got[len(prefix):], want))
+			t.Fatalf("call %d: %d bytes, want %d; first difference at offset %d", call, len(got)-len(prefix), len(want), firstDiff(got[len(prefix):], want))
 		}
 	}
 }
@@ -209,4 +212,14 @@ func TestHandwrittenInvalidUTF8(t *testing.T) {
 			t.Errorf("%s: error %q does not name the field", tc.field, err)
 		}
 	}
+}
+
+// firstDiff returns the offset of the first byte where a and b differ (the
+// shorter one's length if one is a prefix of the other).
+func firstDiff(a, b []byte) int {
+	i := 0
+	for i < min(len(a), len(b)) && a[i] == b[i] {
+		i++
+	}
+	return i
 }

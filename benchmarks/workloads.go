@@ -17,6 +17,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
 // Seeds of the PCG generator behind the OTLP workload. Changing them
@@ -29,25 +31,18 @@ const (
 // workload is one message to encode, in two twins with the same content: a
 // generated message, and a dynamicpb message over descriptors loaded at run
 // time from a serialized FileDescriptorSet, as a proxy that learns its
-// schemas on the wire would hold them.
+// schemas on the wire would hold them. The harness's workload holds the
+// generated message as the reference: its Ref(0) is
+// proto.MarshalOptions{Deterministic: true}.Marshal(generated), the bytes
+// every encoder must reproduce, and its Digest(0) what a read of every
+// populated field adds up to. Its Family is benchreport.FamilyMarshal
+// (contestants encode the message objects) or benchreport.FamilyWriter
+// (contestants encode the generated structs' values, read as plain Go
+// values).
 type workload struct {
-	name        string
-	description string
-	generated   proto.Message
-	dynamic     proto.Message
-	// ref is proto.MarshalOptions{Deterministic: true}.Marshal(generated),
-	// the bytes every encoder must reproduce.
-	ref []byte
-	// digest is what a read of every populated field of generated should
-	// add up to, the check of the floor contestants (see floorDigest).
-	digest []byte
-	// hasMaps: the schema has map fields, whose entries proto.Marshal
-	// without Deterministic writes in random order.
-	hasMaps bool
-	// family is "" for the marshal family (contestants encode the message
-	// objects), familyWriter for the writer family (contestants encode
-	// the generated structs' values, read as plain Go values).
-	family string
+	*benchreport.Workload
+	generated proto.Message
+	dynamic   proto.Message
 }
 
 // builders build the workloads, in report order.
@@ -72,45 +67,19 @@ var workloads = sync.OnceValues(func() ([]*workload, error) {
 
 // newWorkload fills in the reference encoding and the dynamic twin of m.
 func newWorkload(name, description string, m proto.Message) (*workload, error) {
-	ref, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	w, err := benchreport.NewWorkload(name, description, []proto.Message{m})
 	if err != nil {
-		return nil, fmt.Errorf("workload %s: reference encoding: %w", name, err)
+		return nil, err
 	}
 	desc, types, err := loadAtRunTime(m.ProtoReflect().Descriptor())
 	if err != nil {
 		return nil, fmt.Errorf("workload %s: %w", name, err)
 	}
 	dyn := dynamicpb.NewMessage(desc)
-	if err := (proto.UnmarshalOptions{Resolver: types}).Unmarshal(ref, dyn); err != nil {
+	if err := (proto.UnmarshalOptions{Resolver: types}).Unmarshal(w.Ref(0), dyn); err != nil {
 		return nil, fmt.Errorf("workload %s: dynamic twin: %w", name, err)
 	}
-	digest, err := floorDigest(m)
-	if err != nil {
-		return nil, fmt.Errorf("workload %s: digest: %w", name, err)
-	}
-	return &workload{
-		name: name, description: description, generated: m, dynamic: dyn, ref: ref, digest: digest,
-		hasMaps: hasMaps(m.ProtoReflect().Descriptor(), make(map[protoreflect.FullName]bool)),
-	}, nil
-}
-
-// hasMaps reports whether md or a message type it reaches has a map field.
-func hasMaps(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
-	if seen[md.FullName()] {
-		return false
-	}
-	seen[md.FullName()] = true
-	fields := md.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.IsMap() {
-			return true
-		}
-		if sub := fd.Message(); sub != nil && hasMaps(sub, seen) {
-			return true
-		}
-	}
-	return false
+	return &workload{Workload: w, generated: m, dynamic: dyn}, nil
 }
 
 // loadAtRunTime returns a fresh descriptor for md, and the dynamic types of

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/VictoriaMetrics/easyproto"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/protolayout/protolayout/benchmarks/internal/otlpvalues"
 	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
 // The writer family: the OTLP export of the otlp workload, written from
@@ -32,13 +34,13 @@ import (
 
 // familyWriter names the writer family of workloads and contestants;
 // the empty family is the marshal family (every other workload).
-const familyWriter = "writer"
+const familyWriter = benchreport.FamilyWriter
 
 // Baselines of the writer family's ratio columns.
 const (
-	baseHandwritten = "handwritten"
-	baseEasyproto   = "easyproto"
-	baseDynamicpb   = "dynamicpb+marshal"
+	baseHandwritten = benchreport.BaseHandwritten
+	baseEasyproto   = benchreport.BaseEasyproto
+	baseDynamicpb   = benchreport.BaseDynamicpb
 )
 
 // writerWorkload is the otlp workload's message, to be written from
@@ -48,9 +50,9 @@ func writerWorkload() (*workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.name = "writer"
-	w.description = "the otlp workload written from values (" + w.description + ")"
-	w.family = familyWriter
+	w.Name = "writer"
+	w.Description = "the otlp workload written from values (" + w.Description + ")"
+	w.Family = familyWriter
 	return w, nil
 }
 
@@ -63,52 +65,65 @@ func otlpRequest(w *workload) (*coltracepb.ExportTraceServiceRequest, error) {
 	return req, nil
 }
 
-// failing is a marshalFunc that always fails with err.
-func failing(err error) marshalFunc { return func() ([]byte, error) { return nil, err } }
+// failing is a contestant that always fails with err.
+func failing(name string, err error) benchreport.Contestant {
+	return benchreport.Contestant{Name: name, Encode: func(int) ([]byte, error) { return nil, err }}
+}
 
 // writerContestant writes the workload through one reused Writer with the
-// given length strategy.
-func writerContestant(s encoder.LengthStrategy) func(w *workload) (marshalFunc, *encoder.Writer) {
-	return func(w *workload) (marshalFunc, *encoder.Writer) {
+// given length strategy, and reports its length moves per message.
+func writerContestant(s encoder.LengthStrategy) func(name string, w *workload) benchreport.Contestant {
+	return func(name string, w *workload) benchreport.Contestant {
 		req, err := otlpRequest(w)
 		if err != nil {
-			return failing(err), nil
+			return failing(name, err)
 		}
 		wr := encoder.NewWriter(w.dynamic.ProtoReflect().Descriptor(), encoder.WriterOptions{Lengths: s})
-		return func() ([]byte, error) {
-			wr.Reset()
-			otlpvalues.WriteRequest(wr, req)
-			return wr.Finish()
-		}, wr
+		return benchreport.Contestant{
+			Name: name,
+			Encode: func(int) ([]byte, error) {
+				wr.Reset()
+				otlpvalues.WriteRequest(wr, req)
+				return wr.Finish()
+			},
+			Metrics: func(b *testing.B) {
+				// Every message is the same, so the last one's moves are
+				// each one's (in the steady state the learned widths
+				// reach).
+				st := wr.Stats()
+				b.ReportMetric(float64(st.Moves), benchreport.MetricMoves)
+				b.ReportMetric(float64(st.MovedBytes), benchreport.MetricMovedBytes)
+			},
+		}
 	}
 }
 
 var writerContestants = []contestant{
-	{name: "writer/learned", family: familyWriter, prepareWriter: writerContestant(encoder.LengthLearned)},
-	{name: "writer/onebyte", family: familyWriter, prepareWriter: writerContestant(encoder.LengthOneByte)},
+	{name: "writer/learned", family: familyWriter, prepare: writerContestant(encoder.LengthLearned)},
+	{name: "writer/onebyte", family: familyWriter, prepare: writerContestant(encoder.LengthOneByte)},
 	{name: baseHandwritten, family: familyWriter, prepare: handwrittenContestant},
-	{name: baseEasyproto, family: familyWriter, prepare: func(w *workload) marshalFunc {
+	{name: baseEasyproto, family: familyWriter, prepare: func(name string, w *workload) benchreport.Contestant {
 		req, err := otlpRequest(w)
 		if err != nil {
-			return failing(err)
+			return failing(name, err)
 		}
 		var m easyproto.Marshaler
 		var buf []byte
-		return func() ([]byte, error) {
+		return benchreport.Contestant{Name: name, Encode: func(int) ([]byte, error) {
 			m.Reset()
 			epRequest(m.MessageMarshaler(), req)
 			buf = m.Marshal(buf[:0])
 			return buf, nil
-		}
+		}}
 	}},
-	{name: baseDynamicpb, family: familyWriter, prepare: func(w *workload) marshalFunc {
+	{name: baseDynamicpb, family: familyWriter, prepare: func(name string, w *workload) benchreport.Contestant {
 		req, err := otlpRequest(w)
 		if err != nil {
-			return failing(err)
+			return failing(name, err)
 		}
 		b := newDynBuilder(w.dynamic.ProtoReflect().Descriptor())
 		o := proto.MarshalOptions{Deterministic: true}
-		return func() ([]byte, error) { return o.Marshal(b.request(req)) }
+		return benchreport.Contestant{Name: name, Encode: func(int) ([]byte, error) { return o.Marshal(b.request(req)) }}
 	}},
 }
 

@@ -1,4 +1,4 @@
-package main
+package benchreport
 
 import (
 	"encoding/binary"
@@ -19,8 +19,11 @@ import (
 // String, Bytes, Enum, Message, List, Map, and for map keys the MapKey
 // accessors), never Interface, and added to a digest so that nothing can be
 // optimized away. The callbacks of Range are method values bound once, so a
-// read allocates nothing. With hasGet it sees declared fields only, not
-// extensions (Range sees both); no workload sets extensions.
+// read of a dynamicpb message allocates nothing (protoreflect's views of a
+// generated message's lists and maps may allocate). With hasGet it calls Has
+// and Get on the declared fields, and on a message that has extension
+// ranges ranges over it too, for the extensions only (which cannot be found
+// by declaration).
 type floorReader struct {
 	// hasGet selects the traversal: Has and Get on every declared field
 	// (WhichOneof for each real oneof) instead of Message.Range.
@@ -29,8 +32,9 @@ type floorReader struct {
 	count uint64 // messages and values read (map keys not counted)
 	sum   uint64 // the values read, mixed
 
-	field func(protoreflect.FieldDescriptor, protoreflect.Value) bool // r.readField
-	entry func(protoreflect.MapKey, protoreflect.Value) bool          // r.readEntry
+	field     func(protoreflect.FieldDescriptor, protoreflect.Value) bool // r.readField
+	extension func(protoreflect.FieldDescriptor, protoreflect.Value) bool // r.readExtension
+	entry     func(protoreflect.MapKey, protoreflect.Value) bool          // r.readEntry
 
 	// The map being ranged by readEntry.
 	keyKind protoreflect.Kind
@@ -42,6 +46,7 @@ type floorReader struct {
 func newFloorReader(hasGet bool) *floorReader {
 	r := &floorReader{hasGet: hasGet}
 	r.field = r.readField
+	r.extension = r.readExtension
 	r.entry = r.readEntry
 	return r
 }
@@ -86,6 +91,17 @@ func (r *floorReader) readMessage(m protoreflect.Message) {
 			}
 		}
 	}
+	if md.ExtensionRanges().Len() > 0 {
+		m.Range(r.extension) // extensions cannot be found by declaration
+	}
+}
+
+// readExtension reads one populated field if it is an extension.
+func (r *floorReader) readExtension(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	if fd.IsExtension() {
+		r.readField(fd, v)
+	}
+	return true
 }
 
 // enter counts a message and its unknown fields.

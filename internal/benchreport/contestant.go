@@ -1,0 +1,295 @@
+package benchreport
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Check is how a contestant's output is verified against the reference.
+type Check int
+
+const (
+	// CheckExact: the output must equal the reference
+	// (proto.MarshalOptions{Deterministic: true}) byte for byte.
+	CheckExact Check = iota
+	// CheckDecoded: for proto.Marshal without Deterministic, whose field
+	// order may vary on dynamic messages, the output must have the
+	// reference's length and decode to a message equal to the reference
+	// message.
+	CheckDecoded
+	// CheckExactUpToMapOrder: as CheckExact, except that the entries of
+	// each map, at any depth, may come in any order (both sides are
+	// compared with their map entries sorted), and the output must decode
+	// to a message equal to the reference message. For protolayout
+	// without Deterministic, which like proto.Marshal writes map entries
+	// in the order the map yields them and everything else in the fixed
+	// order. Maps in extensions are found with Workload.Resolver.
+	CheckExactUpToMapOrder
+	// CheckDigest: for the read floor, which writes nothing, the output is
+	// the digest of what it read and must equal the message's digest
+	// (Workload.Digest).
+	CheckDigest
+)
+
+// Contestant is one way of encoding (or, for the floor, of reading) a
+// workload's messages.
+type Contestant struct {
+	// Name names the contestant in tables and JSON, and is the
+	// sub-benchmark name after the workload's.
+	Name string
+	// Check is how its output is verified.
+	Check Check
+	// Encode encodes the workload's i-th message once (for CheckDigest:
+	// reads it, and returns the digest of what it read). The result may
+	// alias a buffer that the next call overwrites.
+	Encode func(i int) ([]byte, error)
+	// Metrics, if not nil, is called after the timed loop of each run to
+	// report metrics of the contestant's own with b.ReportMetric (see
+	// MetricMoves).
+	Metrics func(b *testing.B)
+}
+
+// Metrics that the report knows, reported by a Contestant's Metrics.
+const (
+	// MetricMoves is the Writer's length moves per message.
+	MetricMoves = "moves/msg"
+	// MetricMovedBytes is the bytes those moves moved per message.
+	MetricMovedBytes = "moved-B/msg"
+)
+
+// Case is one contestant on one workload.
+type Case struct {
+	// Workload is what the contestant encodes.
+	Workload *Workload
+	// Contestant is how.
+	Contestant Contestant
+}
+
+// Name returns the sub-benchmark name, workload/contestant.
+func (c *Case) Name() string { return c.Workload.Name + "/" + c.Contestant.Name }
+
+// Benchmark is the body of a benchmark of the case: each operation
+// encodes every message of the workload once, and SetBytes counts their
+// reference size.
+func (c *Case) Benchmark(b *testing.B) {
+	encode, n := c.Contestant.Encode, c.Workload.Len()
+	b.ReportAllocs()
+	b.SetBytes(int64(c.Workload.Size()))
+	if n == 1 {
+		for b.Loop() {
+			if _, err := encode(0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	} else {
+		for b.Loop() {
+			for i := range n {
+				if _, err := encode(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	if c.Contestant.Metrics != nil {
+		c.Contestant.Metrics(b)
+	}
+}
+
+// ErrVerify marks a contestant whose output is wrong.
+var ErrVerify = errors.New("verification failed")
+
+// Verify checks the case's output on every message against the
+// reference, on a first pass over the messages and on a second one (which
+// reuses whatever the first left behind). The error names the case, the
+// pass and, if the workload has several, the message.
+func (c *Case) Verify() error {
+	w := c.Workload
+	for call := 1; call <= 2; call++ {
+		for i := range w.Len() {
+			if err := c.verifyOne(i); err != nil {
+				return fmt.Errorf("%s: call %d%s: %v", c.Name(), call, w.which(i), err)
+			}
+		}
+	}
+	return nil
+}
+
+// verifyOne checks one output.
+func (c *Case) verifyOne(i int) error {
+	w := c.Workload
+	got, err := c.Contestant.Encode(i)
+	if err != nil {
+		return err
+	}
+	ref, msg := w.refs[i], w.msgs[i]
+	switch c.Contestant.Check {
+	case CheckExactUpToMapOrder:
+		md := msg.ProtoReflect().Descriptor()
+		if g, r := sortedMaps(got, md, w.resolver()), sortedMaps(ref, md, w.resolver()); !bytes.Equal(g, r) {
+			return fmt.Errorf("output differs from proto.MarshalOptions{Deterministic: true}.Marshal beyond map entry order: %s",
+				describeDiff(g, r))
+		}
+	case CheckExact:
+		if !bytes.Equal(got, ref) {
+			return fmt.Errorf("output differs from proto.MarshalOptions{Deterministic: true}.Marshal: %s", describeDiff(got, ref))
+		}
+		return nil
+	case CheckDigest:
+		if !bytes.Equal(got, w.digests[i]) {
+			return fmt.Errorf("read %s, but the message holds %s", describeDigest(got), describeDigest(w.digests[i]))
+		}
+		return nil
+	}
+	if len(got) != len(ref) {
+		return fmt.Errorf("output is %d bytes, reference is %d", len(got), len(ref))
+	}
+	back := msg.ProtoReflect().New().Interface()
+	if err := (proto.UnmarshalOptions{Resolver: w.resolver()}).Unmarshal(got, back); err != nil {
+		return fmt.Errorf("output does not decode: %v", err)
+	}
+	if !proto.Equal(back, msg) {
+		return errors.New("output decodes to a different message")
+	}
+	return nil
+}
+
+// maxSortDepth bounds the nesting sortedMaps descends into; deeper
+// messages are compared as they are.
+const maxSortDepth = 10_000
+
+// sortedMaps returns b, an encoding of a message of type md, with the
+// entries of each map field sorted bytewise, after doing the same inside
+// them and inside every nested message and group, so that encodings that
+// differ only in the order of map entries become equal (the length does
+// not change). Extensions are found with res. b is returned unchanged if
+// it does not parse.
+func sortedMaps(b []byte, md protoreflect.MessageDescriptor, res Resolver) []byte {
+	if out, ok := sortMaps(b, md, res, 0); ok {
+		return out
+	}
+	return b
+}
+
+// sortMaps is sortedMaps at a depth; ok is false if b does not parse.
+func sortMaps(b []byte, md protoreflect.MessageDescriptor, res Resolver, depth int) (out []byte, ok bool) {
+	if md == nil || depth > maxSortDepth {
+		return b, true
+	}
+	// record parses the field at the start of rest.
+	record := func(rest []byte) (num protowire.Number, typ protowire.Type, tagLen, n int) {
+		num, typ, tagLen = protowire.ConsumeTag(rest)
+		if tagLen < 0 {
+			return 0, 0, 0, -1
+		}
+		m := protowire.ConsumeFieldValue(num, typ, rest[tagLen:])
+		if m < 0 {
+			return 0, 0, 0, -1
+		}
+		return num, typ, tagLen, tagLen + m
+	}
+	out = make([]byte, 0, len(b))
+	for rest := b; len(rest) > 0; {
+		num, typ, tagLen, n := record(rest)
+		if n < 0 {
+			return nil, false
+		}
+		fd := findField(md, num, res)
+		switch {
+		case fd != nil && fd.IsMap() && typ == protowire.BytesType:
+			var entries [][]byte
+			for len(rest) > 0 {
+				num2, typ2, tagLen, n := record(rest)
+				if n < 0 || num2 != num || typ2 != typ {
+					break
+				}
+				e, ok := withSortedBody(rest[:n], num, typ, tagLen, fd.Message(), res, depth)
+				if !ok {
+					return nil, false
+				}
+				entries = append(entries, e)
+				rest = rest[n:]
+			}
+			slices.SortFunc(entries, bytes.Compare)
+			for _, e := range entries {
+				out = append(out, e...)
+			}
+			continue
+		case fd != nil && (fd.Kind() == protoreflect.MessageKind && typ == protowire.BytesType ||
+			fd.Kind() == protoreflect.GroupKind && typ == protowire.StartGroupType):
+			r, ok := withSortedBody(rest[:n], num, typ, tagLen, fd.Message(), res, depth)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, r...)
+		default:
+			out = append(out, rest[:n]...)
+		}
+		rest = rest[n:]
+	}
+	return out, true
+}
+
+// withSortedBody returns rec, a length-delimited message (typ BytesType)
+// or a group (StartGroupType) of field num whose tag takes tagLen bytes,
+// with the maps of its body sorted.
+func withSortedBody(rec []byte, num protowire.Number, typ protowire.Type, tagLen int, md protoreflect.MessageDescriptor, res Resolver, depth int) ([]byte, bool) {
+	start, end := tagLen, len(rec)
+	if typ == protowire.StartGroupType {
+		end -= protowire.SizeTag(num)
+	} else {
+		_, n := protowire.ConsumeVarint(rec[tagLen:])
+		start += n
+	}
+	body, ok := sortMaps(rec[start:end], md, res, depth+1)
+	if !ok {
+		return nil, false
+	}
+	out := make([]byte, 0, len(rec))
+	out = append(out, rec[:start]...)
+	out = append(out, body...)
+	return append(out, rec[end:]...), true
+}
+
+// findField returns the field num of md, an extension of md found with
+// res, or nil.
+func findField(md protoreflect.MessageDescriptor, num protowire.Number, res Resolver) protoreflect.FieldDescriptor {
+	if fd := md.Fields().ByNumber(num); fd != nil {
+		return fd
+	}
+	if md.ExtensionRanges().Has(num) && res != nil {
+		if xt, err := res.FindExtensionByNumber(md.FullName(), num); err == nil {
+			return xt.TypeDescriptor()
+		}
+	}
+	return nil
+}
+
+// describeDiff says where got first differs from want.
+func describeDiff(got, want []byte) string {
+	n := min(len(got), len(want))
+	i := 0
+	for i < n && got[i] == want[i] {
+		i++
+	}
+	if i == n {
+		return fmt.Sprintf("%d bytes, want %d (equal up to the shorter)", len(got), len(want))
+	}
+	return fmt.Sprintf("%d bytes, want %d; first difference at offset %d: got %#02x, want %#02x",
+		len(got), len(want), i, got[i], want[i])
+}
+
+// describeDigest prints a floor digest.
+func describeDigest(d []byte) string {
+	if len(d) != 16 {
+		return fmt.Sprintf("a %d-byte digest", len(d))
+	}
+	return fmt.Sprintf("%d values summing to %#x", binary.LittleEndian.Uint64(d), binary.LittleEndian.Uint64(d[8:]))
+}

@@ -1,0 +1,32 @@
+module github.com/protolayout/protolayout/internal/benchreport
+
+go 1.26.0
+
+replace github.com/protolayout/protolayout => ../..
+
+require (
+	github.com/dustin/go-humanize v1.1.0
+	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/mattn/go-isatty v0.0.24
+	github.com/protolayout/protolayout v0.0.0-00010101000000-000000000000
+	github.com/schollz/progressbar/v3 v3.19.1
+	gonum.org/v1/plot v0.17.0
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
+	codeberg.org/go-fonts/liberation v0.5.0 // indirect
+	codeberg.org/go-latex/latex v0.2.0 // indirect
+	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
+	git.sr.ht/~sbinet/gg v0.7.0 // indirect
+	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/bufbuild/protocompile v0.14.1 // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/term v0.44.0 // indirect
+	golang.org/x/text v0.28.0 // indirect
+)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package benchreport
+
+const raceEnabled = false
