@@ -1,5 +1,6 @@
 // Command protolayout encodes and decodes protobuf messages from a schema
-// loaded at run time, with protolayout's encoder, and prints the layouts it
+// loaded at run time, with protolayout's encoder, times protolayout against
+// proto.Marshal on the user's own messages, and prints the layouts it
 // compiles for them.
 //
 // Usage:
@@ -39,6 +40,23 @@
 // fields; -emit-defaults writes the fields that hold their default values
 // too (JSON only).
 //
+// # bench
+//
+//	protolayout bench (-descriptors FILE | -proto DIR) -type pkg.Msg -messages FILE [-count N] [-benchtime D] [-json] [-svg FILE]
+//
+// Bench answers "what would protolayout gain on my traffic?": it runs the
+// side-by-side report of go run ./benchmarks on the messages of -messages,
+// held as dynamicpb messages (as a proxy holds them): proto.Marshal (and
+// with Deterministic), protolayout's encoder.Marshal and a reused Encoder
+// (and with Deterministic), and the read floor (merely reading every field
+// through protoreflect). Every output is checked against deterministic
+// proto.Marshal first. Each operation encodes every message of the file;
+// the ratios are paired (the median over -count rounds of the ratio within
+// a round). -messages is a file of JSON lines when its name ends in .jsonl,
+// and of length-delimited binary messages (a varint length before each, as
+// protodelim writes them) otherwise. -json writes the results as JSON, -svg
+// also draws the ratios as a bar chart.
+//
 // # layout
 //
 //	protolayout layout (-descriptors FILE | -proto DIR) [-type pkg.Msg [-all]]
@@ -59,6 +77,7 @@
 // with "protolayout: ", with the line and column of the input where the
 // parser gives them.
 //
-// When reading stdin takes longer than two seconds and stderr is a terminal,
-// a progress bar with an estimate of the time left is shown on stderr.
+// When stderr is a terminal, a progress bar with an estimate of the time
+// left is shown on stderr while bench runs, and while reading stdin once it
+// has taken two seconds; elsewhere (a log, a pipe) nothing is shown.
 package main

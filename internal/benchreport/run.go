@@ -20,8 +20,8 @@ type ProgressMode int
 
 const (
 	// ProgressAuto draws a progress bar when Options.Progress is a
-	// terminal, and writes a line per workload (per round with Count > 1)
-	// otherwise, as in a log.
+	// terminal, and shows nothing otherwise (a log or a pipe stays
+	// quiet).
 	ProgressAuto ProgressMode = iota
 	// ProgressBar always draws the bar.
 	ProgressBar
@@ -238,7 +238,11 @@ func newProgress(o Options, total int) *progress {
 	if p.w == nil {
 		return p
 	}
-	if o.ProgressMode == ProgressBar || o.ProgressMode == ProgressAuto && isTerminal(p.w) {
+	if o.ProgressMode == ProgressAuto && !isTerminal(p.w) {
+		p.w = nil
+		return p
+	}
+	if o.ProgressMode == ProgressBar || o.ProgressMode == ProgressAuto {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionSetWidth(20),

@@ -103,7 +103,7 @@ func smallCases(t *testing.T) []*Case {
 func TestRun(t *testing.T) {
 	var progress bytes.Buffer
 	cases := smallCases(t)
-	rep, err := Run(cases, Options{Count: 2, Benchtime: "3x", Progress: &progress, Prefix: "test: "})
+	rep, err := Run(cases, Options{Count: 2, Benchtime: "3x", Progress: &progress, ProgressMode: ProgressLines, Prefix: "test: "})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +144,18 @@ func TestRun(t *testing.T) {
 		!strings.HasPrefix(lines[0], want) || !strings.HasSuffix(lines[0], "round 1/2 of 7 contestants") ||
 		!strings.HasSuffix(lines[1], "round 2/2 of 7 contestants") {
 		t.Errorf("progress lines:\n%s", progress.String())
+	}
+}
+
+// TestRunProgressQuiet checks that the default mode shows nothing where
+// the progress goes to something other than a terminal.
+func TestRunProgressQuiet(t *testing.T) {
+	var progress bytes.Buffer
+	if _, err := Run(smallCases(t)[:2], Options{Count: 2, Benchtime: "1x", Progress: &progress}); err != nil {
+		t.Fatal(err)
+	}
+	if progress.Len() != 0 {
+		t.Errorf("progress on a buffer:\n%q", progress.String())
 	}
 }
 
