@@ -1,6 +1,8 @@
 package dynamic
 
 import (
+	"math/bits"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
 	"google.golang.org/protobuf/runtime/protoimpl"
@@ -200,6 +202,7 @@ func (m *Message) has(f *field, i int) bool {
 // presence bit, or its oneof's case, after clearing the member of the
 // oneof set before (whose slot f may share).
 func (m *Message) claim(f *field, i int) {
+	m.touch(i)
 	if f.oneof >= 0 {
 		if c := m.words[f.oneof]; c != 0 && c != uint64(i)+1 {
 			m.clearSlot(&m.shape.fields[c-1])
@@ -210,6 +213,11 @@ func (m *Message) claim(f *field, i int) {
 	if f.bit >= 0 {
 		m.words[f.bit>>6] |= 1 << (f.bit & 63)
 	}
+}
+
+// touch marks the field at index i as stored to.
+func (m *Message) touch(i int) {
+	m.words[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
 }
 
 // clearSlot empties the value slot of f.
@@ -240,16 +248,21 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 	}
 	fields := m.shape.fields
 	var fds protoreflect.FieldDescriptors
-	for i := range fields {
-		r := &fields[i]
-		if !m.has(r, i) {
-			continue
-		}
-		if fds == nil {
-			fds = m.desc.Fields()
-		}
-		if !f(fds.Get(i), m.value(r)) {
-			return
+	touched := m.words[m.shape.touched:][:(len(fields)+63)/64]
+	for k, t := range touched {
+		for t != 0 {
+			i := k*64 + bits.TrailingZeros64(t)
+			t &= t - 1
+			r := &fields[i]
+			if !m.has(r, i) {
+				continue
+			}
+			if fds == nil {
+				fds = m.desc.Fields()
+			}
+			if !f(fds.Get(i), m.value(r)) {
+				return
+			}
 		}
 	}
 	for _, x := range m.ext {
@@ -420,12 +433,14 @@ func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 		if !ok || l.fd != fd || !l.IsValid() {
 			wrongType(fd, v)
 		}
+		m.touch(i)
 		m.lists[f.slot] = l
 	default:
 		mp, ok := mapOf(v)
 		if !ok || mp.fd != fd || !mp.IsValid() {
 			wrongType(fd, v)
 		}
+		m.touch(i)
 		m.maps[f.slot] = mp
 	}
 }
@@ -488,11 +503,13 @@ func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
 		return protoreflect.ValueOfMessage(m.msgs[f.slot])
 	case classList:
 		if m.lists[f.slot] == nil {
+			m.touch(fd.Index())
 			m.lists[f.slot] = newList(fd, f.kind)
 		}
 		return protoreflect.ValueOfList(m.lists[f.slot])
 	default:
 		if m.maps[f.slot] == nil {
+			m.touch(fd.Index())
 			m.maps[f.slot] = newMap(fd)
 		}
 		return protoreflect.ValueOfMap(m.maps[f.slot])

@@ -56,9 +56,11 @@ type shape struct {
 	layout *layout.Layout
 	fields []field
 	// words is the length of a message's words: presence bits first
-	// (presence words of them), then one case per real oneof, then the
-	// scalar slots.
-	words, presence int32
+	// (presence words of them), then the touched bits (from word
+	// touched on, one bit per field by index: set when the field is
+	// stored to, so that Range looks only at fields that may be set),
+	// then one case per real oneof, then the scalar slots.
+	words, presence, touched int32
 	// counts holds the length of each other storage slice, by class.
 	counts [numClasses]int32
 	// oneofs holds the index in words of the case of each oneof, by the
@@ -104,13 +106,15 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 		}
 	}
 	s.presence = (bits + 63) / 64
-	s.words = s.presence + int32(len(l.Oneofs))
+	s.touched = s.presence
+	cases := s.touched + (int32(len(l.Fields))+63)/64
+	s.words = cases + int32(len(l.Oneofs))
 	s.oneofs = make([]int32, md.Oneofs().Len())
 	for i := range s.oneofs {
 		s.oneofs[i] = -1
 	}
 	for k, o := range l.Oneofs {
-		s.oneofs[o.Index] = s.presence + int32(k)
+		s.oneofs[o.Index] = cases + int32(k)
 	}
 
 	// shared[k][c] is the slot the members of real oneof k keep their
@@ -128,7 +132,7 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 			bits++
 		}
 		if lf.Oneof >= 0 {
-			f.oneof = s.presence + int32(lf.Oneof)
+			f.oneof = cases + int32(lf.Oneof)
 			if p := shared[lf.Oneof][f.class]; p > 0 {
 				f.slot = p - 1
 				continue
