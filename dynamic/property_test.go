@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -43,15 +44,29 @@ var (
 	}
 )
 
+var (
+	testTypesOnce sync.Once
+	testTypes     *dynamic.Types
+	extensionsMu  sync.Mutex
+	extensionsBy  = make(map[protoreflect.MessageDescriptor][]protoreflect.ExtensionDescriptor)
+)
+
 // extensionsOf returns the extensions of the test schemas that extend md,
 // by ascending number.
 func extensionsOf(md protoreflect.MessageDescriptor) []protoreflect.ExtensionDescriptor {
+	testTypesOnce.Do(func() { testTypes = dynamic.NewTypes(protobuftest.DynamicFiles()) })
+	extensionsMu.Lock()
+	defer extensionsMu.Unlock()
+	if xds, ok := extensionsBy[md]; ok {
+		return xds
+	}
 	var xds []protoreflect.ExtensionDescriptor
-	dynamic.NewTypes(protobuftest.DynamicFiles()).RangeExtensionsByMessage(md.FullName(), func(xt protoreflect.ExtensionType) bool {
+	testTypes.RangeExtensionsByMessage(md.FullName(), func(xt protoreflect.ExtensionType) bool {
 		xds = append(xds, xt.TypeDescriptor().Descriptor())
 		return true
 	})
 	slices.SortFunc(xds, func(a, b protoreflect.ExtensionDescriptor) int { return int(a.Number()) - int(b.Number()) })
+	extensionsBy[md] = xds
 	return xds
 }
 
@@ -259,9 +274,9 @@ func (d *driver) scalar(fd protoreflect.FieldDescriptor) protoreflect.Value {
 // fields, deterministic Marshal bytes, and proto.Equal while no extension
 // is set.
 func TestAgainstDynamicpb(t *testing.T) {
-	steps, seeds := 60, 3
+	steps, seeds := 150, 4
 	if testing.Short() {
-		steps, seeds = 30, 2
+		steps, seeds = 50, 2
 	}
 	for _, md := range allMessages() {
 		t.Run(string(md.FullName()), func(t *testing.T) {
