@@ -24,18 +24,21 @@ func TestEnabled(t *testing.T) {
 // make to dynamicpb.Message, so that Enabled turns off instead of reading
 // the wrong memory.
 func TestShapeMismatchDisables(t *testing.T) {
+	//lint:ignore U1000 the fields are read through reflection only
 	type renamed struct {
 		typ     messageType
 		fields  map[protoreflect.FieldNumber]protoreflect.Value
 		ext     map[protoreflect.FieldNumber]protoreflect.FieldDescriptor
 		unknown protoreflect.RawFields
 	}
+	//lint:ignore U1000 the fields are read through reflection only
 	type reordered struct {
 		known   map[protoreflect.FieldNumber]protoreflect.Value
 		typ     messageType
 		ext     map[protoreflect.FieldNumber]protoreflect.FieldDescriptor
 		unknown protoreflect.RawFields
 	}
+	//lint:ignore U1000 the fields are read through reflection only
 	type grown struct {
 		typ     messageType
 		known   map[protoreflect.FieldNumber]protoreflect.Value
@@ -43,12 +46,14 @@ func TestShapeMismatchDisables(t *testing.T) {
 		unknown protoreflect.RawFields
 		lazy    *int
 	}
+	//lint:ignore U1000 the fields are read through reflection only
 	type retyped struct {
 		typ     messageType
 		known   map[protoreflect.FieldNumber]any
 		ext     map[protoreflect.FieldNumber]protoreflect.FieldDescriptor
 		unknown protoreflect.RawFields
 	}
+	//lint:ignore U1000 the fields are read through reflection only
 	type innerChanged struct {
 		typ struct {
 			desc protoreflect.MessageDescriptor
