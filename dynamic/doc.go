@@ -14,11 +14,14 @@
 //
 // Where a dynamicpb message keeps its fields in a Go map from field
 // number to protoreflect.Value, a Message keeps them in slices laid out
-// once per message descriptor: a slot per field by its position (one per
-// oneof and storage class for the members of a oneof), presence bits,
-// scalars unboxed in 64-bit words, strings, bytes, messages, lists and
-// maps each in a typed slice, raw unknown fields, and extensions apart
-// in a map by number. That layout is compiled from the message's
+// once per message descriptor: a slot per field by its index (one per
+// oneof and storage class for the members of a oneof, with a word naming
+// the member set), presence bits, a bit per field marking those ever
+// stored to (so that Range skips the others), scalars unboxed in 64-bit
+// words, strings, bytes, messages, lists and maps each in a typed slice,
+// raw unknown fields, and extensions apart in a map by number. Storage
+// is sized by the fields the type declares, not by those set, as with
+// generated messages. That layout is compiled from the message's
 // protolayout layout and cached by descriptor identity, and, like the
 // layouts, is released with its schema once the program drops the
 // descriptors and every message of their types.
