@@ -26,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite api.txt from the packages")
 // (the codec module's too). The generated fixtures under protobuftest/gen
 // and everything under internal/ or examples/ are not public API.
 var public = []string{
-	"encoder", "layout", "cursor", "sizing", "protobuftest",
+	"encoder", "layout", "cursor", "sizing", "protobuftest", "dynamic",
 	"codec/grpccodec", "codec/connectcodec",
 }
 

@@ -1,0 +1,225 @@
+package dynamic_test
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// The benchmarks compare dynamic with dynamicpb on a medium message:
+// twelve fields of protolayout.test3.TestAllTypes, implicit and explicit
+// scalars, strings, bytes, a nested message and a repeated field. They
+// are a baseline for later versions; neither has fast paths yet.
+
+// benchFields are the fields the benchmarks set and get.
+var benchFields = []protoreflect.Name{
+	"singular_int32", "singular_int64", "singular_double", "singular_bool",
+	"singular_string", "singular_bytes", "optional_int32", "optional_string",
+	"optional_nested_enum", "optional_fixed64", "optional_nested_message", "repeated_int32",
+}
+
+type benchCase struct {
+	md     protoreflect.MessageDescriptor
+	fds    []protoreflect.FieldDescriptor
+	values []protoreflect.Value
+}
+
+// newBenchCase returns the fields of the medium message and a value for
+// each, built with newField (so that composite values are the
+// implementation's own).
+func newBenchCase(tb testing.TB, newMessage func(protoreflect.MessageDescriptor) protoreflect.Message) benchCase {
+	d, err := protobuftest.DynamicFiles().FindDescriptorByName("protolayout.test3.TestAllTypes")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bc := benchCase{md: d.(protoreflect.MessageDescriptor)}
+	m := newMessage(bc.md)
+	for _, name := range benchFields {
+		fd := bc.md.Fields().ByName(name)
+		var v protoreflect.Value
+		switch {
+		case fd.IsList():
+			v = m.NewField(fd)
+			for i := range 8 {
+				v.List().Append(protoreflect.ValueOfInt32(int32(i * 1000)))
+			}
+		case fd.Message() != nil:
+			v = m.NewField(fd)
+			v.Message().Set(fd.Message().Fields().ByName("a"), protoreflect.ValueOfInt32(7))
+		default:
+			switch fd.Kind() {
+			case protoreflect.StringKind:
+				v = protoreflect.ValueOfString("a medium string value")
+			case protoreflect.BytesKind:
+				v = protoreflect.ValueOfBytes([]byte("some bytes"))
+			case protoreflect.BoolKind:
+				v = protoreflect.ValueOfBool(true)
+			case protoreflect.EnumKind:
+				v = protoreflect.ValueOfEnum(1)
+			case protoreflect.DoubleKind:
+				v = protoreflect.ValueOfFloat64(3.25)
+			case protoreflect.Int32Kind:
+				v = protoreflect.ValueOfInt32(-12345)
+			case protoreflect.Int64Kind:
+				v = protoreflect.ValueOfInt64(1 << 40)
+			case protoreflect.Fixed64Kind:
+				v = protoreflect.ValueOfUint64(99)
+			default:
+				tb.Fatalf("no bench value for %v", fd.Kind())
+			}
+		}
+		bc.fds = append(bc.fds, fd)
+		bc.values = append(bc.values, v)
+	}
+	return bc
+}
+
+// fill sets every bench field of m.
+func (bc benchCase) fill(m protoreflect.Message) {
+	for i, fd := range bc.fds {
+		m.Set(fd, bc.values[i])
+	}
+}
+
+var implementations = []struct {
+	name       string
+	newMessage func(protoreflect.MessageDescriptor) protoreflect.Message
+}{
+	{"dynamicpb", func(md protoreflect.MessageDescriptor) protoreflect.Message { return dynamicpb.NewMessage(md) }},
+	{"dynamic", func(md protoreflect.MessageDescriptor) protoreflect.Message { return dynamic.NewMessage(md) }},
+}
+
+// TestBenchmarkMessages checks that the benchmarks' workload reads the
+// same in both implementations.
+func TestBenchmarkMessages(t *testing.T) {
+	var out [][]byte
+	for _, impl := range implementations {
+		bc := newBenchCase(t, impl.newMessage)
+		m := impl.newMessage(bc.md)
+		bc.fill(m)
+		n := 0
+		m.Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool { n++; return true })
+		if n != len(bc.fds) {
+			t.Fatalf("%s: Range visits %d fields, want %d", impl.name, n, len(bc.fds))
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	if string(out[0]) != string(out[1]) {
+		t.Fatal("the two implementations encode the workload differently")
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	for _, impl := range implementations {
+		b.Run(impl.name, func(b *testing.B) {
+			bc := newBenchCase(b, impl.newMessage)
+			m := impl.newMessage(bc.md)
+			bc.fill(m)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, fd := range bc.fds {
+					m.Get(fd)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkGetUnset(b *testing.B) {
+	for _, impl := range implementations {
+		b.Run(impl.name, func(b *testing.B) {
+			bc := newBenchCase(b, impl.newMessage)
+			m := impl.newMessage(bc.md)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, fd := range bc.fds {
+					m.Get(fd)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkHas(b *testing.B) {
+	for _, impl := range implementations {
+		b.Run(impl.name, func(b *testing.B) {
+			bc := newBenchCase(b, impl.newMessage)
+			m := impl.newMessage(bc.md)
+			bc.fill(m)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, fd := range bc.fds {
+					m.Has(fd)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkSet(b *testing.B) {
+	for _, impl := range implementations {
+		b.Run(impl.name, func(b *testing.B) {
+			bc := newBenchCase(b, impl.newMessage)
+			m := impl.newMessage(bc.md)
+			b.ReportAllocs()
+			for b.Loop() {
+				bc.fill(m)
+			}
+		})
+	}
+}
+
+func BenchmarkRange(b *testing.B) {
+	for _, impl := range implementations {
+		b.Run(impl.name, func(b *testing.B) {
+			bc := newBenchCase(b, impl.newMessage)
+			m := impl.newMessage(bc.md)
+			bc.fill(m)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool { return true })
+			}
+		})
+	}
+}
+
+// BenchmarkNewAndFill measures a new message with every bench field set:
+// B/op is the memory of one message (the composite values, built once,
+// excepted).
+func BenchmarkNewAndFill(b *testing.B) {
+	for _, impl := range implementations {
+		b.Run(impl.name, func(b *testing.B) {
+			bc := newBenchCase(b, impl.newMessage)
+			b.ReportAllocs()
+			for b.Loop() {
+				bc.fill(impl.newMessage(bc.md))
+			}
+		})
+	}
+}
+
+// BenchmarkMarshal measures proto.Marshal, through reflection for both.
+func BenchmarkMarshal(b *testing.B) {
+	for _, impl := range implementations {
+		b.Run(impl.name, func(b *testing.B) {
+			bc := newBenchCase(b, impl.newMessage)
+			m := impl.newMessage(bc.md)
+			bc.fill(m)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := proto.Marshal(m.Interface()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

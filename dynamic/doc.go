@@ -1,0 +1,60 @@
+// Package dynamic provides protocol buffer messages of types known only
+// at run time, from their descriptors, with the API of
+// google.golang.org/protobuf/types/dynamicpb: a proxy or gateway that
+// loads its schemas at run time switches by changing an import.
+//
+//   - NewMessage(md) returns a *Message, a complete protoreflect.Message
+//     and proto.Message;
+//   - NewMessageType(md) and NewExtensionType(xd) return the message and
+//     extension types whose values are this package's;
+//   - NewTypes(files) resolves the message and extension types of a file
+//     set, for proto.UnmarshalOptions and the JSON and text encodings.
+//
+// # Storage
+//
+// Where a dynamicpb message keeps its fields in a Go map from field
+// number to protoreflect.Value, a Message keeps them in slices laid out
+// once per message descriptor: a slot per field by its index (one per
+// oneof and storage class for the members of a oneof, with a word naming
+// the member set), presence bits, a bit per field marking those ever
+// stored to (so that Range skips the others), scalars unboxed in 64-bit
+// words, strings, bytes, messages, lists and maps each in a typed slice,
+// raw unknown fields, and extensions apart in a map by number. Storage
+// is sized by the fields the type declares, not by those set, as with
+// generated messages. That layout is compiled from the message's
+// protolayout layout and cached by descriptor identity, and, like the
+// layouts, is released with its schema once the program drops the
+// descriptors and every message of their types.
+//
+// # Differences from dynamicpb
+//
+// The behaviour of a Message through protoreflect is dynamicpb's, field
+// by field, with these exceptions:
+//
+//   - Set, and the setters of lists and maps, take message values only as
+//     *Message (of the field's message type, by full name, as dynamicpb
+//     checks), where dynamicpb accepts any implementation; values built
+//     with NewField, NewElement, NewValue and Mutable are such.
+//   - A list or map Set to a field must be one that NewField or Mutable
+//     returned for that field descriptor, as in dynamicpb.
+//   - Range visits fields in the descriptor's order, then extensions;
+//     dynamicpb's order varies. The order is unspecified in both.
+//   - A value of another category than the field's (a string for an
+//     integer field) panics with protoreflect's message rather than one
+//     naming the field.
+//
+// # Speed
+//
+// This version has no fast paths: ProtoMethods returns nil, and
+// proto.Marshal, Unmarshal, Size, Equal and Merge work on a Message
+// through reflection, as they do on a dynamicpb message. Encoding and
+// decoding straight from the storage, through protolayout's layouts,
+// come in later versions.
+//
+// # Concurrency
+//
+// As with dynamicpb, concurrent reads of a Message are safe; a method
+// that modifies one must not run concurrently with any other use of it.
+// NewMessage, NewMessageType, NewExtensionType and the methods of Types
+// are safe for concurrent use.
+package dynamic

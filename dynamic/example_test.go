@@ -1,0 +1,49 @@
+package dynamic_test
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/protolayout/protolayout/dynamic"
+)
+
+// A schema loaded at run time, as a proxy would receive it.
+const greetingProto = `
+name: "greeting.proto" package: "example" syntax: "proto3"
+message_type {
+  name: "Greeting"
+  field { name: "text" number: 1 type: TYPE_STRING label: LABEL_OPTIONAL json_name: "text" }
+  field { name: "count" number: 2 type: TYPE_INT32 label: LABEL_OPTIONAL json_name: "count" }
+}
+`
+
+func Example() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(greetingProto), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	md := fd.Messages().ByName("Greeting")
+
+	m := dynamic.NewMessage(md)
+	m.Set(md.Fields().ByName("text"), protoreflect.ValueOfString("hi"))
+	m.Set(md.Fields().ByName("count"), protoreflect.ValueOfInt32(3))
+	fmt.Println(m.Get(md.Fields().ByName("text")).String(), m.Get(md.Fields().ByName("count")).Int())
+
+	b, err := proto.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("% x\n", b)
+	// Output:
+	// hi 3
+	// 0a 02 68 69 10 03
+}

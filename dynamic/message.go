@@ -1,0 +1,609 @@
+package dynamic
+
+import (
+	"math/bits"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/runtime/protoiface"
+	"google.golang.org/protobuf/runtime/protoimpl"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// A Message is a protocol buffer message of a type known only at run
+// time, from its descriptor, as a dynamicpb.Message is.
+//
+// Message implements [google.golang.org/protobuf/proto.Message] and
+// [protoreflect.Message], and works with every function of the proto
+// package and the encodings (Marshal, Unmarshal, Equal, Clone, Merge,
+// protojson, prototext). See the protoreflect documentation for how to
+// get and set fields.
+//
+// Reflection methods that build values (NewField, a list's NewElement, a
+// map's NewValue, Mutable) return *Message values for message fields;
+// Set and the lists' and maps' setters accept only those (dynamicpb
+// accepts any message implementation of the field's type).
+//
+// Concurrent reads are safe; a method that modifies a Message must not
+// run concurrently with any other use of it.
+type Message struct {
+	desc  protoreflect.MessageDescriptor
+	shape *shape
+	// words holds presence bits, oneof cases and scalar values (see
+	// shape); the other slices hold one class of values each. A slice
+	// whose class the message type lacks is nil.
+	words []uint64
+	strs  []string
+	bytes [][]byte
+	msgs  []*Message
+	lists []*list
+	maps  []*dmap
+	// ext holds the extensions set, by number; nil until one is.
+	ext     map[protoreflect.FieldNumber]extension
+	unknown protoreflect.RawFields
+	// valid is false for a read-only empty message (Zero, or Get of an
+	// unset message field), which has no storage.
+	valid bool
+}
+
+// extension is a set extension field: the descriptor it was set with,
+// and its value.
+type extension struct {
+	fd protoreflect.FieldDescriptor
+	v  protoreflect.Value
+}
+
+var (
+	_ protoreflect.Message      = (*Message)(nil)
+	_ protoreflect.ProtoMessage = (*Message)(nil)
+	_ protoiface.MessageV1      = (*Message)(nil)
+)
+
+// NewMessage returns a new empty message of the type md describes.
+func NewMessage(md protoreflect.MessageDescriptor) *Message {
+	return newMessage(md, shapeOf(md))
+}
+
+// newMessage returns a new empty message of md, whose shape is s.
+func newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
+	m := &Message{desc: md, shape: s, valid: true}
+	m.alloc()
+	return m
+}
+
+// alloc gives m empty storage of its shape.
+func (m *Message) alloc() {
+	s := m.shape
+	if s.words > 0 {
+		m.words = make([]uint64, s.words)
+	}
+	if n := s.counts[classString]; n > 0 {
+		m.strs = make([]string, n)
+	}
+	if n := s.counts[classBytes]; n > 0 {
+		m.bytes = make([][]byte, n)
+	}
+	if n := s.counts[classMessage]; n > 0 {
+		m.msgs = make([]*Message, n)
+	}
+	if n := s.counts[classList]; n > 0 {
+		m.lists = make([]*list, n)
+	}
+	if n := s.counts[classMap]; n > 0 {
+		m.maps = make([]*dmap, n)
+	}
+}
+
+// zeroMessage returns the read-only empty message of md.
+func zeroMessage(md protoreflect.MessageDescriptor) *Message {
+	return &Message{desc: md, shape: shapeOf(md)}
+}
+
+// ProtoMessage implements the legacy message interface.
+func (m *Message) ProtoMessage() {}
+
+// ProtoReflect implements [protoreflect.ProtoMessage]: it returns m.
+func (m *Message) ProtoReflect() protoreflect.Message { return m }
+
+// String returns a text representation of m, as generated messages'
+// String methods do; its format is not stable.
+func (m *Message) String() string { return protoimpl.X.MessageStringOf(m) }
+
+// Reset clears every field of m, keeping its type. A read-only empty
+// message becomes an empty message that can be set.
+func (m *Message) Reset() {
+	if !m.valid {
+		m.valid = true
+		m.alloc()
+	} else {
+		clear(m.words)
+		clear(m.strs)
+		clear(m.bytes)
+		clear(m.msgs)
+		clear(m.lists)
+		clear(m.maps)
+	}
+	m.ext = nil
+	m.unknown = nil
+}
+
+// Descriptor returns the message descriptor.
+func (m *Message) Descriptor() protoreflect.MessageDescriptor { return m.desc }
+
+// Type returns the message type, which is NewMessageType(m.Descriptor()).
+func (m *Message) Type() protoreflect.MessageType { return messageType{m.desc} }
+
+// New returns a new empty message of the same type.
+func (m *Message) New() protoreflect.Message { return newMessage(m.desc, m.shape) }
+
+// Interface returns m.
+func (m *Message) Interface() protoreflect.ProtoMessage { return m }
+
+// ProtoMethods returns nil: this version of the package has no fast
+// paths, and the proto package works on a Message through reflection.
+func (m *Message) ProtoMethods() *protoiface.Methods { return nil }
+
+// field returns the record of fd, a field of m's type, or nil if fd is
+// an extension of m's type. It panics if fd is neither, as
+// protoreflect's contract asks: a field of another message, or of the
+// same message from another load of its schema.
+func (m *Message) field(fd protoreflect.FieldDescriptor) *field {
+	if fd.IsExtension() {
+		if fd.ContainingMessage().FullName() != m.desc.FullName() {
+			panic(errorf("%v: extension field descriptor does not extend %v", fd.FullName(), m.desc.FullName()))
+		}
+		if _, ok := fd.(protoreflect.ExtensionTypeDescriptor); !ok {
+			panic(errorf("%v: extension field descriptor does not implement ExtensionTypeDescriptor", fd.FullName()))
+		}
+		return nil
+	}
+	i := fd.Index()
+	if fd.Parent() != m.desc {
+		fields := m.desc.Fields()
+		if i < 0 || i >= fields.Len() || fields.Get(i) != fd {
+			panic(errorf("%v: field descriptor does not belong to this message", fd.FullName()))
+		}
+	}
+	return &m.shape.fields[i]
+}
+
+// readOnly panics: m cannot be modified.
+func (m *Message) readOnly(name protoreflect.FullName) {
+	panic(errorf("%v: modification of read-only message", name))
+}
+
+// has reports whether f, the record of the field at index i, is set in
+// m, which is valid.
+func (m *Message) has(f *field, i int) bool {
+	if f.oneof >= 0 {
+		return m.words[f.oneof] == uint64(i)+1
+	}
+	if f.bit >= 0 {
+		return m.words[f.bit>>6]&(1<<(f.bit&63)) != 0
+	}
+	switch f.class {
+	case classScalar:
+		return m.words[f.slot] != 0
+	case classString:
+		return m.strs[f.slot] != ""
+	case classBytes:
+		return len(m.bytes[f.slot]) > 0
+	case classMessage:
+		return m.msgs[f.slot] != nil
+	case classList:
+		l := m.lists[f.slot]
+		return l != nil && l.Len() > 0
+	default:
+		mp := m.maps[f.slot]
+		return mp != nil && mp.Len() > 0
+	}
+}
+
+// claim marks f, the record of the field at index i, as set: its
+// presence bit, or its oneof's case, after clearing the member of the
+// oneof set before (whose slot f may share).
+func (m *Message) claim(f *field, i int) {
+	m.touch(i)
+	if f.oneof >= 0 {
+		if c := m.words[f.oneof]; c != 0 && c != uint64(i)+1 {
+			m.clearSlot(&m.shape.fields[c-1])
+		}
+		m.words[f.oneof] = uint64(i) + 1
+		return
+	}
+	if f.bit >= 0 {
+		m.words[f.bit>>6] |= 1 << (f.bit & 63)
+	}
+}
+
+// touch marks the field at index i as stored to.
+func (m *Message) touch(i int) {
+	m.words[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
+}
+
+// clearSlot empties the value slot of f.
+func (m *Message) clearSlot(f *field) {
+	switch f.class {
+	case classScalar:
+		m.words[f.slot] = 0
+	case classString:
+		m.strs[f.slot] = ""
+	case classBytes:
+		m.bytes[f.slot] = nil
+	case classMessage:
+		m.msgs[f.slot] = nil
+	case classList:
+		m.lists[f.slot] = nil
+	default:
+		m.maps[f.slot] = nil
+	}
+}
+
+// Range calls f for every populated field, extensions included, until f
+// returns false: fields in the descriptor's order, then extensions in no
+// particular order. f may clear or set the field it is given, and no
+// other.
+func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value) bool) {
+	if !m.valid {
+		return
+	}
+	fields := m.shape.fields
+	var fds protoreflect.FieldDescriptors
+	touched := m.words[m.shape.touched:][:(len(fields)+63)/64]
+	for k, t := range touched {
+		for t != 0 {
+			i := k*64 + bits.TrailingZeros64(t)
+			t &= t - 1
+			r := &fields[i]
+			if !m.has(r, i) {
+				continue
+			}
+			if fds == nil {
+				fds = m.desc.Fields()
+			}
+			if !f(fds.Get(i), m.value(r)) {
+				return
+			}
+		}
+	}
+	for _, x := range m.ext {
+		if extensionSet(x.fd, x.v) && !f(x.fd, x.v) {
+			return
+		}
+	}
+}
+
+// extensionSet reports whether v, the value of the extension fd, counts
+// as populated: a non-empty list, or any other value.
+func extensionSet(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	if fd.IsList() {
+		return v.List().Len() > 0
+	}
+	if fd.IsMap() {
+		return v.Map().Len() > 0
+	}
+	return true
+}
+
+// value returns the stored value of f, which is set in m.
+func (m *Message) value(f *field) protoreflect.Value {
+	switch f.class {
+	case classScalar:
+		return fromWord(f.kind, m.words[f.slot])
+	case classString:
+		return protoreflect.ValueOfString(m.strs[f.slot])
+	case classBytes:
+		return protoreflect.ValueOfBytes(m.bytes[f.slot])
+	case classMessage:
+		return protoreflect.ValueOfMessage(m.msgs[f.slot])
+	case classList:
+		return protoreflect.ValueOfList(m.lists[f.slot])
+	default:
+		return protoreflect.ValueOfMap(m.maps[f.slot])
+	}
+}
+
+// Has reports whether fd is populated. It panics if fd is not a field or
+// an extension of m's type.
+func (m *Message) Has(fd protoreflect.FieldDescriptor) bool {
+	f := m.field(fd)
+	if f == nil {
+		x, ok := m.ext[fd.Number()]
+		return ok && x.fd == fd && extensionSet(fd, x.v)
+	}
+	return m.valid && m.has(f, fd.Index())
+}
+
+// Clear clears fd, so that Has reports false for it. It panics if fd is
+// not a field or an extension of m's type. On a read-only message, which
+// has nothing set, it does nothing, as dynamicpb's does.
+func (m *Message) Clear(fd protoreflect.FieldDescriptor) {
+	f := m.field(fd)
+	if f == nil {
+		delete(m.ext, fd.Number())
+		return
+	}
+	if !m.valid {
+		return
+	}
+	i := fd.Index()
+	switch {
+	case f.oneof >= 0:
+		if m.words[f.oneof] != uint64(i)+1 {
+			return
+		}
+		m.words[f.oneof] = 0
+	case f.bit >= 0:
+		m.words[f.bit>>6] &^= 1 << (f.bit & 63)
+	}
+	m.clearSlot(f)
+}
+
+// Get returns the value of fd: its value if populated; otherwise its
+// default for a scalar, and a read-only empty message, list or map for a
+// composite field. It panics if fd is not a field or an extension of m's
+// type.
+func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	f := m.field(fd)
+	if f == nil {
+		if x, ok := m.ext[fd.Number()]; ok && x.fd == fd {
+			return x.v
+		}
+		return fd.(protoreflect.ExtensionTypeDescriptor).Type().Zero()
+	}
+	if m.valid {
+		i := fd.Index()
+		switch f.class {
+		case classScalar:
+			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
+				return fromWord(f.kind, m.words[f.slot])
+			}
+		case classString:
+			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
+				return protoreflect.ValueOfString(m.strs[f.slot])
+			}
+		case classBytes:
+			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
+				return protoreflect.ValueOfBytes(m.bytes[f.slot])
+			}
+		default:
+			if m.has(f, i) {
+				return m.value(f)
+			}
+		}
+	}
+	switch f.class {
+	case classMessage:
+		return protoreflect.ValueOfMessage(&Message{desc: fd.Message(), shape: f.childShape(fd)})
+	case classList:
+		return protoreflect.ValueOfList(&list{fd: fd, kind: f.kind})
+	case classMap:
+		return protoreflect.ValueOfMap(&dmap{fd: fd})
+	case classBytes:
+		return protoreflect.ValueOfBytes(append([]byte(nil), fd.Default().Bytes()...))
+	default:
+		return fd.Default()
+	}
+}
+
+// Set stores v in fd. It panics if fd is not a field or an extension of
+// m's type, if v is not a valid value of fd's type (for a message field,
+// a *Message of the field's message type; for a list or a map, one that
+// NewField or Mutable returned for fd), or if m is read-only. Setting a
+// member of a oneof clears the member set before.
+func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
+	f := m.field(fd)
+	if !m.valid {
+		m.readOnly(fd.FullName())
+	}
+	if f == nil {
+		m.setExtension(fd, v)
+		return
+	}
+	i := fd.Index()
+	switch f.class {
+	case classScalar:
+		if !v.IsValid() {
+			invalidValue(fd)
+		}
+		w, ok := toWord(f.kind, v)
+		if !ok {
+			wrongType(fd, v)
+		}
+		m.claim(f, i)
+		m.words[f.slot] = w
+	case classString:
+		if !v.IsValid() || !isString(v) {
+			wrongType(fd, v)
+		}
+		m.claim(f, i)
+		m.strs[f.slot] = v.String()
+	case classBytes:
+		if !v.IsValid() {
+			invalidValue(fd)
+		}
+		b := v.Bytes()
+		m.claim(f, i)
+		m.bytes[f.slot] = b
+	case classMessage:
+		x := checkMessage(fd, v)
+		m.claim(f, i)
+		m.msgs[f.slot] = x
+	case classList:
+		l, ok := listOf(v)
+		if !ok || l.fd != fd || !l.IsValid() {
+			wrongType(fd, v)
+		}
+		m.touch(i)
+		m.lists[f.slot] = l
+	default:
+		mp, ok := mapOf(v)
+		if !ok || mp.fd != fd || !mp.IsValid() {
+			wrongType(fd, v)
+		}
+		m.touch(i)
+		m.maps[f.slot] = mp
+	}
+}
+
+// setExtension stores v in the extension fd.
+func (m *Message) setExtension(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
+	xt := fd.(protoreflect.ExtensionTypeDescriptor).Type()
+	valid := xt.IsValidValue(v)
+	if valid {
+		switch {
+		case fd.IsList():
+			valid = v.List().IsValid()
+		case fd.IsMap():
+			valid = v.Map().IsValid()
+		case fd.Message() != nil:
+			valid = v.Message().IsValid()
+		}
+	}
+	if !valid {
+		wrongType(fd, v)
+	}
+	if m.ext == nil {
+		m.ext = make(map[protoreflect.FieldNumber]extension)
+	}
+	m.ext[fd.Number()] = extension{fd, v}
+}
+
+// Mutable returns a mutable reference to fd, a message, list or map
+// field, storing a new empty value first if fd is not populated (a list
+// or map stored empty stays stored). It panics if fd is not a field or
+// an extension of m's type, if fd is a scalar field, or if m is
+// read-only.
+func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	f := m.field(fd)
+	if !fd.IsMap() && !fd.IsList() && fd.Message() == nil {
+		panic(errorf("%v: getting mutable reference to non-composite type", fd.FullName()))
+	}
+	if !m.valid {
+		m.readOnly(fd.FullName())
+	}
+	if f == nil {
+		num := fd.Number()
+		if x, ok := m.ext[num]; ok && x.fd == fd {
+			return x.v
+		}
+		if m.ext == nil {
+			m.ext = make(map[protoreflect.FieldNumber]extension)
+		}
+		v := fd.(protoreflect.ExtensionTypeDescriptor).Type().New()
+		m.ext[num] = extension{fd, v}
+		return v
+	}
+	switch f.class {
+	case classMessage:
+		i := fd.Index()
+		if !m.has(f, i) {
+			m.claim(f, i)
+			m.msgs[f.slot] = newMessage(fd.Message(), f.childShape(fd))
+		}
+		return protoreflect.ValueOfMessage(m.msgs[f.slot])
+	case classList:
+		if m.lists[f.slot] == nil {
+			m.touch(fd.Index())
+			m.lists[f.slot] = newList(fd, f.kind)
+		}
+		return protoreflect.ValueOfList(m.lists[f.slot])
+	default:
+		if m.maps[f.slot] == nil {
+			m.touch(fd.Index())
+			m.maps[f.slot] = newMap(fd)
+		}
+		return protoreflect.ValueOfMap(m.maps[f.slot])
+	}
+}
+
+// NewField returns a new value assignable to fd: a new empty message,
+// list or map for a composite field, the default value of a scalar one.
+// It panics if fd is not a field or an extension of m's type.
+func (m *Message) NewField(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	f := m.field(fd)
+	if f == nil {
+		return fd.(protoreflect.ExtensionTypeDescriptor).Type().New()
+	}
+	switch f.class {
+	case classMessage:
+		return protoreflect.ValueOfMessage(newMessage(fd.Message(), f.childShape(fd)))
+	case classList:
+		return protoreflect.ValueOfList(newList(fd, f.kind))
+	case classMap:
+		return protoreflect.ValueOfMap(newMap(fd))
+	default:
+		return fd.Default()
+	}
+}
+
+// WhichOneof returns the populated field of od, or nil if none is. It
+// panics if od is not a oneof of m's type.
+func (m *Message) WhichOneof(od protoreflect.OneofDescriptor) protoreflect.FieldDescriptor {
+	if od.Parent() != m.desc {
+		ods := m.desc.Oneofs()
+		if i := od.Index(); i < 0 || i >= ods.Len() || ods.Get(i) != od {
+			panic(errorf("%v: oneof descriptor does not belong to this message", od.FullName()))
+		}
+	}
+	w := m.shape.oneofs[od.Index()]
+	if w < 0 {
+		// A synthetic oneof: its one member.
+		fds := od.Fields()
+		for i := range fds.Len() {
+			if fd := fds.Get(i); m.Has(fd) {
+				return fd
+			}
+		}
+		return nil
+	}
+	if !m.valid || m.words[w] == 0 {
+		return nil
+	}
+	return m.desc.Fields().Get(int(m.words[w] - 1))
+}
+
+// GetUnknown returns the raw unknown fields.
+func (m *Message) GetUnknown() protoreflect.RawFields { return m.unknown }
+
+// SetUnknown stores the raw unknown fields. It panics if m is read-only.
+func (m *Message) SetUnknown(raw protoreflect.RawFields) {
+	if !m.valid {
+		m.readOnly(m.desc.FullName())
+	}
+	m.unknown = raw
+}
+
+// IsValid reports whether m is a message that can be set: false for a
+// read-only empty message.
+func (m *Message) IsValid() bool { return m.valid }
+
+// messageType is the protoreflect.MessageType of a descriptor's dynamic
+// messages.
+type messageType struct {
+	desc protoreflect.MessageDescriptor
+}
+
+// NewMessageType returns the message type of md, whose messages are
+// *Message values. Types of the same descriptor are equal:
+// NewMessageType(md) == NewMessageType(md).
+func NewMessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
+	return messageType{md}
+}
+
+func (mt messageType) New() protoreflect.Message                  { return NewMessage(mt.desc) }
+func (mt messageType) Zero() protoreflect.Message                 { return zeroMessage(mt.desc) }
+func (mt messageType) Descriptor() protoreflect.MessageDescriptor { return mt.desc }
+
+func (mt messageType) Enum(i int) protoreflect.EnumType {
+	if ed := mt.desc.Fields().Get(i).Enum(); ed != nil {
+		return dynamicpb.NewEnumType(ed)
+	}
+	return nil
+}
+
+func (mt messageType) Message(i int) protoreflect.MessageType {
+	if md := mt.desc.Fields().Get(i).Message(); md != nil {
+		return NewMessageType(md)
+	}
+	return nil
+}

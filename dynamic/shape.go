@@ -1,0 +1,179 @@
+package dynamic
+
+import (
+	"sync/atomic"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/weakcache"
+)
+
+// class says which of a message's storage slices holds a field's value.
+type class uint8
+
+const (
+	classScalar  class = iota // words: ints, enums and bools as integers, floats as their bits
+	classString               // strs
+	classBytes                // bytes
+	classMessage              // msgs
+	classList                 // lists
+	classMap                  // maps
+	numClasses
+)
+
+// field is the compiled storage of one field: where its value lives and
+// how its presence is kept.
+type field struct {
+	kind  protoreflect.Kind
+	class class
+	// slot is the index of the value in the slice of its class (for
+	// scalars, in words, past the presence and oneof words). The members
+	// of a oneof share one slot per class, since one of them at most is
+	// set.
+	slot int32
+	// bit is the index in words of the presence bit of a scalar, string
+	// or bytes field with explicit presence outside real oneofs, or -1:
+	// for implicit presence the value itself tells (zero is unset),
+	// messages are set when their slot is not nil, lists and maps when
+	// they are not empty, oneof members when their oneof's case names
+	// them.
+	bit int32
+	// oneof is the index in words of the case of the real oneof holding
+	// the field (the set member's index in the descriptor's Fields plus
+	// one, or 0), or -1.
+	oneof int32
+	// child is the shape of a message field's type, linked on first use.
+	child atomic.Pointer[shape]
+}
+
+// shape is the compiled storage of one message descriptor: a record per
+// field, by the field's index in the descriptor's Fields, and the length
+// of each storage slice. It holds no descriptor, so that the cache can
+// release it with its schema (see internal/weakcache); it is immutable
+// once built (but for the child links, which are set once) and shared.
+type shape struct {
+	layout *layout.Layout
+	fields []field
+	// words is the length of a message's words: presence bits first
+	// (presence words of them), then the touched bits (from word
+	// touched on, one bit per field by index: set when the field is
+	// stored to, so that Range looks only at fields that may be set),
+	// then one case per real oneof, then the scalar slots.
+	words, presence, touched int32
+	// counts holds the length of each other storage slice, by class.
+	counts [numClasses]int32
+	// oneofs holds the index in words of the case of each oneof, by the
+	// oneof's index in the descriptor's Oneofs, or -1 for a synthetic
+	// oneof (proto3 optional).
+	oneofs []int32
+}
+
+// shapes caches the shape of each message descriptor, by identity.
+var shapes weakcache.Cache[*shape]
+
+// shapeOf returns the shape of md, building it on first use.
+func shapeOf(md protoreflect.MessageDescriptor) *shape {
+	if s, ok := shapes.Load(md); ok {
+		return s
+	}
+	s, _ := shapes.LoadOrStore(md, buildShape(md))
+	return s
+}
+
+// childShape returns the shape of the message type of f, the record of
+// fd, linking it on first use.
+func (f *field) childShape(fd protoreflect.FieldDescriptor) *shape {
+	if s := f.child.Load(); s != nil {
+		return s
+	}
+	s := shapeOf(fd.Message())
+	f.child.Store(s)
+	return s
+}
+
+// buildShape compiles the storage of md from its layout.
+func buildShape(md protoreflect.MessageDescriptor) *shape {
+	l := layout.Of(md)
+	s := &shape{layout: l, fields: make([]field, len(l.Fields))}
+
+	// Presence bits first, then one case word per real oneof.
+	var bits int32
+	for i := range l.Fields {
+		lf := &l.Fields[i]
+		if lf.Explicit && lf.Oneof < 0 && !lf.List && !lf.Map && !lf.IsMessage() {
+			bits++
+		}
+	}
+	s.presence = (bits + 63) / 64
+	s.touched = s.presence
+	cases := s.touched + (int32(len(l.Fields))+63)/64
+	s.words = cases + int32(len(l.Oneofs))
+	s.oneofs = make([]int32, md.Oneofs().Len())
+	for i := range s.oneofs {
+		s.oneofs[i] = -1
+	}
+	for k, o := range l.Oneofs {
+		s.oneofs[o.Index] = cases + int32(k)
+	}
+
+	// shared[k][c] is the slot the members of real oneof k keep their
+	// values of class c in, plus one; 0 until one is needed.
+	shared := make([][numClasses]int32, len(l.Oneofs))
+	bits = 0
+	for i := range l.Fields {
+		lf := &l.Fields[i]
+		f := &s.fields[lf.Index]
+		f.kind = lf.Kind
+		f.class = classOf(lf)
+		f.bit, f.oneof = -1, -1
+		if lf.Explicit && lf.Oneof < 0 && (f.class == classScalar || f.class == classString || f.class == classBytes) {
+			f.bit = bits
+			bits++
+		}
+		if lf.Oneof >= 0 {
+			f.oneof = cases + int32(lf.Oneof)
+			if p := shared[lf.Oneof][f.class]; p > 0 {
+				f.slot = p - 1
+				continue
+			}
+		}
+		f.slot = s.alloc(f.class)
+		if lf.Oneof >= 0 {
+			shared[lf.Oneof][f.class] = f.slot + 1
+		}
+	}
+	return s
+}
+
+// alloc returns a new slot of class c.
+func (s *shape) alloc(c class) int32 {
+	if c == classScalar {
+		s.words++
+		return s.words - 1
+	}
+	s.counts[c]++
+	return s.counts[c] - 1
+}
+
+// classOf returns the storage class of a field's values.
+func classOf(lf *layout.Field) class {
+	switch {
+	case lf.Map:
+		return classMap
+	case lf.List:
+		return classList
+	case lf.IsMessage():
+		return classMessage
+	case lf.Kind == protoreflect.StringKind:
+		return classString
+	case lf.Kind == protoreflect.BytesKind:
+		return classBytes
+	default:
+		return classScalar
+	}
+}
+
+// cached reports how many shapes the cache holds, released or not. Tests
+// use it.
+func cached() int { return shapes.Len() }
