@@ -561,7 +561,7 @@ func (w *Writer) Finish() ([]byte, error) {
 	}
 	if w.err == nil {
 		if n := len(w.frames); n > 1 {
-			w.fail(ErrNotEnded, w.via(n-1), itoa(int64(n-1))+" Begin without End")
+			w.failOpen(ErrNotEnded, itoa(int64(n-1))+" Begin without End")
 		} else if fr := &w.frames[0]; w.requiredOK(fr) {
 			if fr.pack >= 0 {
 				if w.over(wire.SizeVarint(uint64(len(w.buf)-fr.pack)) - 1) {

@@ -303,3 +303,41 @@ func TestWriterFrameStackGrowth(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterOpenPath checks the path of errors that blame an open message
+// itself (Finish with messages open, End over the size limit): each open
+// level appears once, with its index, and the field is the one that
+// opened the innermost level.
+func TestWriterOpenPath(t *testing.T) {
+	cases := []struct {
+		name string
+		md   protoreflect.MessageDescriptor
+		opts encoder.WriterOptions
+		do   func(w *encoder.Writer)
+		want string
+	}{
+		{"one level", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(18) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestAllTypes.singular_nested_message): 1 Begin without End in protolayout.test3.TestAllTypes at singular_nested_message"},
+		{"repeated twice", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(3); w.Begin(3) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestRecursive.children): 2 Begin without End in protolayout.test3.TestRecursive at children[0].children[0]"},
+		{"mixed", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(3); w.End(); w.Begin(3); w.Begin(1); w.Begin(3) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestRecursive.children): 3 Begin without End in protolayout.test3.TestRecursive at children[1].child.children[0]"},
+		{"map value", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(4, "k"); w.Begin(encoder.MapValue) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestRecursive.ByNameEntry.value): 2 Begin without End in protolayout.test3.TestRecursive at by_name[\"k\"]"},
+		{"End over the size limit", test3Desc, encoder.WriterOptions{MaxSize: 131}, func(w *encoder.Writer) {
+			w.Begin(18)
+			w.Unknown(make([]byte, 128))
+			w.End()
+		}, "protolayout: encoded size exceeds the size limit of 131 (field protolayout.test3.TestAllTypes.singular_nested_message) in protolayout.test3.TestAllTypes at singular_nested_message"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := encoder.NewWriter(c.md, c.opts)
+			c.do(w)
+			_, err := w.Finish()
+			if err == nil || err.Error() != c.want {
+				t.Errorf("got  %v\nwant %s", err, c.want)
+			}
+		})
+	}
+}

@@ -295,7 +295,7 @@ func (w *Writer) endSlow() {
 		lb += wire.SizeVarint(uint64(len(w.buf)-fr.start-fr.gaps+grow)) - 1
 	}
 	if w.over(lb) {
-		w.fail(ErrSizeExceeded, f, "")
+		w.failOpen(ErrSizeExceeded, "")
 		return
 	}
 	if fr.pack >= 0 {
