@@ -74,9 +74,11 @@ type WriterOptions struct {
 // in one call (Int64s and the like); packed fields are packed into one
 // record, closed when another field starts or the message ends. Nested
 // messages and groups are written between Begin and End on the same
-// Writer; a map entry is Begin(mapField), its key (field MapKey), its value
-// (field MapValue, Begin for a message value), End. Message embeds a
-// proto.Message encoded by this package's encoder, Raw embeds a
+// Writer; a map entry is Begin(mapField), its key (field MapKey), then its
+// value (field MapValue, Begin for a message value), End, in that order
+// (see Begin), or BeginEntryString and the like, which write the key with
+// the Begin. Entries of one map come in ascending key order. Message
+// embeds a proto.Message encoded by this package's encoder, Raw embeds a
 // pre-encoded message, Unknown appends unknown fields (last).
 //
 // # Output
@@ -252,6 +254,10 @@ type wframe struct {
 	packLearn *learnState
 	writtenHi []uint64
 	keyValid  bool // keyU or keyS holds the last key of the current field, a map
+	// zeroKey: the frame is a map entry whose zero key was written for
+	// a value that came before any key (entryPost); push and openEntry
+	// clear it.
+	zeroKey bool
 	// the last key of the map field cur, for the order check
 	keyU uint64 // numeric keys, ordered as unsigned (signed ones offset)
 	keyS []byte // string keys
@@ -450,6 +456,7 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 		inEntry = fr.parent.entry
 	}
 	fr.written = 0
+	fr.zeroKey = false
 	if t.wide {
 		words := (len(t.fields) - 1) >> 6 // beyond the first 64 fields
 		if cap(fr.writtenHi) < words {
@@ -670,6 +677,8 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		switch {
 		case !fr.isWritten(idx):
 			w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
+		case fr.zeroKey && idx == 0:
+			w.fail(ErrOutOfOrder, f, entryOrder)
 		case f.List || f.Map:
 			w.fail(ErrNotConsecutive, f, "")
 		default:

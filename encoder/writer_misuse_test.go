@@ -96,6 +96,25 @@ func TestWriterMisuse(t *testing.T) {
 		{"map keys descending", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "b"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "a") }, encoder.ErrMapKeyOrder, "below"},
 		{"map key repeated", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, -1); w.End() }, func(w *encoder.Writer) { w.BeginEntryInt(131, -1) }, encoder.ErrMapKeyOrder, "equal"},
 		{"map zero key after a key", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, 5); w.End(); w.Begin(131) }, func(w *encoder.Writer) { w.End() }, encoder.ErrMapKeyOrder, ""},
+		{"map key after value", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(144); w.String(encoder.MapValue, "v") }, func(w *encoder.Writer) { w.String(encoder.MapKey, "k") }, encoder.ErrOutOfOrder, "(field protolayout.test3.TestAllTypes.MapStringStringEntry.key): a map entry's key (field 1) comes before its value (field 2); the value came first, so the entry already holds the zero key in protolayout.test3.TestAllTypes at map_string_string[\"\"]"},
+		{"map int key after value", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(131); w.Int32(encoder.MapValue, 1) }, func(w *encoder.Writer) { w.Int32(encoder.MapKey, 1) }, encoder.ErrOutOfOrder, "key (field 1) comes before its value (field 2)"},
+		// A key written, then the value, then a key again is a second key,
+		// also in a frame that held an entry with a zero key before.
+		{"map key twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) {
+			w.Begin(144)
+			w.String(encoder.MapValue, "v")
+			w.End()
+			w.Begin(144)
+			w.String(encoder.MapKey, "a")
+			w.String(encoder.MapValue, "v")
+		}, func(w *encoder.Writer) { w.String(encoder.MapKey, "b") }, encoder.ErrDuplicateField, "MapStringStringEntry.key"},
+		{"map key twice, BeginEntry", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) {
+			w.Begin(144)
+			w.String(encoder.MapValue, "v")
+			w.End()
+			w.BeginEntryString(144, "a")
+			w.String(encoder.MapValue, "v")
+		}, func(w *encoder.Writer) { w.String(encoder.MapKey, "b") }, encoder.ErrDuplicateField, "MapStringStringEntry.key"},
 		{"unknown in map entry", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(131) }, func(w *encoder.Writer) { w.Unknown([]byte{8, 1}) }, encoder.ErrKindMismatch, ""},
 		{"invalid UTF-8", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.String(14, "a\xffb") }, encoder.ErrInvalidUTF8, "contains invalid UTF-8"},
 		{"invalid UTF-8 bytes into string", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Bytes(14, []byte{0xff}) }, encoder.ErrInvalidUTF8, ""},
