@@ -214,6 +214,12 @@ func (w *Writer) failKind(f *layout.Field, mask uint32) {
 		first = false
 		b = append(b, k.String()...)
 	}
+	if f.Kind == protoreflect.EnumKind && mask&kindBit(protoreflect.EnumKind) == 0 && mask&(maskSigned|maskUnsigned) != 0 {
+		// An integer for an enum: say which method takes it.
+		b = append(b, "; for enum field "...)
+		b = fault.AppendFieldName(b, f)
+		b = append(b, " use Enum(num, protoreflect.EnumNumber(v)), Enums for a slice, or EnumName"...)
+	}
 	w.fail(ErrKindMismatch, f, string(b))
 }
 
