@@ -156,6 +156,9 @@ type Writer struct {
 	buf    []byte
 	base   int  // len(buf) when the message started
 	append bool // buf belongs to the caller (ResetAppend)
+	// caller is the buffer ResetAppend was given, as it was given (nil
+	// otherwise): what Finish returns on error.
+	caller []byte
 
 	frames []wframe
 	// fast is the innermost frame when the fast paths may write to it
@@ -391,9 +394,11 @@ const minBuffer = 256
 
 // ResetAppend is Reset, with the next message appended to b: Finish
 // returns b extended, and never changes b[:len(b)]. On error Finish
-// returns b unchanged. The Writer writes into b's spare capacity and
-// grows b, as append does, when it runs out; calls are fastest with some
-// capacity to spare (a few dozen bytes beyond each value).
+// returns b itself, as it was given (the same array, length and
+// capacity); what the Writer wrote into its spare capacity before failing
+// stays there. The Writer writes into b's spare capacity and grows b, as
+// append does, when it runs out; calls are fastest with some capacity to
+// spare (a few dozen bytes beyond each value).
 func (w *Writer) ResetAppend(b []byte) {
 	w.reset(b, len(b), true)
 	w.check()
@@ -401,6 +406,10 @@ func (w *Writer) ResetAppend(b []byte) {
 
 func (w *Writer) reset(b []byte, base int, appendMode bool) {
 	w.buf, w.base, w.append = b, base, appendMode
+	w.caller = nil
+	if appendMode {
+		w.caller = b
+	}
 	w.err = nil
 	w.slack = 0
 	w.limit = base + w.maxSize - fastRoom
@@ -559,9 +568,11 @@ func (w *Writer) Number(name string) protowire.Number {
 //
 // The bytes alias the Writer's buffer and are overwritten after the next
 // Reset (copy them to keep them); in ResetAppend mode they are the
-// caller's buffer extended. On error Finish returns nil (in ResetAppend
-// mode, the caller's buffer unchanged). After Finish, every call but
-// Reset, ResetAppend, Err, Len and Stats fails with ErrFinished.
+// caller's buffer extended. On error Finish returns nil, and in
+// ResetAppend mode the very slice ResetAppend was given (its array, length
+// and capacity), so that buf, err = w.Finish() keeps the caller's buffer
+// and its contents. After Finish, every call but Reset, ResetAppend, Err,
+// Len and Stats fails with ErrFinished.
 func (w *Writer) Finish() ([]byte, error) {
 	if w.err == nil && w.state != stateOpen {
 		w.failState()
@@ -580,12 +591,8 @@ func (w *Writer) Finish() ([]byte, error) {
 		}
 	}
 	if w.err != nil {
-		if w.append {
-			w.check()
-			return w.buf[:w.base:w.base], w.err
-		}
 		w.check()
-		return nil, w.err
+		return w.caller, w.err // nil unless in ResetAppend mode
 	}
 	w.state = stateFinished
 	w.setFast(nil)

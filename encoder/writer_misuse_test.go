@@ -222,6 +222,44 @@ func TestWriterResetAppend(t *testing.T) {
 	}
 }
 
+// TestWriterResetAppendError checks that on error Finish returns the very
+// slice ResetAppend was given, in ResetAppend mode, whether the Writer
+// wrote into its spare capacity or grew it first; and nil otherwise.
+func TestWriterResetAppendError(t *testing.T) {
+	for _, long := range []int{1, 1000} { // within the capacity, and beyond it
+		buf := make([]byte, 3, 64)
+		copy(buf, "abc")
+		w := encoder.NewWriter(test3Desc)
+		w.ResetAppend(buf)
+		w.Int32(1, 1)
+		w.String(14, strings.Repeat("x", long))
+		w.String(15, "y")
+		w.Begin(18)
+		w.Int32(1, 1<<20)
+		w.End()
+		w.Int32(2, 2) // out of order
+		b, err := w.Finish()
+		if !errors.Is(err, encoder.ErrOutOfOrder) {
+			t.Fatalf("got %v, want %v", err, encoder.ErrOutOfOrder)
+		}
+		if len(b) != len(buf) || cap(b) != cap(buf) || &b[:1][0] != &buf[0] || string(b) != "abc" {
+			t.Errorf("value of %d bytes: on error got len %d cap %d %q, want the slice given (len %d cap %d)", long, len(b), cap(b), b, len(buf), cap(buf))
+		}
+	}
+	w := encoder.NewWriter(test3Desc)
+	w.ResetAppend(nil)
+	w.String(14, "\xff")
+	if b, err := w.Finish(); err == nil || b != nil {
+		t.Errorf("ResetAppend(nil): on error got %q, %v; want nil and the error", b, err)
+	}
+	w.ResetAppend([]byte("p"))
+	w.Reset() // back to the Writer's own buffer
+	w.String(14, "\xff")
+	if b, err := w.Finish(); err == nil || b != nil {
+		t.Errorf("after Reset: on error got %q, %v; want nil and the error", b, err)
+	}
+}
+
 // TestWriterLastItem checks the byte ranges of finished top-level items.
 func TestWriterLastItem(t *testing.T) {
 	for _, s := range strategies {
