@@ -349,7 +349,8 @@ func (fr *wframe) setWritten(i int) {
 
 // NewWriter returns a Writer for messages of type md, ready to write the
 // first message. At most one WriterOptions may be given; without one the
-// defaults apply.
+// defaults apply. The Writer's own buffer is allocated by the first call
+// that writes to it, so a Writer used only with ResetAppend has none.
 func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer {
 	w := new(Writer)
 	if len(opts) > 0 {
@@ -380,9 +381,13 @@ func (w *Writer) Reset() {
 	w.check()
 }
 
+// bufStart returns the Writer's own buffer, emptied, or nil when it has
+// none yet (or had the caller's): the buffer is allocated by the first
+// call that writes (see ensureBuf), so that a Writer used only with
+// ResetAppend never allocates one.
 func (w *Writer) bufStart() []byte {
-	if w.append || cap(w.buf) < minBuffer {
-		return make([]byte, 0, minBuffer)
+	if w.append {
+		return nil
 	}
 	return w.buf[:0]
 }
@@ -391,6 +396,17 @@ func (w *Writer) bufStart() []byte {
 // so that the fast paths, which write only into the buffer's free
 // capacity, serve the first calls of a new Writer too.
 const minBuffer = 256
+
+// ensureBuf gives a Writer that has no buffer (its own, not yet
+// allocated, or an empty one from ResetAppend) one of minBuffer bytes. The
+// fast paths need no such check: with no capacity they fail fits and leave
+// the call to the general path, whose entry points (prepare, Unknown) call
+// ensureBuf.
+func (w *Writer) ensureBuf() {
+	if cap(w.buf) == 0 {
+		w.buf = make([]byte, 0, minBuffer)
+	}
+}
 
 // ResetAppend is Reset, with the next message appended to b: Finish
 // returns b extended, and never changes b[:len(b)]. On error Finish
@@ -597,6 +613,9 @@ func (w *Writer) Finish() ([]byte, error) {
 	w.state = stateFinished
 	w.setFast(nil)
 	w.check()
+	if w.buf == nil && !w.append {
+		return emptyBytes[:], nil // an empty message, before the buffer exists
+	}
 	return w.buf, nil
 }
 
@@ -643,6 +662,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		w.failState()
 		return target{}, false
 	}
+	w.ensureBuf()
 	fr := &w.frames[len(w.frames)-1]
 	if f := fr.current(); f != nil && num == f.Number {
 		if kindBit(f.Kind)&mask == 0 {
