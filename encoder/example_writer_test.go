@@ -134,3 +134,47 @@ func ExampleWriter_Enum() {
 	// 08 02 12 02 01 02 <nil>
 	// protolayout: value type does not match the field's kind (field job.Job.state): field is enum; the call takes int64/int32/sfixed32/sfixed64/sint32/sint64; for enum field state use Enum(num, protoreflect.EnumNumber(v)), Enums for a slice, or EnumName in job.Job at state
 }
+
+// Names of fields nested in other messages resolve up front, from the top
+// message, as dotted paths; a misspelled name is an error that names it,
+// before anything is written.
+func ExampleWriter_Lookup() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(`
+		name: "batch.proto" package: "log" syntax: "proto3"
+		message_type {
+		  name: "Batch"
+		  field { name: "lines" number: 1 label: LABEL_REPEATED type: TYPE_MESSAGE type_name: ".log.Line" json_name: "lines" }
+		}
+		message_type {
+		  name: "Line"
+		  field { name: "level" number: 1 type: TYPE_INT32 json_name: "level" }
+		  field { name: "text" number: 2 type: TYPE_STRING json_name: "text" }
+		}`), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	w := encoder.NewWriter(fd.Messages().ByName("Batch"))
+	lines, _ := w.Lookup("lines")
+	text, _ := w.Lookup("lines.text")
+	fmt.Println(lines, text)
+
+	_, err = w.Lookup("lines.txet")
+	fmt.Println(err)
+
+	// Number resolves in the innermost open message, and keeps its
+	// failure as the Writer's error.
+	w.Begin(lines)
+	fmt.Println(w.Number("level"), w.Number("levle"))
+	w.End()
+	_, err = w.Finish()
+	fmt.Println(errors.Is(err, encoder.ErrUnknownField))
+	// Output:
+	// 1 2
+	// protolayout: no such field: "txet" in message log.Line (resolving "lines.txet") in log.Batch
+	// 1 0
+	// true
+}

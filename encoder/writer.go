@@ -19,7 +19,8 @@ import (
 // Raw and Unknown; writer_nested.go Begin and End and the reservation of
 // lengths; writer_map.go the BeginEntry methods and the checks of map
 // entries; writer_slice.go the slice methods and packed records;
-// writer_embed.go Message; writer_table.go the tables shared by every
+// writer_embed.go Message; writer_names.go Number and Lookup, which
+// resolve field names; writer_table.go the tables shared by every
 // Writer (per layout: fast-path slots, child tables, learned widths);
 // writer_errors.go the errors.
 
@@ -67,10 +68,12 @@ type WriterOptions struct {
 //	w.End()
 //	b, err := w.Finish()
 //
-// Fields are addressed by number (Number resolves a name once). The
-// field's kind decides the wire form: Int64 writes a varint to an int64
-// field, a zigzag varint to sint64 and 8 bytes to sfixed64. Repeated fields
-// take their elements one call at a time, consecutively, or a whole slice
+// Fields are addressed by number (Number and Lookup resolve a name, or
+// a dotted path such as "lines.text" for a nested message's field, once,
+// up front; a name no field has is an error that names it). The field's
+// kind decides the wire form: Int64 writes a varint to an int64 field, a
+// zigzag varint to sint64 and 8 bytes to sfixed64. Repeated fields take
+// their elements one call at a time, consecutively, or a whole slice
 // in one call (Int64s and the like); packed fields are packed into one
 // record, closed when another field starts or the message ends. Nested
 // messages and groups are written between Begin and End on the same
@@ -550,31 +553,6 @@ func (w *Writer) LastItemBytes() []byte {
 		return nil
 	}
 	return w.buf[w.lastAt : w.lastAt+w.lastN : w.lastAt+w.lastN]
-}
-
-// Number returns the number of the field called name in the innermost
-// open message: a field's short name, or an extension's full name (which
-// WriterOptions.Extensions must know). It returns 0, a number no field
-// has, when there is none; writing to it then fails with ErrUnknownField.
-// Resolve names once, outside loops.
-func (w *Writer) Number(name string) protowire.Number {
-	w.check()
-	if len(w.frames) == 0 {
-		return 0
-	}
-	t := w.frames[len(w.frames)-1].tab
-	if f := t.lay.ByName(protoreflect.Name(name)); f != nil {
-		return f.Number
-	}
-	if w.opts.Extensions != nil {
-		if xt, err := w.opts.Extensions.FindExtensionByName(protoreflect.FullName(name)); err == nil {
-			xd := xt.TypeDescriptor()
-			if xd.ContainingMessage().FullName() == t.lay.FullName {
-				return xd.Number()
-			}
-		}
-	}
-	return 0
 }
 
 // Finish ends the message and returns its encoding, or the first error
