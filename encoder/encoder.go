@@ -171,7 +171,10 @@ func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error)
 
 // Size returns the size in bytes of the wire encoding of m, or 0 if m
 // cannot be encoded within the limits of o. Like proto.Size it neither
-// validates UTF-8 nor checks required fields.
+// validates UTF-8 nor checks required fields. It returns an int, as
+// proto.MarshalOptions.Size does, so that it replaces it as it is; a 0
+// from a message that is not empty means a limit was met (depth, size,
+// a cycle), and Encoder.Size, which returns (int, error), says which.
 func (o MarshalOptions) Size(m proto.Message) int {
 	if !absent(m) {
 		if mr := m.ProtoReflect(); o.fast(mr) != nil {
@@ -276,9 +279,13 @@ func (e *Encoder) concurrent(m proto.Message) error {
 	return err
 }
 
-// Size returns the size of the wire encoding of m, or the error that
-// encoding it would meet on the limits (depth, size). Like proto.Size it
-// neither validates UTF-8 nor checks required fields.
+// Size returns the size of the wire encoding of m, or 0 and the error
+// that encoding it would meet on the limits (ErrDepthExceeded,
+// ErrCycle, ErrSizeExceeded), or ErrConcurrentUse. Like proto.Size it
+// neither validates UTF-8 nor checks required fields. Unlike
+// MarshalOptions.Size, which returns an int as proto.MarshalOptions.Size
+// does, it reports the error, so that an empty message (0, nil) and one
+// that cannot be encoded (0 and the error) are told apart.
 func (e *Encoder) Size(m proto.Message) (int, error) {
 	if absent(m) {
 		return 0, nil

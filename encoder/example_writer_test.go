@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/protolayout/protolayout/encoder"
@@ -91,4 +92,89 @@ func ExampleWriter_errors() {
 	// Output:
 	// true
 	// protolayout: field out of order (field p.Point.x): field 1 (x) after field 2 (y); proto.Marshal's order is extensions by ascending number, then fields outside oneofs by ascending number, then one member per oneof, oneofs in declaration order, then unknown fields; expected next: unknown fields, End or Finish in p.Point at x
+}
+
+// Enum fields take enum numbers: a plain integer, such as a status code
+// read from a database row, converts with protoreflect.EnumNumber (an
+// int32, so the conversion costs nothing); EnumName takes the value's
+// name. The integer methods refuse an enum field, and say which to use.
+func ExampleWriter_Enum() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(`
+		name: "job.proto" package: "job" syntax: "proto3"
+		enum_type {
+		  name: "State"
+		  value { name: "STATE_UNSPECIFIED" number: 0 }
+		  value { name: "STATE_RUNNING" number: 1 }
+		  value { name: "STATE_DONE" number: 2 }
+		}
+		message_type {
+		  name: "Job"
+		  field { name: "state" number: 1 type: TYPE_ENUM type_name: ".job.State" json_name: "state" }
+		  field { name: "history" number: 2 label: LABEL_REPEATED type: TYPE_ENUM type_name: ".job.State" json_name: "history" }
+		}`), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	w := encoder.NewWriter(fd.Messages().ByName("Job"))
+	var code int32 = 2 // from the row
+	w.Enum(1, protoreflect.EnumNumber(code))
+	w.EnumName(2, "STATE_RUNNING")
+	w.EnumName(2, "STATE_DONE")
+	b, err := w.Finish()
+	fmt.Printf("% x %v\n", b, err)
+
+	w.Reset()
+	w.Int32(1, code)
+	fmt.Println(w.Err())
+	// Output:
+	// 08 02 12 02 01 02 <nil>
+	// protolayout: value type does not match the field's kind (field job.Job.state): field is enum; the call takes int64/int32/sfixed32/sfixed64/sint32/sint64; for enum field state use Enum(num, protoreflect.EnumNumber(v)), Enums for a slice, or EnumName in job.Job at state
+}
+
+// Names of fields nested in other messages resolve up front, from the top
+// message, as dotted paths; a misspelled name is an error that names it,
+// before anything is written.
+func ExampleWriter_Lookup() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(`
+		name: "batch.proto" package: "log" syntax: "proto3"
+		message_type {
+		  name: "Batch"
+		  field { name: "lines" number: 1 label: LABEL_REPEATED type: TYPE_MESSAGE type_name: ".log.Line" json_name: "lines" }
+		}
+		message_type {
+		  name: "Line"
+		  field { name: "level" number: 1 type: TYPE_INT32 json_name: "level" }
+		  field { name: "text" number: 2 type: TYPE_STRING json_name: "text" }
+		}`), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	w := encoder.NewWriter(fd.Messages().ByName("Batch"))
+	lines, _ := w.Lookup("lines")
+	text, _ := w.Lookup("lines.text")
+	fmt.Println(lines, text)
+
+	_, err = w.Lookup("lines.txet")
+	fmt.Println(err)
+
+	// Number resolves in the innermost open message, and keeps its
+	// failure as the Writer's error.
+	w.Begin(lines)
+	fmt.Println(w.Number("level"), w.Number("levle"))
+	w.End()
+	_, err = w.Finish()
+	fmt.Println(errors.Is(err, encoder.ErrUnknownField))
+	// Output:
+	// 1 2
+	// protolayout: no such field: "txet" in message log.Line (resolving "lines.txet") in log.Batch
+	// 1 0
+	// true
 }

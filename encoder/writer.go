@@ -19,7 +19,8 @@ import (
 // Raw and Unknown; writer_nested.go Begin and End and the reservation of
 // lengths; writer_map.go the BeginEntry methods and the checks of map
 // entries; writer_slice.go the slice methods and packed records;
-// writer_embed.go Message; writer_table.go the tables shared by every
+// writer_embed.go Message; writer_names.go Number and Lookup, which
+// resolve field names; writer_table.go the tables shared by every
 // Writer (per layout: fast-path slots, child tables, learned widths);
 // writer_errors.go the errors.
 
@@ -67,16 +68,20 @@ type WriterOptions struct {
 //	w.End()
 //	b, err := w.Finish()
 //
-// Fields are addressed by number (Number resolves a name once). The
-// field's kind decides the wire form: Int64 writes a varint to an int64
-// field, a zigzag varint to sint64 and 8 bytes to sfixed64. Repeated fields
-// take their elements one call at a time, consecutively, or a whole slice
+// Fields are addressed by number (Number and Lookup resolve a name, or
+// a dotted path such as "lines.text" for a nested message's field, once,
+// up front; a name no field has is an error that names it). The field's
+// kind decides the wire form: Int64 writes a varint to an int64 field, a
+// zigzag varint to sint64 and 8 bytes to sfixed64. Repeated fields take
+// their elements one call at a time, consecutively, or a whole slice
 // in one call (Int64s and the like); packed fields are packed into one
 // record, closed when another field starts or the message ends. Nested
 // messages and groups are written between Begin and End on the same
-// Writer; a map entry is Begin(mapField), its key (field MapKey), its value
-// (field MapValue, Begin for a message value), End. Message embeds a
-// proto.Message encoded by this package's encoder, Raw embeds a
+// Writer; a map entry is Begin(mapField), its key (field MapKey), then its
+// value (field MapValue, Begin for a message value), End, in that order
+// (see Begin), or BeginEntryString and the like, which write the key with
+// the Begin. Entries of one map come in ascending key order. Message
+// embeds a proto.Message encoded by this package's encoder, Raw embeds a
 // pre-encoded message, Unknown appends unknown fields (last).
 //
 // # Output
@@ -154,6 +159,9 @@ type Writer struct {
 	buf    []byte
 	base   int  // len(buf) when the message started
 	append bool // buf belongs to the caller (ResetAppend)
+	// caller is the buffer ResetAppend was given, as it was given (nil
+	// otherwise): what Finish returns on error.
+	caller []byte
 
 	frames []wframe
 	// fast is the innermost frame when the fast paths may write to it
@@ -252,6 +260,10 @@ type wframe struct {
 	packLearn *learnState
 	writtenHi []uint64
 	keyValid  bool // keyU or keyS holds the last key of the current field, a map
+	// zeroKey: the frame is a map entry whose zero key was written for
+	// a value that came before any key (entryPost); push and openEntry
+	// clear it.
+	zeroKey bool
 	// the last key of the map field cur, for the order check
 	keyU uint64 // numeric keys, ordered as unsigned (signed ones offset)
 	keyS []byte // string keys
@@ -340,7 +352,8 @@ func (fr *wframe) setWritten(i int) {
 
 // NewWriter returns a Writer for messages of type md, ready to write the
 // first message. At most one WriterOptions may be given; without one the
-// defaults apply.
+// defaults apply. The Writer's own buffer is allocated by the first call
+// that writes to it, so a Writer used only with ResetAppend has none.
 func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer {
 	w := new(Writer)
 	if len(opts) > 0 {
@@ -371,9 +384,13 @@ func (w *Writer) Reset() {
 	w.check()
 }
 
+// bufStart returns the Writer's own buffer, emptied, or nil when it has
+// none yet (or had the caller's): the buffer is allocated by the first
+// call that writes (see ensureBuf), so that a Writer used only with
+// ResetAppend never allocates one.
 func (w *Writer) bufStart() []byte {
-	if w.append || cap(w.buf) < minBuffer {
-		return make([]byte, 0, minBuffer)
+	if w.append {
+		return nil
 	}
 	return w.buf[:0]
 }
@@ -383,11 +400,24 @@ func (w *Writer) bufStart() []byte {
 // capacity, serve the first calls of a new Writer too.
 const minBuffer = 256
 
+// ensureBuf gives a Writer that has no buffer (its own, not yet
+// allocated, or an empty one from ResetAppend) one of minBuffer bytes. The
+// fast paths need no such check: with no capacity they fail fits and leave
+// the call to the general path, whose entry points (prepare, Unknown) call
+// ensureBuf.
+func (w *Writer) ensureBuf() {
+	if cap(w.buf) == 0 {
+		w.buf = make([]byte, 0, minBuffer)
+	}
+}
+
 // ResetAppend is Reset, with the next message appended to b: Finish
 // returns b extended, and never changes b[:len(b)]. On error Finish
-// returns b unchanged. The Writer writes into b's spare capacity and
-// grows b, as append does, when it runs out; calls are fastest with some
-// capacity to spare (a few dozen bytes beyond each value).
+// returns b itself, as it was given (the same array, length and
+// capacity); what the Writer wrote into its spare capacity before failing
+// stays there. The Writer writes into b's spare capacity and grows b, as
+// append does, when it runs out; calls are fastest with some capacity to
+// spare (a few dozen bytes beyond each value).
 func (w *Writer) ResetAppend(b []byte) {
 	w.reset(b, len(b), true)
 	w.check()
@@ -395,6 +425,10 @@ func (w *Writer) ResetAppend(b []byte) {
 
 func (w *Writer) reset(b []byte, base int, appendMode bool) {
 	w.buf, w.base, w.append = b, base, appendMode
+	w.caller = nil
+	if appendMode {
+		w.caller = b
+	}
 	w.err = nil
 	w.slack = 0
 	w.limit = base + w.maxSize - fastRoom
@@ -450,6 +484,7 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 		inEntry = fr.parent.entry
 	}
 	fr.written = 0
+	fr.zeroKey = false
 	if t.wide {
 		words := (len(t.fields) - 1) >> 6 // beyond the first 64 fields
 		if cap(fr.writtenHi) < words {
@@ -520,31 +555,6 @@ func (w *Writer) LastItemBytes() []byte {
 	return w.buf[w.lastAt : w.lastAt+w.lastN : w.lastAt+w.lastN]
 }
 
-// Number returns the number of the field called name in the innermost
-// open message: a field's short name, or an extension's full name (which
-// WriterOptions.Extensions must know). It returns 0, a number no field
-// has, when there is none; writing to it then fails with ErrUnknownField.
-// Resolve names once, outside loops.
-func (w *Writer) Number(name string) protowire.Number {
-	w.check()
-	if len(w.frames) == 0 {
-		return 0
-	}
-	t := w.frames[len(w.frames)-1].tab
-	if f := t.lay.ByName(protoreflect.Name(name)); f != nil {
-		return f.Number
-	}
-	if w.opts.Extensions != nil {
-		if xt, err := w.opts.Extensions.FindExtensionByName(protoreflect.FullName(name)); err == nil {
-			xd := xt.TypeDescriptor()
-			if xd.ContainingMessage().FullName() == t.lay.FullName {
-				return xd.Number()
-			}
-		}
-	}
-	return 0
-}
-
 // Finish ends the message and returns its encoding, or the first error
 // met since the last Reset. It checks that no Begin is left open and
 // that the top message's required fields were written (unless
@@ -552,16 +562,18 @@ func (w *Writer) Number(name string) protowire.Number {
 //
 // The bytes alias the Writer's buffer and are overwritten after the next
 // Reset (copy them to keep them); in ResetAppend mode they are the
-// caller's buffer extended. On error Finish returns nil (in ResetAppend
-// mode, the caller's buffer unchanged). After Finish, every call but
-// Reset, ResetAppend, Err, Len and Stats fails with ErrFinished.
+// caller's buffer extended. On error Finish returns nil, and in
+// ResetAppend mode the very slice ResetAppend was given (its array, length
+// and capacity), so that buf, err = w.Finish() keeps the caller's buffer
+// and its contents. After Finish, every call but Reset, ResetAppend, Err,
+// Len and Stats fails with ErrFinished.
 func (w *Writer) Finish() ([]byte, error) {
 	if w.err == nil && w.state != stateOpen {
 		w.failState()
 	}
 	if w.err == nil {
 		if n := len(w.frames); n > 1 {
-			w.fail(ErrNotEnded, w.via(n-1), itoa(int64(n-1))+" Begin without End")
+			w.failOpen(ErrNotEnded, itoa(int64(n-1))+" Begin without End")
 		} else if fr := &w.frames[0]; w.requiredOK(fr) {
 			if fr.pack >= 0 {
 				if w.over(wire.SizeVarint(uint64(len(w.buf)-fr.pack)) - 1) {
@@ -573,16 +585,15 @@ func (w *Writer) Finish() ([]byte, error) {
 		}
 	}
 	if w.err != nil {
-		if w.append {
-			w.check()
-			return w.buf[:w.base:w.base], w.err
-		}
 		w.check()
-		return nil, w.err
+		return w.caller, w.err // nil unless in ResetAppend mode
 	}
 	w.state = stateFinished
 	w.setFast(nil)
 	w.check()
+	if w.buf == nil && !w.append {
+		return emptyBytes[:], nil // an empty message, before the buffer exists
+	}
 	return w.buf, nil
 }
 
@@ -629,6 +640,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		w.failState()
 		return target{}, false
 	}
+	w.ensureBuf()
 	fr := &w.frames[len(w.frames)-1]
 	if f := fr.current(); f != nil && num == f.Number {
 		if kindBit(f.Kind)&mask == 0 {
@@ -670,6 +682,8 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		switch {
 		case !fr.isWritten(idx):
 			w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
+		case fr.zeroKey && idx == 0:
+			w.fail(ErrOutOfOrder, f, entryOrder)
 		case f.List || f.Map:
 			w.fail(ErrNotConsecutive, f, "")
 		default:

@@ -189,6 +189,7 @@ func (w *Writer) Unknown(b []byte) {
 		w.check()
 		return
 	}
+	w.ensureBuf()
 	fr := &w.frames[len(w.frames)-1]
 	if fr.entry {
 		w.fail(ErrKindMismatch, w.via(len(w.frames)-1), "a map entry has no unknown fields")

@@ -56,8 +56,22 @@ var (
 )
 
 // fail records the Writer's first error: reason err, blaming field f (nil
-// for none), with an optional detail.
+// for none) of the innermost open message, with an optional detail.
 func (w *Writer) fail(err error, f *layout.Field, detail string) {
+	w.failAt(err, f, f, detail)
+}
+
+// failOpen records the Writer's first error, blaming the innermost open
+// message itself (the field that opened it), located by the path of the
+// open levels, which already ends with that field.
+func (w *Writer) failOpen(err error, detail string) {
+	w.failAt(err, w.via(len(w.frames)-1), nil, detail)
+}
+
+// failAt records the Writer's first error: reason err, blaming field f
+// (nil for none), the path ending with field at (nil: the innermost open
+// message).
+func (w *Writer) failAt(err error, f, at *layout.Field, detail string) {
 	if w.err != nil {
 		return
 	}
@@ -76,7 +90,7 @@ func (w *Writer) fail(err error, f *layout.Field, detail string) {
 	case ErrSizeExceeded:
 		e.Limit = w.maxSize
 	}
-	e.Path = string(w.appendPath(nil, f))
+	e.Path = string(w.appendPath(nil, at))
 	w.err = e
 	w.setFast(nil)
 }
@@ -199,6 +213,12 @@ func (w *Writer) failKind(f *layout.Field, mask uint32) {
 		}
 		first = false
 		b = append(b, k.String()...)
+	}
+	if f.Kind == protoreflect.EnumKind && mask&kindBit(protoreflect.EnumKind) == 0 && mask&(maskSigned|maskUnsigned) != 0 {
+		// An integer for an enum: say which method takes it.
+		b = append(b, "; for enum field "...)
+		b = fault.AppendFieldName(b, f)
+		b = append(b, " use Enum(num, protoreflect.EnumNumber(v)), Enums for a slice, or EnumName"...)
 	}
 	w.fail(ErrKindMismatch, f, string(b))
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // Field numbers of a map entry's key and value, for use inside
-// Begin(mapField) ... End().
+// Begin(mapField) ... End(), the key first (see Begin).
 const (
 	MapKey   protowire.Number = 1
 	MapValue protowire.Number = 2
@@ -72,7 +72,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 // value is written (its slowEnd is set: the general path writes a
 // missing value).
 func openEntry(c *wframe) {
-	c.written = 1
+	c.written, c.zeroKey = 1, false
 	c.pos, c.phase, c.count = 0, phaseFields, 0
 }
 
@@ -250,6 +250,10 @@ func (w *Writer) keyAfter(t target, ord uint64, s string) bool {
 	return false
 }
 
+// entryOrder explains the failure of a key written after its entry's value.
+const entryOrder = "a map entry's key (field 1) comes before its value (field 2); " +
+	"the value came first, so the entry already holds the zero key"
+
 // entryPre checks a call of target t in map entry frame fr: a key (of
 // order ord, or string s) must come after the previous entry's key of the
 // same map; a value written before any key brings the zero key, which
@@ -294,6 +298,7 @@ func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte
 		}
 		w.buf = append(w.buf, defKey...)
 		fr.setWritten(0)
+		fr.zeroKey = true
 		fr.pos, fr.phase = 0, phaseFields
 		ord, s = fr.tab.zeroKey, s[:0]
 	}

@@ -45,6 +45,10 @@ func TestWriterMisuse(t *testing.T) {
 		{"unknown field", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32(999, 1) }, encoder.ErrUnknownField, "field 999"},
 		{"field number 0", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32(0, 1) }, encoder.ErrUnknownField, ""},
 		{"bool on int32", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Bool(1, true) }, encoder.ErrKindMismatch, "field is int32"},
+		{"int32 on enum", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32(21, 1) }, encoder.ErrKindMismatch, "(field protolayout.test3.TestAllTypes.singular_nested_enum): field is enum; the call takes int64/int32/sfixed32/sfixed64/sint32/sint64; for enum field singular_nested_enum use Enum(num, protoreflect.EnumNumber(v)), Enums for a slice, or EnumName in"},
+		{"uint64 on enum", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Uint64(21, 1) }, encoder.ErrKindMismatch, "for enum field singular_nested_enum use Enum("},
+		{"int32s on repeated enum", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Int32s(51, []int32{1}) }, encoder.ErrKindMismatch, "field is repeated enum; the call takes int64/int32/sfixed32/sfixed64/sint32/sint64; for enum field repeated_nested_enum use Enum("},
+		{"bool on enum", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Bool(21, true) }, encoder.ErrKindMismatch, "field is enum; the call takes bool in"},
 		{"uint on int32", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Uint32(1, 1) }, encoder.ErrKindMismatch, ""},
 		{"Begin on scalar", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Begin(1) }, encoder.ErrKindMismatch, ""},
 		{"string on message", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.String(18, "x") }, encoder.ErrKindMismatch, ""},
@@ -96,6 +100,25 @@ func TestWriterMisuse(t *testing.T) {
 		{"map keys descending", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(144, "b"); w.End() }, func(w *encoder.Writer) { w.BeginEntryString(144, "a") }, encoder.ErrMapKeyOrder, "below"},
 		{"map key repeated", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, -1); w.End() }, func(w *encoder.Writer) { w.BeginEntryInt(131, -1) }, encoder.ErrMapKeyOrder, "equal"},
 		{"map zero key after a key", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryInt(131, 5); w.End(); w.Begin(131) }, func(w *encoder.Writer) { w.End() }, encoder.ErrMapKeyOrder, ""},
+		{"map key after value", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(144); w.String(encoder.MapValue, "v") }, func(w *encoder.Writer) { w.String(encoder.MapKey, "k") }, encoder.ErrOutOfOrder, "(field protolayout.test3.TestAllTypes.MapStringStringEntry.key): a map entry's key (field 1) comes before its value (field 2); the value came first, so the entry already holds the zero key in protolayout.test3.TestAllTypes at map_string_string[\"\"]"},
+		{"map int key after value", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(131); w.Int32(encoder.MapValue, 1) }, func(w *encoder.Writer) { w.Int32(encoder.MapKey, 1) }, encoder.ErrOutOfOrder, "key (field 1) comes before its value (field 2)"},
+		// A key written, then the value, then a key again is a second key,
+		// also in a frame that held an entry with a zero key before.
+		{"map key twice", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) {
+			w.Begin(144)
+			w.String(encoder.MapValue, "v")
+			w.End()
+			w.Begin(144)
+			w.String(encoder.MapKey, "a")
+			w.String(encoder.MapValue, "v")
+		}, func(w *encoder.Writer) { w.String(encoder.MapKey, "b") }, encoder.ErrDuplicateField, "MapStringStringEntry.key"},
+		{"map key twice, BeginEntry", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) {
+			w.Begin(144)
+			w.String(encoder.MapValue, "v")
+			w.End()
+			w.BeginEntryString(144, "a")
+			w.String(encoder.MapValue, "v")
+		}, func(w *encoder.Writer) { w.String(encoder.MapKey, "b") }, encoder.ErrDuplicateField, "MapStringStringEntry.key"},
 		{"unknown in map entry", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(131) }, func(w *encoder.Writer) { w.Unknown([]byte{8, 1}) }, encoder.ErrKindMismatch, ""},
 		{"invalid UTF-8", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.String(14, "a\xffb") }, encoder.ErrInvalidUTF8, "contains invalid UTF-8"},
 		{"invalid UTF-8 bytes into string", test3Desc, encoder.WriterOptions{}, nop, func(w *encoder.Writer) { w.Bytes(14, []byte{0xff}) }, encoder.ErrInvalidUTF8, ""},
@@ -196,6 +219,44 @@ func TestWriterResetAppend(t *testing.T) {
 	off, n := w.LastItem()
 	if off != -1 || n != 0 {
 		t.Errorf("LastItem before any item = %d, %d", off, n)
+	}
+}
+
+// TestWriterResetAppendError checks that on error Finish returns the very
+// slice ResetAppend was given, in ResetAppend mode, whether the Writer
+// wrote into its spare capacity or grew it first; and nil otherwise.
+func TestWriterResetAppendError(t *testing.T) {
+	for _, long := range []int{1, 1000} { // within the capacity, and beyond it
+		buf := make([]byte, 3, 64)
+		copy(buf, "abc")
+		w := encoder.NewWriter(test3Desc)
+		w.ResetAppend(buf)
+		w.Int32(1, 1)
+		w.String(14, strings.Repeat("x", long))
+		w.String(15, "y")
+		w.Begin(18)
+		w.Int32(1, 1<<20)
+		w.End()
+		w.Int32(2, 2) // out of order
+		b, err := w.Finish()
+		if !errors.Is(err, encoder.ErrOutOfOrder) {
+			t.Fatalf("got %v, want %v", err, encoder.ErrOutOfOrder)
+		}
+		if len(b) != len(buf) || cap(b) != cap(buf) || &b[:1][0] != &buf[0] || string(b) != "abc" {
+			t.Errorf("value of %d bytes: on error got len %d cap %d %q, want the slice given (len %d cap %d)", long, len(b), cap(b), b, len(buf), cap(buf))
+		}
+	}
+	w := encoder.NewWriter(test3Desc)
+	w.ResetAppend(nil)
+	w.String(14, "\xff")
+	if b, err := w.Finish(); err == nil || b != nil {
+		t.Errorf("ResetAppend(nil): on error got %q, %v; want nil and the error", b, err)
+	}
+	w.ResetAppend([]byte("p"))
+	w.Reset() // back to the Writer's own buffer
+	w.String(14, "\xff")
+	if b, err := w.Finish(); err == nil || b != nil {
+		t.Errorf("after Reset: on error got %q, %v; want nil and the error", b, err)
 	}
 }
 
@@ -301,5 +362,43 @@ func TestWriterFrameStackGrowth(t *testing.T) {
 				t.Fatalf("depth %d, level %d: a second value: got %v, want %v", depth, level, err, encoder.ErrDuplicateField)
 			}
 		}
+	}
+}
+
+// TestWriterOpenPath checks the path of errors that blame an open message
+// itself (Finish with messages open, End over the size limit): each open
+// level appears once, with its index, and the field is the one that
+// opened the innermost level.
+func TestWriterOpenPath(t *testing.T) {
+	cases := []struct {
+		name string
+		md   protoreflect.MessageDescriptor
+		opts encoder.WriterOptions
+		do   func(w *encoder.Writer)
+		want string
+	}{
+		{"one level", test3Desc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(18) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestAllTypes.singular_nested_message): 1 Begin without End in protolayout.test3.TestAllTypes at singular_nested_message"},
+		{"repeated twice", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(3); w.Begin(3) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestRecursive.children): 2 Begin without End in protolayout.test3.TestRecursive at children[0].children[0]"},
+		{"mixed", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.Begin(3); w.End(); w.Begin(3); w.Begin(1); w.Begin(3) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestRecursive.children): 3 Begin without End in protolayout.test3.TestRecursive at children[1].child.children[0]"},
+		{"map value", recDesc, encoder.WriterOptions{}, func(w *encoder.Writer) { w.BeginEntryString(4, "k"); w.Begin(encoder.MapValue) },
+			"protolayout: messages still open at finish (field protolayout.test3.TestRecursive.ByNameEntry.value): 2 Begin without End in protolayout.test3.TestRecursive at by_name[\"k\"]"},
+		{"End over the size limit", test3Desc, encoder.WriterOptions{MaxSize: 131}, func(w *encoder.Writer) {
+			w.Begin(18)
+			w.Unknown(make([]byte, 128))
+			w.End()
+		}, "protolayout: encoded size exceeds the size limit of 131 (field protolayout.test3.TestAllTypes.singular_nested_message) in protolayout.test3.TestAllTypes at singular_nested_message"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := encoder.NewWriter(c.md, c.opts)
+			c.do(w)
+			_, err := w.Finish()
+			if err == nil || err.Error() != c.want {
+				t.Errorf("got  %v\nwant %s", err, c.want)
+			}
+		})
 	}
 }

@@ -45,9 +45,14 @@ func (s LengthStrategy) String() string {
 
 // Begin starts a nested message in field num: a message field, a group
 // (or editions DELIMITED) field, or a map field, where it starts one map
-// entry (write its key to field MapKey and its value to field MapValue).
-// The fields that follow belong to the nested message until End. For a
-// repeated field each Begin starts one element.
+// entry. The fields that follow belong to the nested message until End.
+// For a repeated field each Begin starts one element.
+//
+// In a map entry the key comes first: write it to field MapKey, then the
+// value to field MapValue (Begin(MapValue) for a message value), then
+// End. Either may be left out, and End writes the zero key or value in
+// its place; a value written with no key before it gives the entry the
+// zero key, so a key written after the value fails with ErrOutOfOrder.
 func (w *Writer) Begin(num protowire.Number) {
 	// The fast path: a message field (not a map, not a group) whose
 	// table is built; see next, in writer.go.
@@ -295,7 +300,7 @@ func (w *Writer) endSlow() {
 		lb += wire.SizeVarint(uint64(len(w.buf)-fr.start-fr.gaps+grow)) - 1
 	}
 	if w.over(lb) {
-		w.fail(ErrSizeExceeded, f, "")
+		w.failOpen(ErrSizeExceeded, "")
 		return
 	}
 	if fr.pack >= 0 {

@@ -190,6 +190,10 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 
 // Enum writes enum number v to field num, an enum field. Numbers the enum
 // does not declare are written as they are, as proto.Marshal writes them.
+// A plain integer converts with protoreflect.EnumNumber(v), an int32, at
+// no cost (an untyped constant needs no conversion); the integer methods
+// (Int32 and the like) fail on an enum field with ErrKindMismatch, whose
+// message says to use Enum.
 func (w *Writer) Enum(num protowire.Number, v protoreflect.EnumNumber) {
 	if fr, wf := w.next(num, maskEnum); wf != nil {
 		if v == 0 && fr.skipFast(wf) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -108,4 +109,109 @@ func TestWriterNumber(t *testing.T) {
 		t.Errorf("writing to Number of an unknown name: %v, want ErrUnknownField", w.Err())
 	}
 	_ = protoreflect.FullName("")
+}
+
+// TestWriterNumberPath checks the names Number and Lookup resolve (dotted
+// paths through message, group and map fields, extensions in brackets or
+// by their full name alone) and their errors: Number's sticks, as a failed
+// write's does; Lookup's is returned and leaves the Writer as it was.
+func TestWriterNumberPath(t *testing.T) {
+	w := encoder.NewWriter(test3Desc)
+	for path, want := range map[string]protowire.Number{
+		"singular_int32":            1,
+		"singular_nested_message.a": 1,
+		"singular_nested_message.corecursive.singular_nested_message.corecursive": 2,
+		"map_string_string.key":                                       1,
+		"map_string_nested_message.value.a":                           1,
+		"repeated_nested_message.corecursive.map_string_string.value": 2,
+	} {
+		if n := w.Number(path); n != want {
+			t.Errorf("Number(%q) = %d, want %d", path, n, want)
+		}
+		if n, err := w.Lookup(path); n != want || err != nil {
+			t.Errorf("Lookup(%q) = %d, %v; want %d", path, n, err, want)
+		}
+	}
+	if err := w.Err(); err != nil {
+		t.Fatalf("resolving names: %v", err)
+	}
+
+	// Number resolves in the innermost open message, Lookup from the top.
+	w.Begin(18)
+	if n := w.Number("corecursive.singular_string"); n != 14 {
+		t.Errorf("in a Begin: Number = %d, want 14", n)
+	}
+	if n, err := w.Lookup("singular_nested_message.corecursive"); n != 2 || err != nil {
+		t.Errorf("in a Begin: Lookup = %d, %v", n, err)
+	}
+
+	// The errors, Lookup's first: they leave the Writer as it was.
+	for _, c := range []struct {
+		path, want string
+		err        error
+	}{
+		{"singular_int33", `protolayout: no such field: "singular_int33" in protolayout.test3.TestAllTypes`, encoder.ErrUnknownField},
+		{"singular_nested_message.spanz", `protolayout: no such field: "spanz" in message protolayout.test3.TestAllTypes.NestedMessage (resolving "singular_nested_message.spanz") in protolayout.test3.TestAllTypes`, encoder.ErrUnknownField},
+		{"", `protolayout: no such field: "" in protolayout.test3.TestAllTypes`, encoder.ErrUnknownField},
+		{"singular_nested_message.", `protolayout: no such field: "" in message protolayout.test3.TestAllTypes.NestedMessage (resolving "singular_nested_message.") in protolayout.test3.TestAllTypes`, encoder.ErrUnknownField},
+		{"singular_int32.a", `protolayout: value type does not match the field's kind: field "singular_int32" of message protolayout.test3.TestAllTypes is int32, not a message (resolving "singular_int32.a") in protolayout.test3.TestAllTypes`, encoder.ErrKindMismatch},
+		{"repeated_string.a", `protolayout: value type does not match the field's kind: field "repeated_string" of message protolayout.test3.TestAllTypes is repeated string, not a message (resolving "repeated_string.a") in protolayout.test3.TestAllTypes`, encoder.ErrKindMismatch},
+		{"[protolayout.test2.optional_int32_extension]", `protolayout: no such field: "[protolayout.test2.optional_int32_extension]" in protolayout.test3.TestAllTypes`, encoder.ErrUnknownField},
+	} {
+		n, err := w.Lookup(c.path)
+		if n != 0 || !errors.Is(err, c.err) || !errors.Is(err, proto.Error) || err.Error() != c.want {
+			t.Errorf("Lookup(%q) = %d, %v\nwant 0, %s", c.path, n, err, c.want)
+		}
+	}
+	if err := w.Err(); err != nil {
+		t.Fatalf("Lookup set the Writer's error: %v", err)
+	}
+
+	// Number's error sticks, naming the open message's position.
+	w.Int32(1, 5)
+	if n := w.Number("corecursive.spanz"); n != 0 {
+		t.Errorf("Number of an unknown name = %d", n)
+	}
+	const want = `protolayout: no such field: "spanz" in message protolayout.test3.TestAllTypes (resolving "corecursive.spanz") in protolayout.test3.TestAllTypes at singular_nested_message`
+	if err := w.Err(); !errors.Is(err, encoder.ErrUnknownField) || err.Error() != want {
+		t.Errorf("after Number of an unknown name: %v\nwant %s", err, want)
+	}
+	n := w.Len()
+	w.Int32(2, 1)
+	w.End()
+	if _, err := w.Finish(); err == nil || err.Error() != want || w.Len() != n {
+		t.Errorf("Finish: %v, want the error of Number", err)
+	}
+	w.Reset()
+	if w.Err() != nil {
+		t.Errorf("Reset kept %v", w.Err())
+	}
+
+	var zero encoder.Writer
+	if _, err := zero.Lookup("a"); !errors.Is(err, encoder.ErrNotStarted) {
+		t.Errorf("Lookup on a zero Writer: %v", err)
+	}
+	if zero.Number("a") != 0 || !errors.Is(zero.Err(), encoder.ErrNotStarted) {
+		t.Errorf("Number on a zero Writer: %v", zero.Err())
+	}
+}
+
+// TestWriterNumberExtensionPath checks extensions in paths: by their full
+// name in brackets, followed by their message's fields, or by their full
+// name alone.
+func TestWriterNumberExtensionPath(t *testing.T) {
+	w := encoder.NewWriter(extsDesc, encoder.WriterOptions{Extensions: protoregistry.GlobalTypes})
+	for path, want := range map[string]protowire.Number{
+		"protolayout.test2.optional_nested_message_extension":     18,
+		"[protolayout.test2.optional_nested_message_extension]":   18,
+		"[protolayout.test2.optional_nested_message_extension].a": 1,
+	} {
+		if n, err := w.Lookup(path); n != want || err != nil {
+			t.Errorf("Lookup(%q) = %d, %v; want %d", path, n, err, want)
+		}
+	}
+	const want = `protolayout: no such field: "[protolayout.test2.no_such_extension]" (resolving "[protolayout.test2.no_such_extension].a") in protolayout.test2.TestAllExtensions`
+	if _, err := w.Lookup("[protolayout.test2.no_such_extension].a"); err == nil || err.Error() != want {
+		t.Errorf("unknown extension: %v\nwant %s", err, want)
+	}
 }
