@@ -68,11 +68,7 @@ func (f *benchFlags) run(e *env) error {
 	if f.count < 1 {
 		return usageErrorf("bench: -count must be at least 1, not %d", f.count)
 	}
-	sc, err := f.schema.load()
-	if err != nil {
-		return err
-	}
-	md, err := sc.message(f.schema.typeName)
+	sc, md, err := f.schema.loadMessage()
 	if err != nil {
 		return err
 	}

@@ -19,9 +19,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // benchContestants are the rows every bench table has.
@@ -211,26 +209,11 @@ func checkSVG(t *testing.T, path, want string) {
 	}
 }
 
-// descriptorSetOf returns the FileDescriptorSet of fd and its imports,
-// dependencies first, as buf build -o and protoc --include_imports write
-// it.
+// descriptorSetOf returns the encoded FileDescriptorSet of fd and its
+// imports.
 func descriptorSetOf(t *testing.T, fd protoreflect.FileDescriptor) []byte {
 	t.Helper()
-	set := new(descriptorpb.FileDescriptorSet)
-	seen := map[string]bool{}
-	var add func(protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		for i := range fd.Imports().Len() {
-			add(fd.Imports().Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
-	}
-	add(fd)
-	b, err := proto.Marshal(set)
+	b, err := proto.Marshal(fileSetOf(fd))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,11 +43,7 @@ func (f *encodeFlags) run(e *env) error {
 	if err := checkFormat(f.format, "json", "text"); err != nil {
 		return err
 	}
-	sc, err := f.schema.load()
-	if err != nil {
-		return err
-	}
-	md, err := sc.message(f.schema.typeName)
+	sc, md, err := f.schema.loadMessage()
 	if err != nil {
 		return err
 	}

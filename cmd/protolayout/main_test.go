@@ -103,6 +103,17 @@ func compileTestSchema() (*descriptorpb.FileDescriptorSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	fds := make([]protoreflect.FileDescriptor, len(linked))
+	for i, fd := range linked {
+		fds[i] = fd
+	}
+	return fileSetOf(fds...), nil
+}
+
+// fileSetOf returns the FileDescriptorSet of fds and their imports,
+// dependencies first, as buf build -o and protoc --include_imports write
+// it.
+func fileSetOf(fds ...protoreflect.FileDescriptor) *descriptorpb.FileDescriptorSet {
 	set := new(descriptorpb.FileDescriptorSet)
 	seen := map[string]bool{}
 	var add func(fd protoreflect.FileDescriptor)
@@ -116,10 +127,10 @@ func compileTestSchema() (*descriptorpb.FileDescriptorSet, error) {
 		}
 		set.File = append(set.File, protoutil.ProtoFromFileDescriptor(fd))
 	}
-	for _, fd := range linked {
+	for _, fd := range fds {
 		add(fd)
 	}
-	return set, nil
+	return set
 }
 
 // schemaArgs are the two ways of giving the command its schema.

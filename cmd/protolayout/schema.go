@@ -57,6 +57,20 @@ type schema struct {
 	types *dynamicpb.Types
 }
 
+// loadMessage loads the schema the flags name and finds the message type
+// -type names in it.
+func (s *schemaFlags) loadMessage() (*schema, protoreflect.MessageDescriptor, error) {
+	sc, err := s.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := sc.message(s.typeName)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sc, md, nil
+}
+
 // load loads the schema the flags name. Flag misuse is a usageError.
 func (s *schemaFlags) load() (*schema, error) {
 	switch {
