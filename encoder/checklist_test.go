@@ -353,6 +353,7 @@ func TestChecklist14Proto3ExtensionsHavePresence(t *testing.T) {
 	if !bytes.Equal(got, want) || len(got) == 0 {
 		t.Errorf("% x, want % x", got, want)
 	}
+	same(t, m) // the checked walk and the dynamic twin too
 }
 
 func TestChecklist15UnsetDefaultsNotWritten(t *testing.T) {
@@ -398,25 +399,43 @@ func TestChecklist17NilMessagesAreEmpty(t *testing.T) {
 		if n := encoder.Size(m); n != len(want) {
 			t.Errorf("%v: Size %d, want %d", m, n, len(want))
 		}
+		// The checked walk reads the nil messages through protoreflect.
+		if got := mustMarshal(t, encoder.MarshalOptions{Checked: true}, m); !bytes.Equal(got, want) {
+			t.Errorf("%v, checked: % x, want % x", m, got, want)
+		}
+		same(t, m)
 	}
 	// The typed-nil wrapper itself is "not set".
 	var w *test3pb.TestAllTypes_OneofNestedMessage
 	m := &test3pb.TestAllTypes{OneofField: w}
-	if got := mustMarshal(t, encoder.MarshalOptions{}, m); len(got) != 0 {
-		t.Errorf("typed-nil oneof wrapper written: % x", got)
+	for _, o := range []encoder.MarshalOptions{{}, {Checked: true}} {
+		if got := mustMarshal(t, o, m); len(got) != 0 {
+			t.Errorf("%+v: typed-nil oneof wrapper written: % x", o, got)
+		}
 	}
 }
 
 func TestChecklist18EmptyCollectionsWriteNothing(t *testing.T) {
 	m := &test3pb.TestAllTypes{RepeatedInt32: []int32{}, MapStringString: map[string]string{}, RepeatedNestedMessage: []*test3pb.TestAllTypes_NestedMessage{}}
-	if got := mustMarshal(t, encoder.MarshalOptions{}, m); len(got) != 0 {
-		t.Errorf("% x", got)
-	}
 	x := &test2pb.TestAllExtensions{}
 	proto.SetExtension(x, test2pb.E_PackedInt32Extension, []int32{})
 	proto.SetExtension(x, test2pb.E_RepeatedStringExtension, []string{})
-	if got := mustMarshal(t, encoder.MarshalOptions{}, x); len(got) != 0 {
-		t.Errorf("empty repeated extensions: % x", got)
+	for _, o := range []encoder.MarshalOptions{{}, {Checked: true}} {
+		if got := mustMarshal(t, o, m); len(got) != 0 {
+			t.Errorf("%+v: % x", o, got)
+		}
+		if got := mustMarshal(t, o, x); len(got) != 0 {
+			t.Errorf("%+v: empty repeated extensions: % x", o, got)
+		}
+	}
+	// Empty collections built through protoreflect on the dynamic twin
+	// (Mutable on a list or map stores it, empty).
+	d := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.New()
+	for _, name := range []protoreflect.Name{"repeated_int32", "map_string_string", "repeated_nested_message"} {
+		d.Mutable(d.Descriptor().Fields().ByName(name))
+	}
+	if got := mustMarshal(t, encoder.MarshalOptions{}, d.Interface()); len(got) != 0 {
+		t.Errorf("dynamic: % x", got)
 	}
 }
 
@@ -931,9 +950,15 @@ func TestChecklist48SignallingNaNQuieted(t *testing.T) {
 
 func TestChecklist49NilOneofMessageIsSet(t *testing.T) {
 	m := &test2pb.TestAllTypes{OneofField: &test2pb.TestAllTypes_OneofNestedMessage{}}
-	got := mustMarshal(t, encoder.MarshalOptions{}, m)
-	if want := []byte{0x82, 0x07, 0x00}; !bytes.Equal(got, want) {
-		t.Errorf("% x, want % x", got, want)
+	want := []byte{0x82, 0x07, 0x00}
+	for name, got := range map[string][]byte{
+		"fast path":    mustMarshal(t, encoder.MarshalOptions{}, m),
+		"checked walk": mustMarshal(t, encoder.MarshalOptions{Checked: true}, m),
+		"dynamic twin": mustMarshal(t, encoder.MarshalOptions{}, dynOf(t, m)),
+	} {
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: % x, want % x", name, got, want)
+		}
 	}
 }
 
