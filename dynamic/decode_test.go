@@ -1,0 +1,335 @@
+package dynamic_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// The decoder is held to proto.Unmarshal into dynamicpb (the reflection
+// path): for the same input and options, both fail or both succeed, and
+// both messages then encode to the same bytes.
+
+var (
+	decodeTypesDyn = dynamic.NewTypes(protobuftest.DynamicFiles())
+	partialMarshal = proto.MarshalOptions{Deterministic: true, AllowPartial: true}
+)
+
+// decodePair unmarshals b into pre (a dynamicpb message, maybe holding
+// content already) and into its dynamic twin dyn, with o (o.Resolver is
+// set to each side's own types), and compares the outcomes. It returns
+// the dynamicpb error.
+func decodePair(t testing.TB, b []byte, o proto.UnmarshalOptions, dpb, dyn proto.Message) error {
+	t.Helper()
+	md := dpb.ProtoReflect().Descriptor()
+	od, om := o, o
+	od.Resolver = protobuftest.DynamicTypes()
+	om.Resolver = decodeTypesDyn
+	errd := od.Unmarshal(b, dpb)
+	errm := om.Unmarshal(b, dyn)
+	if (errd == nil) != (errm == nil) {
+		t.Fatalf("%v %+v: Unmarshal of %x: dynamicpb error %v, dynamic error %v\n%s", md.FullName(), o, b, errd, errm, protobuftest.WireTree(b, md))
+	}
+	if errm != nil {
+		if !errors.Is(errm, proto.Error) {
+			t.Fatalf("%v: error %q (%T) is not a proto.Error", md.FullName(), errm, errm)
+		}
+		return errd
+	}
+	sameContents(t, dpb, dyn)
+	return nil
+}
+
+// sameContents checks that dpb and dyn, a dynamicpb message and a dynamic
+// one of the same type, encode to the same bytes and populate the same
+// fields.
+func sameContents(t testing.TB, dpb, dyn proto.Message) {
+	t.Helper()
+	md := dpb.ProtoReflect().Descriptor()
+	protobuftest.QuietFloat32NaNs(dpb)
+	protobuftest.QuietFloat32NaNs(dyn)
+	want, errw := partialMarshal.Marshal(dpb)
+	got, errg := partialMarshal.Marshal(dyn)
+	if (errw == nil) != (errg == nil) {
+		t.Fatalf("%v: Marshal errors %v (dynamicpb), %v (dynamic)", md.FullName(), errw, errg)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%v: re-encoding differs from dynamicpb's:\n%s\ndynamic:\n%s\ndynamicpb:\n%s", md.FullName(),
+			protobuftest.FirstDiff(got, want, md), protobuftest.WireTree(got, md), protobuftest.WireTree(want, md))
+	}
+	if a, b := populated(dpb), populated(dyn); a != b {
+		t.Fatalf("%v: populated fields differ: dynamicpb %s, dynamic %s", md.FullName(), a, b)
+	}
+	if !bytes.Equal(dpb.ProtoReflect().GetUnknown(), dyn.ProtoReflect().GetUnknown()) {
+		t.Fatalf("%v: unknown fields differ: dynamicpb %x, dynamic %x", md.FullName(), dpb.ProtoReflect().GetUnknown(), dyn.ProtoReflect().GetUnknown())
+	}
+}
+
+// populated lists the numbers of the fields Range visits, in number
+// order, as a string.
+func populated(m proto.Message) string {
+	var set [][2]int
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		n := 1
+		switch {
+		case fd.IsList():
+			n = v.List().Len()
+		case fd.IsMap():
+			n = v.Map().Len()
+		}
+		set = append(set, [2]int{int(fd.Number()), n})
+		return true
+	})
+	for i := range set {
+		for j := i + 1; j < len(set); j++ {
+			if set[j][0] < set[i][0] {
+				set[i], set[j] = set[j], set[i]
+			}
+		}
+	}
+	return fmt.Sprint(set)
+}
+
+// TestUnmarshalRandom decodes random messages of every test type, with
+// every option, into dynamicpb and dynamic messages.
+func TestUnmarshalRandom(t *testing.T) {
+	seeds := uint64(12)
+	if testing.Short() {
+		seeds = 4
+	}
+	for _, tw := range protobuftest.Twins() {
+		t.Run(string(tw.Name), func(t *testing.T) {
+			md := tw.Dyn.Descriptor()
+			for seed := range seeds {
+				opts := protobuftest.RandOptions{Unknown: seed%2 == 0, Partial: seed%3 == 1, MaxDepth: 1 + int(seed%4)}
+				src, _ := filled(tw, seed, opts)
+				b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range []proto.UnmarshalOptions{
+					{},
+					{AllowPartial: true},
+					{DiscardUnknown: true, AllowPartial: true},
+					{RecursionLimit: 1 + int(seed%5)},
+					{RecursionLimit: 2 + int(seed%3), AllowPartial: true},
+				} {
+					decodePair(t, b, o, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+				}
+				// Merge into messages holding content; and proto.Unmarshal
+				// resets them first.
+				for _, merge := range []bool{true, false} {
+					dpb, dyn := filled(tw, seed+1000, protobuftest.RandOptions{Unknown: true, Partial: true})
+					decodePair(t, b, proto.UnmarshalOptions{Merge: merge, AllowPartial: true}, dpb, dyn)
+				}
+				// Two encodings in a row: the second merges into the first.
+				src2, _ := filled(tw, seed+2000, opts)
+				b2, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(src2)
+				decodePair(t, append(append([]byte(nil), b...), b2...), proto.UnmarshalOptions{AllowPartial: true}, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+			}
+		})
+	}
+}
+
+// TestCheckInitialized compares proto.CheckInitialized on random messages
+// that may miss required fields.
+func TestCheckInitialized(t *testing.T) {
+	for _, tw := range protobuftest.Twins() {
+		for seed := range uint64(6) {
+			dpb, dyn := filled(tw, seed, protobuftest.RandOptions{Partial: true})
+			errd, errm := proto.CheckInitialized(dpb), proto.CheckInitialized(dyn)
+			if (errd == nil) != (errm == nil) {
+				t.Fatalf("%v seed %d: CheckInitialized: dynamicpb %v, dynamic %v", tw.Name, seed, errd, errm)
+			}
+			if errm != nil && !errors.Is(errm, proto.Error) {
+				t.Fatalf("%v: error %q is not a proto.Error", tw.Name, errm)
+			}
+		}
+	}
+}
+
+// rec builds wire records for the hand cases.
+type rec []byte
+
+func (r rec) varint(num protowire.Number, v uint64) rec {
+	return protowire.AppendVarint(protowire.AppendTag(r, num, protowire.VarintType), v)
+}
+
+func (r rec) fixed32(num protowire.Number, v uint32) rec {
+	return protowire.AppendFixed32(protowire.AppendTag(r, num, protowire.Fixed32Type), v)
+}
+
+func (r rec) fixed64(num protowire.Number, v uint64) rec {
+	return protowire.AppendFixed64(protowire.AppendTag(r, num, protowire.Fixed64Type), v)
+}
+
+func (r rec) bytes(num protowire.Number, v []byte) rec {
+	return protowire.AppendBytes(protowire.AppendTag(r, num, protowire.BytesType), v)
+}
+
+func (r rec) str(num protowire.Number, s string) rec { return r.bytes(num, []byte(s)) }
+
+func (r rec) group(num protowire.Number, body []byte) rec {
+	r = append(protowire.AppendTag(r, num, protowire.StartGroupType), body...)
+	return protowire.AppendTag(r, num, protowire.EndGroupType)
+}
+
+func (r rec) raw(b ...byte) rec { return append(r, b...) }
+
+// packed returns the packed varints vs.
+func packed(vs ...uint64) []byte {
+	var b []byte
+	for _, v := range vs {
+		b = protowire.AppendVarint(b, v)
+	}
+	return b
+}
+
+// handCase is one input and what proto.Unmarshal does with it.
+type handCase struct {
+	name    string
+	message protoreflect.FullName
+	in      rec
+	opts    proto.UnmarshalOptions
+	// err says whether Unmarshal fails (on both sides).
+	err bool
+}
+
+const (
+	all2 = "protolayout.test2.TestAllTypes"
+	all3 = "protolayout.test3.TestAllTypes"
+)
+
+func handCases() []handCase {
+	nested := rec(nil).varint(1, 7)
+	return []handCase{
+		// Scalars: the last value wins; every kind.
+		{name: "last wins", message: all2, in: rec(nil).varint(1, 5).varint(1, 6).str(14, "a").str(14, "b")},
+		{name: "int32 sign extension", message: all2, in: rec(nil).varint(1, 1<<63|0xffffffff)},
+		{name: "sint32 zigzag high bits", message: all2, in: rec(nil).varint(5, 1<<40|3).varint(6, 3)},
+		{name: "uint32 truncation", message: all2, in: rec(nil).varint(3, 1<<33|9)},
+		{name: "bool from big varint", message: all2, in: rec(nil).varint(13, 1<<40)},
+		{name: "fixed kinds", message: all2, in: rec(nil).fixed32(7, 1<<31).fixed64(8, 1<<63).fixed32(9, 1<<31).fixed64(10, 1<<63).fixed32(11, 0x7f800001).fixed64(12, 0x7ff0000000000001)},
+		{name: "proto3 zeros", message: all3, in: rec(nil).varint(1, 0).str(14, "").bytes(15, nil)},
+		{name: "empty bytes", message: all2, in: rec(nil).bytes(15, nil)},
+		// Repeated: packed and unpacked both accepted.
+		{name: "unpacked into packed", message: all3, in: rec(nil).varint(31, 1).varint(31, 2)},
+		{name: "packed into unpacked", message: all2, in: rec(nil).bytes(31, packed(1, 2, 300))},
+		{name: "mixed", message: all2, in: rec(nil).varint(31, 1).bytes(31, packed(2, 3)).varint(31, 4)},
+		{name: "packed fixed", message: all3, in: rec(nil).bytes(37, []byte{1, 0, 0, 0, 2, 0, 0, 0}).fixed32(37, 3)},
+		{name: "packed fixed ragged", message: all3, in: rec(nil).bytes(37, []byte{1, 0, 0}), err: true},
+		{name: "packed varint truncated", message: all3, in: rec(nil).bytes(31, []byte{0x80}), err: true},
+		{name: "empty packed", message: all3, in: rec(nil).bytes(31, nil)},
+		// Messages merge; a oneof member read clears the one set before.
+		{name: "message merge", message: all2, in: rec(nil).bytes(18, rec(nil).varint(1, 1)).bytes(18, rec(nil).bytes(3, rec(nil).str(1, "x")))},
+		{name: "oneof switch", message: all2, in: rec(nil).bytes(112, nested).varint(119, 1).bytes(112, rec(nil).bytes(2, nil))},
+		{name: "oneof same member merges", message: all2, in: rec(nil).bytes(112, nested).bytes(112, rec(nil).bytes(2, nil))},
+		{name: "oneof scalar then string", message: all3, in: rec(nil).varint(111, 5).str(113, "s").varint(111, 6)},
+		// Groups.
+		{name: "group", message: all2, in: rec(nil).group(16, rec(nil).varint(17, 3).str(18, "g")).group(16, rec(nil).varint(17, 4))},
+		{name: "repeated group", message: all2, in: rec(nil).group(46, rec(nil).varint(47, 1)).group(46, nil)},
+		{name: "group mismatched end", message: all2, in: rec(nil).raw(0x83, 0x01).varint(17, 3).raw(0x7c), err: true},
+		{name: "group unterminated", message: all2, in: rec(nil).raw(0x83, 0x01).varint(17, 3), err: true},
+		{name: "stray end group", message: all2, in: rec(nil).raw(0x2c), err: true},
+		{name: "unknown group", message: all2, in: rec(nil).group(900, rec(nil).varint(1, 1).group(2, nil))},
+		{name: "group as bytes", message: all2, in: rec(nil).bytes(16, rec(nil).varint(17, 3))},
+		{name: "message as group", message: all2, in: rec(nil).group(18, rec(nil).varint(1, 3))},
+		// Maps.
+		{name: "map entry", message: all2, in: rec(nil).bytes(131, rec(nil).varint(1, 1).varint(2, 2))},
+		{name: "map entry reversed", message: all2, in: rec(nil).bytes(131, rec(nil).varint(2, 2).varint(1, 1))},
+		{name: "map no key", message: all2, in: rec(nil).bytes(131, rec(nil).varint(2, 2))},
+		{name: "map no value", message: all2, in: rec(nil).bytes(144, rec(nil).str(1, "k"))},
+		{name: "map empty entry", message: all2, in: rec(nil).bytes(146, nil)},
+		{name: "map duplicate keys", message: all2, in: rec(nil).bytes(131, rec(nil).varint(1, 1).varint(2, 2)).bytes(131, rec(nil).varint(1, 1).varint(2, 3))},
+		{name: "map message value replaced", message: all2, in: rec(nil).bytes(146, rec(nil).str(1, "k").bytes(2, nested)).bytes(146, rec(nil).str(1, "k").bytes(2, rec(nil).bytes(2, nil)))},
+		{name: "map message value merged in entry", message: all2, in: rec(nil).bytes(146, rec(nil).bytes(2, nested).str(1, "k").bytes(2, rec(nil).bytes(2, nil)))},
+		{name: "map extra fields", message: all2, in: rec(nil).bytes(131, rec(nil).varint(3, 9).varint(1, 1).fixed32(4, 0).varint(2, 2))},
+		{name: "map key wrong wire type", message: all2, in: rec(nil).bytes(131, rec(nil).fixed32(1, 1).varint(2, 2))},
+		{name: "map as group", message: all2, in: rec(nil).group(131, nil)},
+		{name: "map truncated entry", message: all2, in: rec(nil).bytes(131, []byte{0x08}), err: true},
+		{name: "map bad tag", message: all2, in: rec(nil).bytes(131, []byte{0x00, 0x01}), err: true},
+		{name: "map bool key", message: all2, in: rec(nil).bytes(143, rec(nil).varint(1, 7).varint(2, 1<<35))},
+		// Enums: numbers stored as read, closed enums included.
+		{name: "closed enum unknown value", message: all2, in: rec(nil).varint(20, 99).varint(1, 1)},
+		{name: "closed enum list unknown values", message: all2, in: rec(nil).bytes(50, packed(1, 99, 2)).varint(75, 77)},
+		{name: "open enum", message: all3, in: rec(nil).varint(21, 12345).varint(21, 1<<63)},
+		{name: "map closed enum value", message: all2, in: rec(nil).bytes(148, rec(nil).varint(1, 1).varint(2, 77))},
+		// UTF-8.
+		{name: "proto3 bad utf8", message: all3, in: rec(nil).str(14, "\xff"), err: true},
+		{name: "proto3 repeated bad utf8", message: all3, in: rec(nil).str(44, "\xc3"), err: true},
+		{name: "proto3 map key bad utf8", message: all3, in: rec(nil).bytes(144, rec(nil).str(1, "\xff")), err: true},
+		{name: "proto3 map value bad utf8", message: all3, in: rec(nil).bytes(144, rec(nil).str(1, "k").str(2, "\xff")), err: true},
+		{name: "proto2 bad utf8", message: all2, in: rec(nil).str(14, "\xff").str(44, "\xfe").bytes(144, rec(nil).str(1, "\xff").str(2, "\xfe"))},
+		// Invalid wire data.
+		{name: "truncated tag", message: all2, in: rec(nil).raw(0x80), err: true},
+		{name: "truncated varint", message: all2, in: rec(nil).raw(0x08, 0x80), err: true},
+		{name: "overlong varint", message: all2, in: rec(nil).raw(0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02), err: true},
+		{name: "truncated fixed32", message: all2, in: rec(nil).raw(0x3d, 1, 2), err: true},
+		{name: "truncated fixed64", message: all2, in: rec(nil).raw(0x41, 1, 2, 3), err: true},
+		{name: "truncated length", message: all2, in: rec(nil).raw(0x72, 0x05, 'a'), err: true},
+		{name: "huge length", message: all2, in: rec(nil).raw(0x72, 0xff, 0xff, 0xff, 0xff, 0x0f), err: true},
+		{name: "truncated submessage", message: all2, in: rec(nil).bytes(18, []byte{0x08}), err: true},
+		{name: "wire type 6", message: all2, in: rec(nil).raw(0x0e, 0x01), err: true},
+		{name: "wire type 7", message: all2, in: rec(nil).raw(0x0f), err: true},
+		{name: "field number 0", message: all2, in: rec(nil).raw(0x00, 0x01), err: true},
+		{name: "field number too big", message: all2, in: rec(nil).raw(protowire.AppendVarint(nil, uint64(protowire.MaxValidNumber+1)<<3)...).raw(0), err: true},
+		{name: "largest field number", message: all2, in: rec(nil).varint(protowire.MaxValidNumber, 1)},
+		{name: "reserved numbers", message: all2, in: rec(nil).varint(19000, 1).varint(19999, 2)},
+		// Known fields with the wrong wire type are unknown fields.
+		{name: "wrong wire type scalar", message: all2, in: rec(nil).fixed32(1, 5).varint(1, 6).fixed64(1, 7)},
+		{name: "wrong wire type string", message: all3, in: rec(nil).varint(14, 5)},
+		{name: "wrong wire type message", message: all3, in: rec(nil).varint(18, 5)},
+		{name: "wrong wire type list", message: all3, in: rec(nil).fixed64(31, 5)},
+		{name: "wrong wire type string list", message: all3, in: rec(nil).varint(44, 5)},
+		{name: "wrong wire type map", message: all3, in: rec(nil).varint(131, 5)},
+		{name: "unknown fields in order", message: all2, in: rec(nil).varint(900, 1).varint(1, 1).fixed32(901, 2).str(14, "x").bytes(902, []byte("u"))},
+		{name: "discard unknown", message: all2, in: rec(nil).varint(900, 1).bytes(18, rec(nil).varint(901, 1)), opts: proto.UnmarshalOptions{DiscardUnknown: true}},
+		// Recursion.
+		{name: "depth 1 flat", message: all2, in: rec(nil).varint(1, 1), opts: proto.UnmarshalOptions{RecursionLimit: 1}},
+		{name: "depth 1 nested", message: all2, in: rec(nil).bytes(19, rec(nil).varint(1, 1)), opts: proto.UnmarshalOptions{RecursionLimit: 1}, err: true},
+		{name: "depth 2 nested", message: all2, in: rec(nil).bytes(19, rec(nil).varint(1, 1)), opts: proto.UnmarshalOptions{RecursionLimit: 2}},
+		{name: "depth 1 map entry", message: all2, in: rec(nil).bytes(131, nil), opts: proto.UnmarshalOptions{RecursionLimit: 1}, err: true},
+		{name: "depth 2 map message value", message: all2, in: rec(nil).bytes(146, rec(nil).bytes(2, nil)), opts: proto.UnmarshalOptions{RecursionLimit: 2}, err: true},
+		{name: "depth 3 map message value", message: all2, in: rec(nil).bytes(146, rec(nil).bytes(2, nil)), opts: proto.UnmarshalOptions{RecursionLimit: 3}},
+		{name: "depth 1 map wrong wire type", message: all2, in: rec(nil).varint(131, 1), opts: proto.UnmarshalOptions{RecursionLimit: 1}, err: true},
+		{name: "depth 1 group", message: all2, in: rec(nil).group(16, nil), opts: proto.UnmarshalOptions{RecursionLimit: 1}, err: true},
+		{name: "depth 1 unknown group", message: all2, in: rec(nil).group(900, rec(nil).group(901, nil)), opts: proto.UnmarshalOptions{RecursionLimit: 1}},
+		{name: "negative limit", message: all2, in: nil, opts: proto.UnmarshalOptions{RecursionLimit: -1}, err: true},
+		{name: "deep default limit", message: "protolayout.test2.TestAllTypes.NestedMessage.DeepNested", in: deep(9999)},
+		{name: "deep over default limit", message: "protolayout.test2.TestAllTypes.NestedMessage.DeepNested", in: deep(10000), err: true},
+	}
+}
+
+// deep returns a DeepNested chain of n messages below the top.
+func deep(n int) rec {
+	var b rec
+	for range n {
+		b = rec(nil).bytes(2, b)
+	}
+	return b
+}
+
+func TestUnmarshalHandCases(t *testing.T) {
+	for _, c := range handCases() {
+		t.Run(c.name, func(t *testing.T) {
+			md := protobuftest.TwinByName(c.message).Dyn.Descriptor()
+			for _, partial := range []bool{false, true} {
+				o := c.opts
+				o.AllowPartial = partial
+				err := decodePair(t, c.in, o, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+				if (err != nil) != c.err {
+					t.Fatalf("Unmarshal error %v, want error %v", err, c.err)
+				}
+			}
+		})
+	}
+}
