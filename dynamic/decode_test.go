@@ -34,8 +34,28 @@ func decodePair(t testing.TB, b []byte, o proto.UnmarshalOptions, dpb, dyn proto
 	od, om := o, o
 	od.Resolver = protobuftest.DynamicTypes()
 	om.Resolver = decodeTypesDyn
-	errd := od.Unmarshal(b, dpb)
+	panicked, errd := unmarshalRecover(od, b, dpb)
 	errm := om.Unmarshal(b, dyn)
+	if panicked != nil {
+		// proto.Unmarshal panics on dynamicpb where a map entry holds a
+		// key and then a key of another wire type (protobuf-go's
+		// reflection path sets the key to an invalid value). The
+		// generated code keeps the first key, as the decoder does: hold
+		// dynamic to the generated type then.
+		gen := generatedOf(t, md, panicked)
+		errg := proto.UnmarshalOptions{Merge: o.Merge, AllowPartial: o.AllowPartial, DiscardUnknown: o.DiscardUnknown, RecursionLimit: o.RecursionLimit}.Unmarshal(b, gen)
+		if (errg == nil) != (errm == nil) {
+			t.Fatalf("%v %+v: Unmarshal of %x: generated error %v, dynamic error %v", md.FullName(), o, b, errg, errm)
+		}
+		if errg == nil {
+			bg, _ := partialMarshal.Marshal(gen)
+			bm, _ := partialMarshal.Marshal(dyn)
+			if !bytes.Equal(bg, bm) {
+				t.Fatalf("%v: re-encoding differs from the generated type's:\n%s", md.FullName(), protobuftest.FirstDiff(bm, bg, md))
+			}
+		}
+		return errg
+	}
 	if (errd == nil) != (errm == nil) {
 		t.Fatalf("%v %+v: Unmarshal of %x: dynamicpb error %v, dynamic error %v\n%s", md.FullName(), o, b, errd, errm, protobuftest.WireTree(b, md))
 	}
@@ -46,6 +66,26 @@ func decodePair(t testing.TB, b []byte, o proto.UnmarshalOptions, dpb, dyn proto
 		return errd
 	}
 	sameContents(t, dpb, dyn)
+	return nil
+}
+
+// unmarshalRecover runs o.Unmarshal(b, m), recovering a panic.
+func unmarshalRecover(o proto.UnmarshalOptions, b []byte, m proto.Message) (panicked any, err error) {
+	defer func() { panicked = recover() }()
+	return nil, o.Unmarshal(b, m)
+}
+
+// generatedOf returns a new message of the generated type of md, whose
+// dynamicpb decoding panicked with p (which it reports if md has none,
+// or if the message holds content already).
+func generatedOf(t testing.TB, md protoreflect.MessageDescriptor, p any) proto.Message {
+	t.Helper()
+	for _, tw := range protobuftest.Twins() {
+		if tw.Name == md.FullName() {
+			return tw.Gen.New().Interface()
+		}
+	}
+	t.Fatalf("%v: proto.Unmarshal panics on dynamicpb: %v", md.FullName(), p)
 	return nil
 }
 
@@ -254,6 +294,7 @@ func handCases() []handCase {
 		{name: "map message value merged in entry", message: all2, in: rec(nil).bytes(146, rec(nil).bytes(2, nested).str(1, "k").bytes(2, rec(nil).bytes(2, nil)))},
 		{name: "map extra fields", message: all2, in: rec(nil).bytes(131, rec(nil).varint(3, 9).varint(1, 1).fixed32(4, 0).varint(2, 2))},
 		{name: "map key wrong wire type", message: all2, in: rec(nil).bytes(131, rec(nil).fixed32(1, 1).varint(2, 2))},
+		{name: "map key twice, second of another wire type", message: all2, in: rec(nil).bytes(131, rec(nil).varint(1, 5).fixed32(1, 1).varint(2, 2))},
 		{name: "map as group", message: all2, in: rec(nil).group(131, nil)},
 		{name: "map truncated entry", message: all2, in: rec(nil).bytes(131, []byte{0x08}), err: true},
 		{name: "map bad tag", message: all2, in: rec(nil).bytes(131, []byte{0x00, 0x01}), err: true},
@@ -332,4 +373,83 @@ func TestUnmarshalHandCases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUnmarshalForeignExtensionTypes decodes extensions whose types are
+// dynamicpb's (another implementation's values in a dynamic message).
+func TestUnmarshalForeignExtensionTypes(t *testing.T) {
+	for _, tw := range protobuftest.Twins() {
+		if len(tw.DynExts) == 0 {
+			continue
+		}
+		md := tw.Dyn.Descriptor()
+		for seed := range uint64(4) {
+			src, _ := filled(tw, seed, protobuftest.RandOptions{Unknown: true})
+			b, err := proto.Marshal(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, limit := range []int{0, 2, 3} {
+				o := proto.UnmarshalOptions{Resolver: protobuftest.DynamicTypes(), RecursionLimit: limit}
+				dpb, dyn := dynamicpb.NewMessage(md), dynamic.NewMessage(md)
+				errd, errm := o.Unmarshal(b, dpb), o.Unmarshal(b, dyn)
+				if (errd == nil) != (errm == nil) {
+					t.Fatalf("%v seed %d limit %d: dynamicpb error %v, dynamic error %v", tw.Name, seed, limit, errd, errm)
+				}
+				if errd == nil {
+					sameContents(t, dpb, dyn)
+				}
+			}
+		}
+	}
+}
+
+// TestUnmarshalMessageSet decodes into a MessageSet type, which goes
+// through reflection (and fails there unless built with protolegacy).
+func TestUnmarshalMessageSet(t *testing.T) {
+	types := protobuftest.DynamicTypes()
+	var n int
+	types.RangeMessages(func(mt protoreflect.MessageType) bool {
+		md := mt.Descriptor()
+		if !reachesMessageSet(md, nil) {
+			return true
+		}
+		n++
+		for _, in := range []rec{nil, rec(nil).varint(1, 1), rec(nil).group(1, rec(nil).varint(2, 4).bytes(3, nil))} {
+			decodePair(t, in, proto.UnmarshalOptions{AllowPartial: true}, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+		}
+		return true
+	})
+	if n == 0 {
+		t.Fatal("no MessageSet types")
+	}
+}
+
+// FuzzUnmarshal decodes arbitrary bytes into a dynamicpb and a dynamic
+// message of every test type: both must fail or both succeed, and then
+// encode to the same bytes.
+func FuzzUnmarshal(f *testing.F) {
+	twins := protobuftest.Twins()
+	for i, tw := range twins {
+		for seed := range uint64(2) {
+			src, _ := filled(tw, seed+uint64(i), protobuftest.RandOptions{Unknown: true, Partial: seed == 1, MaxDepth: 2, MaxList: 2})
+			b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(src)
+			if err == nil && len(b) < 4096 {
+				f.Add(b)
+			}
+		}
+	}
+	for _, c := range handCases() {
+		if len(c.in) < 4096 {
+			f.Add([]byte(c.in))
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, tw := range twins {
+			md := tw.Dyn.Descriptor()
+			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
+				decodePair(t, b, o, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+			}
+		}
+	})
 }
