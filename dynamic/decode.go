@@ -204,8 +204,10 @@ func errRequiredNotSet(name protoreflect.FullName) error {
 	return &decodeError{"required field " + string(name) + " not set"}
 }
 
-// decodeOptions are the options of one Unmarshal call.
+// decodeOptions are the options of one Unmarshal call, and the arena
+// its new values come from.
 type decodeOptions struct {
+	arena
 	discard  bool
 	resolver interface {
 		FindExtensionByName(field protoreflect.FullName) (protoreflect.ExtensionType, error)
@@ -220,7 +222,7 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	if !ok {
 		return out, &decodeError{"dynamic: Unmarshal of a message that is not a *dynamic.Message"}
 	}
-	o := decodeOptions{discard: in.Flags&protoiface.UnmarshalDiscardUnknown != 0, resolver: in.Resolver}
+	o := &decodeOptions{discard: in.Flags&protoiface.UnmarshalDiscardUnknown != 0, resolver: in.Resolver}
 	if o.resolver == nil {
 		o.resolver = protoregistry.GlobalTypes
 	}
@@ -338,7 +340,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
 		m.set(df)
-		m.strs[df.slot] = string(v)
+		m.strs[df.slot] = o.string(v)
 		return n, nil
 	case modeBytes:
 		if wt != protowire.BytesType {
@@ -349,7 +351,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df)
-		m.bytes[df.slot] = append(emptyBuf[:], v...)
+		m.bytes[df.slot] = o.copyBytes(v)
 		return n, nil
 	case modeMessage, modeGroup:
 		var v []byte
@@ -372,7 +374,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		sub := m.msgs[df.slot]
 		if sub == nil {
 			fd := m.desc.Fields().Get(int(df.index))
-			sub = newMessage(fd.Message(), df.rec.childShape(fd))
+			sub = o.newMessage(fd.Message(), df.rec.childShape(fd))
 			m.msgs[df.slot] = sub
 		}
 		return n, o.message(v, sub, depth)
@@ -463,7 +465,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	}
 	l := m.lists[df.slot]
 	if l == nil {
-		l = newList(m.desc.Fields().Get(int(df.index)), df.kind)
+		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
 		m.lists[df.slot] = l
 		m.touch(int(df.index))
 	}
@@ -476,14 +478,14 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		l.strs = append(l.strs, string(v))
+		l.strs = append(l.strs, o.string(v))
 		return n, nil
 	case protoreflect.BytesKind:
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.bytes = append(l.bytes, append(emptyBuf[:], v...))
+		l.bytes = append(l.bytes, o.copyBytes(v))
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -497,7 +499,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			return 0, errDecode
 		}
 		fd := l.fd
-		sub := newMessage(fd.Message(), df.rec.childShape(fd))
+		sub := o.newMessage(fd.Message(), df.rec.childShape(fd))
 		if err := o.message(v, sub, depth); err != nil {
 			return 0, err
 		}
@@ -529,7 +531,13 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			}
 		}
 	}
-	l.words = slices.Grow(l.words, count)
+	if cap(l.words)-len(l.words) < count {
+		if len(l.words) == 0 {
+			l.words = o.words.take(count, 32, 256)[:0]
+		} else {
+			l.words = slices.Grow(l.words, count)
+		}
+	}
 	for len(v) > 0 {
 		w, k := scalar(df.kind, df.wire, v)
 		if k < 0 {
@@ -576,7 +584,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 			s = shapeOf(md)
 			df.value.Store(s)
 		}
-		sub = newMessage(md, s)
+		sub = o.newMessage(md, s)
 		val = protoreflect.ValueOfMessage(sub)
 	}
 	for len(b) > 0 {
@@ -595,7 +603,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 					if kf.ValidateUTF8 && !utf8.Valid(v) {
 						return 0, errInvalidUTF8(kf.FullName)
 					}
-					ks = string(v)
+					ks = o.string(v)
 				}
 			} else {
 				kw, k = scalar(kf.Kind, ewt, b)
@@ -617,7 +625,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 				}
 				err = o.message(v, sub, depth)
 			} else {
-				val, k, err = singular(vf.Kind, ewt, b, vf.ValidateUTF8, vf.FullName)
+				val, k, err = o.singular(vf.Kind, ewt, b, vf.ValidateUTF8, vf.FullName)
 			}
 			if err != nil {
 				return 0, err
@@ -648,7 +656,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 // singular decodes one value of kind k (not a message) of wire type wt,
 // the one k takes, as a protoreflect.Value, checking a string's UTF-8
 // when validate is set (name names the field in the error).
-func singular(k protoreflect.Kind, wt protowire.Type, b []byte, validate bool, name protoreflect.FullName) (protoreflect.Value, int, error) {
+func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, validate bool, name protoreflect.FullName) (protoreflect.Value, int, error) {
 	switch k {
 	case protoreflect.StringKind:
 		v, n := protowire.ConsumeBytes(b)
@@ -658,13 +666,13 @@ func singular(k protoreflect.Kind, wt protowire.Type, b []byte, validate bool, n
 		if validate && !utf8.Valid(v) {
 			return protoreflect.Value{}, 0, errInvalidUTF8(name)
 		}
-		return protoreflect.ValueOfString(string(v)), n, nil
+		return protoreflect.ValueOfString(a.string(v)), n, nil
 	case protoreflect.BytesKind:
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
-		return protoreflect.ValueOfBytes(append(emptyBuf[:], v...)), n, nil
+		return protoreflect.ValueOfBytes(a.copyBytes(v)), n, nil
 	}
 	w, n := scalar(k, wt, b)
 	if n < 0 {
@@ -751,7 +759,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 		}
 		l := x.v.List()
 		for len(v) > 0 {
-			e, k2, err := singular(k, want, v, false, "")
+			e, k2, err := o.singular(k, want, v, false, "")
 			if err != nil {
 				return 0, err
 			}
@@ -760,7 +768,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 		}
 	default:
 		var e protoreflect.Value
-		e, n, err = singular(k, wt, b, validate, xd.FullName())
+		e, n, err = o.singular(k, wt, b, validate, xd.FullName())
 		if err != nil {
 			return 0, err
 		}

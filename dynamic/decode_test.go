@@ -453,3 +453,31 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+// TestUnmarshalCopies checks that decoded strings and bytes are copies:
+// writing the input afterwards, or a bytes value in place, or appending
+// to one, changes nothing else.
+func TestUnmarshalCopies(t *testing.T) {
+	md := protobuftest.TwinByName(all2).Dyn.Descriptor()
+	in := rec(nil).str(14, "string one").bytes(15, []byte("bytes one")).str(44, "s1").str(44, "s2").bytes(45, []byte("b1")).bytes(45, []byte("b2"))
+	m := dynamic.NewMessage(md)
+	if err := proto.Unmarshal(in, m); err != nil {
+		t.Fatal(err)
+	}
+	want, err := partialMarshal.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(in)
+	fds := md.Fields()
+	b := m.Get(fds.ByNumber(15)).Bytes()
+	clear(b)
+	l := m.Get(fds.ByNumber(45)).List()
+	e := l.Get(0).Bytes()
+	_ = append(e, "more"...)
+	m.Set(fds.ByNumber(15), protoreflect.ValueOfBytes([]byte("bytes one")))
+	got, _ := partialMarshal.Marshal(m)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("decoded values changed:\n%s", protobuftest.FirstDiff(got, want, md))
+	}
+}
