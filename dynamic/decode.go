@@ -53,7 +53,6 @@ type decField struct {
 	wire     protowire.Type
 	packable bool
 	utf8     bool
-	class    class
 	// index is the field's index in its descriptor's Fields.
 	index            int32
 	slot, bit, oneof int32
@@ -102,7 +101,6 @@ func buildDecodeTable(s *shape) *decodeTable {
 		df.kind = lf.Kind
 		df.wire = lf.WireType
 		df.utf8 = lf.ValidateUTF8
-		df.class = rec.class
 		df.index = int32(lf.Index)
 		df.slot, df.bit, df.oneof = rec.slot, rec.bit, rec.oneof
 		df.rec = rec
