@@ -45,11 +45,24 @@
 //
 // # Speed
 //
-// This version has no fast paths: ProtoMethods returns nil, and
-// proto.Marshal, Unmarshal, Size, Equal and Merge work on a Message
-// through reflection, as they do on a dynamicpb message. Encoding and
-// decoding straight from the storage, through protolayout's layouts,
-// come in later versions.
+// proto.Unmarshal (and UnmarshalOptions, with every option) decodes into
+// a Message straight from the wire format into its storage, through
+// tables compiled once per message type from the same layouts, and
+// proto.CheckInitialized reads the storage too: ProtoMethods offers
+// Unmarshal and CheckInitialized. The decoder follows proto.Unmarshal on
+// a dynamicpb message rule for rule (a known field of the wrong wire
+// type kept as unknown, packed and unpacked lists, last value wins,
+// messages merged, enum numbers stored as read, UTF-8 checked where the
+// field asks, extensions through the resolver, the recursion limit
+// counted per message, group and map entry); messages of a MessageSet
+// type decode through reflection. One Unmarshal call takes the storage
+// of the messages and lists it creates, and copies of its strings and
+// bytes, from small chunks rather than allocating each: a decoded value
+// keeps its chunk alive (a few KiB of other values at most, never the
+// input).
+//
+// proto.Marshal, Size, Equal and Merge still work on a Message through
+// reflection, as they do on a dynamicpb message.
 //
 // # Concurrency
 //

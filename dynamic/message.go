@@ -138,9 +138,15 @@ func (m *Message) New() protoreflect.Message { return newMessage(m.desc, m.shape
 // Interface returns m.
 func (m *Message) Interface() protoreflect.ProtoMessage { return m }
 
-// ProtoMethods returns nil: this version of the package has no fast
-// paths, and the proto package works on a Message through reflection.
-func (m *Message) ProtoMethods() *protoiface.Methods { return nil }
+// ProtoMethods returns the fast paths of the proto package: Unmarshal
+// and CheckInitialized (decode.go); the others work through reflection.
+func (m *Message) ProtoMethods() *protoiface.Methods { return &methods }
+
+var methods = protoiface.Methods{
+	Flags:            protoiface.SupportUnmarshalDiscardUnknown,
+	Unmarshal:        unmarshal,
+	CheckInitialized: checkInitializedMethod,
+}
 
 // field returns the record of fd, a field of m's type, or nil if fd is
 // an extension of m's type. It panics if fd is neither, as

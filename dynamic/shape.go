@@ -67,6 +67,8 @@ type shape struct {
 	// oneof's index in the descriptor's Oneofs, or -1 for a synthetic
 	// oneof (proto3 optional).
 	oneofs []int32
+	// dec is the decoder's table, built on first use (decode.go).
+	dec atomic.Pointer[decodeTable]
 }
 
 // shapes caches the shape of each message descriptor, by identity.

@@ -1,0 +1,892 @@
+package dynamic
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/runtime/protoiface"
+
+	"github.com/protolayout/protolayout/internal/layout"
+)
+
+// The decoder parses the wire format straight into a Message's storage.
+// It follows proto.Unmarshal on a dynamicpb message, the reflection
+// path, rule for rule: a known field whose wire type is not the one its
+// kind takes (nor, for a packable list, the packed one) is kept as an
+// unknown field; scalars take the last value read, messages merge, a
+// oneof member read clears the member set before; map entries may lack
+// their key or value (the default stands in) and replace the entry of
+// their key; enum numbers are stored as read, closed enums included;
+// strings are validated where the field asks for UTF-8; extensions are
+// found through the resolver within the message's extension ranges;
+// every message, group and map entry counts against the recursion
+// limit, as it does on the reflection path.
+
+// decMode says how the decoder stores the values of a field.
+type decMode uint8
+
+const (
+	modeScalar decMode = iota
+	modeString
+	modeBytes
+	modeMessage
+	modeGroup
+	modeList
+	modeMap
+)
+
+// decField is what the decoder needs of one field: its storage (copied
+// from the shape's record) and its wire format.
+type decField struct {
+	mode decMode
+	kind protoreflect.Kind
+	// wire is the wire type of one value (start group for groups, bytes
+	// for map entries); a packable list also takes the bytes type.
+	wire     protowire.Type
+	packable bool
+	utf8     bool
+	// index is the field's index in its descriptor's Fields.
+	index            int32
+	slot, bit, oneof int32
+	rec              *field
+	lf               *layout.Field
+	// value is the shape of a map field's message values, linked on
+	// first use.
+	value atomic.Pointer[shape]
+}
+
+// decodeTable is the decoder's table of one shape: a record per field
+// by position in the layout's Fields, found by number through the
+// layout's index.
+type decodeTable struct {
+	fields []decField
+	dense  []uint32
+	layout *layout.Layout
+	// required lists the descriptor indexes of the required fields, in
+	// declaration order.
+	required []int32
+	// check is set when a message of this type can miss a required
+	// field: some type reachable from it has required fields or
+	// extension ranges.
+	check bool
+}
+
+// decodeTable returns s's table, building it on first use.
+func (s *shape) decodeTable() *decodeTable {
+	if t := s.dec.Load(); t != nil {
+		return t
+	}
+	t := buildDecodeTable(s)
+	if !s.dec.CompareAndSwap(nil, t) {
+		return s.dec.Load()
+	}
+	return t
+}
+
+func buildDecodeTable(s *shape) *decodeTable {
+	l := s.layout
+	t := &decodeTable{fields: make([]decField, len(l.Fields)), dense: l.NumberIndex(), layout: l}
+	for p := range l.Fields {
+		lf := &l.Fields[p]
+		rec := &s.fields[lf.Index]
+		df := &t.fields[p]
+		df.kind = lf.Kind
+		df.wire = lf.WireType
+		df.utf8 = lf.ValidateUTF8
+		df.index = int32(lf.Index)
+		df.slot, df.bit, df.oneof = rec.slot, rec.bit, rec.oneof
+		df.rec = rec
+		df.lf = lf
+		switch {
+		case lf.Map:
+			df.mode = modeMap
+			df.wire = protowire.BytesType
+		case lf.List:
+			df.mode = modeList
+			df.packable = packable(lf.Kind)
+		case lf.Kind == protoreflect.GroupKind:
+			df.mode = modeGroup
+		case lf.Kind == protoreflect.MessageKind:
+			df.mode = modeMessage
+		case lf.Kind == protoreflect.StringKind:
+			df.mode = modeString
+		case lf.Kind == protoreflect.BytesKind:
+			df.mode = modeBytes
+		default:
+			df.mode = modeScalar
+		}
+		if lf.Required {
+			t.required = append(t.required, int32(lf.Index))
+		}
+	}
+	slices.Sort(t.required)
+	t.check = mayBeUninitialized(l, make(map[*layout.Layout]bool))
+	return t
+}
+
+// mayBeUninitialized reports whether l, or a message type reachable from
+// its fields, has required fields or extension ranges (whose extensions
+// may have required fields).
+func mayBeUninitialized(l *layout.Layout, seen map[*layout.Layout]bool) bool {
+	if l == nil || seen[l] {
+		return false
+	}
+	seen[l] = true
+	if l.Required || l.Extendable {
+		return true
+	}
+	for i := range l.Fields {
+		lf := &l.Fields[i]
+		child := lf.Message()
+		if lf.Map {
+			child = lf.MapValue.Message()
+		}
+		if mayBeUninitialized(child, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// packable reports whether a repeated field of kind k may be packed.
+func packable(k protoreflect.Kind) bool {
+	switch k {
+	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
+		return false
+	}
+	return true
+}
+
+// lookup returns the record of the field numbered num, or nil.
+func (t *decodeTable) lookup(num protowire.Number) *decField {
+	if uint64(num) < uint64(len(t.dense)) {
+		if p := t.dense[num]; p > 0 {
+			return &t.fields[p-1]
+		}
+		return nil
+	}
+	if p := t.layout.PositionOfNumber(num); p >= 0 {
+		return &t.fields[p]
+	}
+	return nil
+}
+
+// decodeError is an error of the decoder; errors.Is(err, proto.Error)
+// holds for it, as for proto.Unmarshal's errors.
+type decodeError struct{ s string }
+
+func (e *decodeError) Error() string        { return "proto: " + e.s }
+func (e *decodeError) Is(target error) bool { return target == proto.Error }
+
+var (
+	errDecode         error = &decodeError{"cannot parse invalid wire-format data"}
+	errRecursionDepth error = &decodeError{"exceeded maximum recursion depth"}
+	// errUnknown says that a known field's record is to be kept as an
+	// unknown field; it never leaves the package.
+	errUnknown error = &decodeError{"internal error: unknown field"}
+)
+
+func errInvalidUTF8(name protoreflect.FullName) error {
+	return &decodeError{"field " + string(name) + " contains invalid UTF-8"}
+}
+
+func errRequiredNotSet(name protoreflect.FullName) error {
+	return &decodeError{"required field " + string(name) + " not set"}
+}
+
+// decodeOptions are the options of one Unmarshal call, and the arena
+// its new values come from.
+type decodeOptions struct {
+	arena
+	discard  bool
+	resolver interface {
+		FindExtensionByName(field protoreflect.FullName) (protoreflect.ExtensionType, error)
+		FindExtensionByNumber(message protoreflect.FullName, field protoreflect.FieldNumber) (protoreflect.ExtensionType, error)
+	}
+}
+
+// unmarshal is the Unmarshal method of a Message's protoiface.Methods.
+func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error) {
+	var out protoiface.UnmarshalOutput
+	m, ok := in.Message.(*Message)
+	if !ok {
+		return out, &decodeError{"dynamic: Unmarshal of a message that is not a *dynamic.Message"}
+	}
+	o := &decodeOptions{discard: in.Flags&protoiface.UnmarshalDiscardUnknown != 0, resolver: in.Resolver}
+	if o.resolver == nil {
+		o.resolver = protoregistry.GlobalTypes
+	}
+	if err := o.message(in.Buf, m, in.Depth); err != nil {
+		return out, err
+	}
+	if in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.checkInitialized() == nil {
+		out.Flags |= protoiface.UnmarshalInitialized
+	}
+	return out, nil
+}
+
+// message decodes b into m, merging, with depth the recursion budget
+// left before m.
+func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
+	if depth--; depth < 0 {
+		return errRecursionDepth
+	}
+	if !m.valid {
+		if len(b) == 0 {
+			return nil
+		}
+		m.readOnly(m.desc.FullName())
+	}
+	t := m.shape.decodeTable()
+	if t.layout.MessageSet {
+		return o.messageSet(b, m, depth)
+	}
+	for len(b) > 0 {
+		var tag uint64
+		var n int
+		if b[0] < 0x80 {
+			tag, n = uint64(b[0]), 1
+		} else {
+			tag, n = protowire.ConsumeVarint(b)
+			if n < 0 {
+				return errDecode
+			}
+		}
+		num, wt := protowire.Number(tag>>3), protowire.Type(tag&7)
+		if tag>>3 > uint64(protowire.MaxValidNumber) || num < protowire.MinValidNumber {
+			return errDecode
+		}
+		rest := b[n:]
+		var vn int
+		err := errUnknown
+		if df := t.lookup(num); df != nil {
+			vn, err = o.field(df, rest, wt, m, depth)
+		} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
+			vn, err = o.extension(rest, num, wt, m, depth)
+		}
+		if err != nil {
+			if err != errUnknown {
+				return err
+			}
+			vn = protowire.ConsumeFieldValue(num, wt, rest)
+			if vn < 0 {
+				return errDecode
+			}
+			if !o.discard {
+				m.unknown = append(m.unknown, b[:n+vn]...)
+			}
+		}
+		b = rest[vn:]
+	}
+	return nil
+}
+
+// messageSet decodes b into m, a message of a MessageSet type, as
+// proto.Unmarshal does on the reflection path (which supports the
+// format only in a build with the protolegacy tag): through a view of m
+// that offers no fast path.
+func (o *decodeOptions) messageSet(b []byte, m *Message, depth int) error {
+	_, err := proto.UnmarshalOptions{
+		Merge:          true,
+		AllowPartial:   true,
+		DiscardUnknown: o.discard,
+		Resolver:       o.resolver,
+		RecursionLimit: depth + 1,
+	}.UnmarshalState(protoiface.UnmarshalInput{Message: slowMessage{m}, Buf: b})
+	return err
+}
+
+// slowMessage is a Message without fast paths, so that the proto package
+// works on it through reflection.
+type slowMessage struct{ *Message }
+
+func (slowMessage) ProtoMethods() *protoiface.Methods { return nil }
+
+// field decodes one record of the field df, whose tag has been read and
+// whose value starts b, into m. It returns the length of the value, or
+// errUnknown if the record's wire type does not fit the field.
+func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Message, depth int) (int, error) {
+	switch df.mode {
+	case modeScalar:
+		if wt != df.wire {
+			return 0, errUnknown
+		}
+		w, n := scalar(df.kind, wt, b)
+		if n < 0 {
+			return 0, errDecode
+		}
+		m.set(df)
+		m.words[df.slot] = w
+		return n, nil
+	case modeString:
+		if wt != protowire.BytesType {
+			return 0, errUnknown
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return 0, errDecode
+		}
+		if df.utf8 && !utf8.Valid(v) {
+			return 0, errInvalidUTF8(df.lf.FullName)
+		}
+		m.set(df)
+		m.strs[df.slot] = o.string(v)
+		return n, nil
+	case modeBytes:
+		if wt != protowire.BytesType {
+			return 0, errUnknown
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return 0, errDecode
+		}
+		m.set(df)
+		m.bytes[df.slot] = o.copyBytes(v)
+		return n, nil
+	case modeMessage, modeGroup:
+		var v []byte
+		var n int
+		if df.mode == modeMessage {
+			if wt != protowire.BytesType {
+				return 0, errUnknown
+			}
+			v, n = protowire.ConsumeBytes(b)
+		} else {
+			if wt != protowire.StartGroupType {
+				return 0, errUnknown
+			}
+			v, n = protowire.ConsumeGroup(df.lf.Number, b)
+		}
+		if n < 0 {
+			return 0, errDecode
+		}
+		m.set(df)
+		sub := m.msgs[df.slot]
+		if sub == nil {
+			fd := m.desc.Fields().Get(int(df.index))
+			sub = o.newMessage(fd.Message(), df.rec.childShape(fd))
+			m.msgs[df.slot] = sub
+		}
+		return n, o.message(v, sub, depth)
+	case modeList:
+		return o.list(df, b, wt, m, depth)
+	default:
+		return o.mapEntry(df, b, wt, m, depth)
+	}
+}
+
+// emptyBuf gives decoded empty bytes a non-nil value, as proto.Unmarshal
+// gives them.
+var emptyBuf [0]byte
+
+// set marks df as set in m: its presence bit or its oneof's case (after
+// clearing the member set before), and its touched bit.
+func (m *Message) set(df *decField) {
+	i := int(df.index)
+	m.words[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
+	if df.oneof >= 0 {
+		if c := m.words[df.oneof]; c != uint64(i)+1 {
+			if c != 0 {
+				m.clearSlot(&m.shape.fields[c-1])
+			}
+			m.words[df.oneof] = uint64(i) + 1
+		}
+		return
+	}
+	if df.bit >= 0 {
+		m.words[df.bit>>6] |= 1 << (df.bit & 63)
+	}
+}
+
+// scalar decodes one value of kind k, of wire type wt (the one k takes),
+// from b into its word (see toWord). It returns the value's length, or a
+// negative number if b does not hold one.
+func scalar(k protoreflect.Kind, wt protowire.Type, b []byte) (uint64, int) {
+	switch wt {
+	case protowire.VarintType:
+		var v uint64
+		var n int
+		if len(b) > 0 && b[0] < 0x80 {
+			v, n = uint64(b[0]), 1
+		} else {
+			v, n = protowire.ConsumeVarint(b)
+			if n < 0 {
+				return 0, n
+			}
+		}
+		return varintWord(k, v), n
+	case protowire.Fixed32Type:
+		v, n := protowire.ConsumeFixed32(b)
+		if k == protoreflect.Sfixed32Kind {
+			return uint64(int64(int32(v))), n
+		}
+		return uint64(v), n
+	default:
+		return protowire.ConsumeFixed64(b)
+	}
+}
+
+// varintWord returns the word of a varint-encoded value v of kind k.
+func varintWord(k protoreflect.Kind, v uint64) uint64 {
+	switch k {
+	case protoreflect.Int32Kind, protoreflect.EnumKind:
+		return uint64(int64(int32(v)))
+	case protoreflect.Sint32Kind:
+		return uint64(int64(int32(protowire.DecodeZigZag(v & math.MaxUint32))))
+	case protoreflect.Uint32Kind:
+		return uint64(uint32(v))
+	case protoreflect.Sint64Kind:
+		return uint64(protowire.DecodeZigZag(v))
+	case protoreflect.BoolKind:
+		if v != 0 {
+			return 1
+		}
+		return 0
+	default:
+		return v
+	}
+}
+
+// list decodes one record of the repeated field df: one element, or a
+// packed run of them.
+func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Message, depth int) (int, error) {
+	if wt != df.wire && !(df.packable && wt == protowire.BytesType) {
+		return 0, errUnknown
+	}
+	l := m.lists[df.slot]
+	if l == nil {
+		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
+		m.lists[df.slot] = l
+		m.touch(int(df.index))
+	}
+	switch df.kind {
+	case protoreflect.StringKind:
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return 0, errDecode
+		}
+		if df.utf8 && !utf8.Valid(v) {
+			return 0, errInvalidUTF8(df.lf.FullName)
+		}
+		l.strs = append(l.strs, o.string(v))
+		return n, nil
+	case protoreflect.BytesKind:
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return 0, errDecode
+		}
+		l.bytes = append(l.bytes, o.copyBytes(v))
+		return n, nil
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		var v []byte
+		var n int
+		if wt == protowire.BytesType {
+			v, n = protowire.ConsumeBytes(b)
+		} else {
+			v, n = protowire.ConsumeGroup(df.lf.Number, b)
+		}
+		if n < 0 {
+			return 0, errDecode
+		}
+		fd := l.fd
+		sub := o.newMessage(fd.Message(), df.rec.childShape(fd))
+		if err := o.message(v, sub, depth); err != nil {
+			return 0, err
+		}
+		l.msgs = append(l.msgs, sub)
+		return n, nil
+	}
+	if wt != protowire.BytesType {
+		w, n := scalar(df.kind, wt, b)
+		if n < 0 {
+			return 0, errDecode
+		}
+		l.words = append(l.words, w)
+		return n, nil
+	}
+	v, n := protowire.ConsumeBytes(b)
+	if n < 0 {
+		return 0, errDecode
+	}
+	var count int
+	switch df.wire {
+	case protowire.Fixed32Type:
+		count = len(v) / 4
+	case protowire.Fixed64Type:
+		count = len(v) / 8
+	default:
+		for _, c := range v {
+			if c < 0x80 {
+				count++
+			}
+		}
+	}
+	if cap(l.words)-len(l.words) < count {
+		if len(l.words) == 0 {
+			l.words = o.words.take(count, 32, 256)[:0]
+		} else {
+			l.words = slices.Grow(l.words, count)
+		}
+	}
+	for len(v) > 0 {
+		w, k := scalar(df.kind, df.wire, v)
+		if k < 0 {
+			return 0, errDecode
+		}
+		l.words = append(l.words, w)
+		v = v[k:]
+	}
+	return n, nil
+}
+
+// mapEntry decodes one entry of the map field df.
+func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *Message, depth int) (int, error) {
+	// The entry counts against the recursion limit (before its wire type
+	// is checked), as on the reflection path.
+	if depth--; depth < 0 {
+		return 0, errRecursionDepth
+	}
+	if wt != protowire.BytesType {
+		return 0, errUnknown
+	}
+	b, n := protowire.ConsumeBytes(b)
+	if n < 0 {
+		return 0, errDecode
+	}
+	mp := m.maps[df.slot]
+	if mp == nil {
+		mp = newMap(m.desc.Fields().Get(int(df.index)))
+		m.maps[df.slot] = mp
+		m.touch(int(df.index))
+	}
+	kf, vf := df.lf.MapKey, df.lf.MapValue
+	var (
+		kw   uint64
+		ks   string
+		val  protoreflect.Value
+		sub  *Message
+		have bool
+	)
+	if vf.IsMessage() {
+		s := df.value.Load()
+		md := mp.vd.Message()
+		if s == nil {
+			s = shapeOf(md)
+			df.value.Store(s)
+		}
+		sub = o.newMessage(md, s)
+		val = protoreflect.ValueOfMessage(sub)
+	}
+	for len(b) > 0 {
+		num, ewt, k := protowire.ConsumeTag(b)
+		if k < 0 || num > protowire.MaxValidNumber {
+			return 0, errDecode
+		}
+		b = b[k:]
+		k = -1
+		switch {
+		case num == 1 && ewt == kf.WireType:
+			if kf.Kind == protoreflect.StringKind {
+				var v []byte
+				v, k = protowire.ConsumeBytes(b)
+				if k >= 0 {
+					if kf.ValidateUTF8 && !utf8.Valid(v) {
+						return 0, errInvalidUTF8(kf.FullName)
+					}
+					ks = o.string(v)
+				}
+			} else {
+				kw, k = scalar(kf.Kind, ewt, b)
+			}
+			if k < 0 {
+				return 0, errDecode
+			}
+		case num == 2 && ewt == vf.WireType:
+			var err error
+			if sub != nil {
+				var v []byte
+				if ewt == protowire.BytesType {
+					v, k = protowire.ConsumeBytes(b)
+				} else {
+					v, k = protowire.ConsumeGroup(2, b)
+				}
+				if k < 0 {
+					return 0, errDecode
+				}
+				err = o.message(v, sub, depth)
+			} else {
+				val, k, err = o.singular(vf.Kind, ewt, b, vf.ValidateUTF8, vf.FullName)
+			}
+			if err != nil {
+				return 0, err
+			}
+			have = true
+		}
+		if k < 0 {
+			// Another field, or the key or value with another wire type:
+			// skipped.
+			k = protowire.ConsumeFieldValue(num, ewt, b)
+			if k < 0 {
+				return 0, errDecode
+			}
+		}
+		b = b[k:]
+	}
+	if !have && sub == nil {
+		val = mp.vd.Default()
+	}
+	if mp.strs != nil {
+		mp.strs[ks] = val
+	} else {
+		mp.words[kw] = val
+	}
+	return n, nil
+}
+
+// singular decodes one value of kind k (not a message) of wire type wt,
+// the one k takes, as a protoreflect.Value, checking a string's UTF-8
+// when validate is set (name names the field in the error).
+func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, validate bool, name protoreflect.FullName) (protoreflect.Value, int, error) {
+	switch k {
+	case protoreflect.StringKind:
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return protoreflect.Value{}, 0, errDecode
+		}
+		if validate && !utf8.Valid(v) {
+			return protoreflect.Value{}, 0, errInvalidUTF8(name)
+		}
+		return protoreflect.ValueOfString(a.string(v)), n, nil
+	case protoreflect.BytesKind:
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return protoreflect.Value{}, 0, errDecode
+		}
+		return protoreflect.ValueOfBytes(a.copyBytes(v)), n, nil
+	}
+	w, n := scalar(k, wt, b)
+	if n < 0 {
+		return protoreflect.Value{}, 0, errDecode
+	}
+	return fromWord(k, w), n, nil
+}
+
+// wireType returns the wire type of one unpacked value of kind k.
+func wireType(k protoreflect.Kind) protowire.Type {
+	switch k {
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return protowire.Fixed32Type
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return protowire.Fixed64Type
+	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind:
+		return protowire.BytesType
+	case protoreflect.GroupKind:
+		return protowire.StartGroupType
+	default:
+		return protowire.VarintType
+	}
+}
+
+// extension decodes one record of the extension numbered num, if the
+// resolver knows it; otherwise it returns errUnknown.
+func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.Type, m *Message, depth int) (int, error) {
+	xt, err := o.resolver.FindExtensionByNumber(m.desc.FullName(), num)
+	if err != nil {
+		if err == protoregistry.NotFound {
+			return 0, errUnknown
+		}
+		return 0, &decodeError{string(m.desc.FullName()) + ": unable to resolve extension " + strconv.Itoa(int(num)) + ": " + err.Error()}
+	}
+	if xt == nil {
+		return 0, errUnknown
+	}
+	xd := xt.TypeDescriptor()
+	k := xd.Kind()
+	want := wireType(k)
+	if xd.IsList() {
+		if wt != want && !(packable(k) && wt == protowire.BytesType) {
+			return 0, errUnknown
+		}
+	} else if wt != want {
+		return 0, errUnknown
+	}
+	// The value in place, or a new one, as Mutable would give it.
+	x, ok := m.ext[num]
+	if !ok || x.fd != protoreflect.FieldDescriptor(xd) {
+		x = extension{fd: xd}
+		if xd.IsList() || xd.Message() != nil {
+			x.v = xt.New()
+		}
+	}
+	validate := k == protoreflect.StringKind && layout.Extension(xd).ValidateUTF8
+	var n int
+	switch {
+	case k == protoreflect.MessageKind || k == protoreflect.GroupKind:
+		var v []byte
+		if wt == protowire.BytesType {
+			v, n = protowire.ConsumeBytes(b)
+		} else {
+			v, n = protowire.ConsumeGroup(num, b)
+		}
+		if n < 0 {
+			return 0, errDecode
+		}
+		sub := x.v
+		if xd.IsList() {
+			sub = x.v.List().NewElement()
+		}
+		if err := o.anyMessage(v, sub.Message(), depth); err != nil {
+			return 0, err
+		}
+		if xd.IsList() {
+			x.v.List().Append(sub)
+		}
+	case xd.IsList() && wt == protowire.BytesType && packable(k):
+		var v []byte
+		v, n = protowire.ConsumeBytes(b)
+		if n < 0 {
+			return 0, errDecode
+		}
+		l := x.v.List()
+		for len(v) > 0 {
+			e, k2, err := o.singular(k, want, v, false, "")
+			if err != nil {
+				return 0, err
+			}
+			l.Append(e)
+			v = v[k2:]
+		}
+	default:
+		var e protoreflect.Value
+		e, n, err = o.singular(k, wt, b, validate, xd.FullName())
+		if err != nil {
+			return 0, err
+		}
+		if xd.IsList() {
+			x.v.List().Append(e)
+		} else {
+			x.v = e
+		}
+	}
+	if m.ext == nil {
+		m.ext = make(map[protoreflect.FieldNumber]extension)
+	}
+	m.ext[num] = x
+	return n, nil
+}
+
+// anyMessage decodes b into m2, which may be a message of another
+// implementation (an extension's value).
+func (o *decodeOptions) anyMessage(b []byte, m2 protoreflect.Message, depth int) error {
+	if dm, ok := m2.(*Message); ok {
+		return o.message(b, dm, depth)
+	}
+	if depth <= 0 {
+		return errRecursionDepth
+	}
+	_, err := proto.UnmarshalOptions{
+		Merge:          true,
+		AllowPartial:   true,
+		DiscardUnknown: o.discard,
+		Resolver:       o.resolver,
+		RecursionLimit: depth,
+	}.UnmarshalState(protoiface.UnmarshalInput{Message: m2, Buf: b})
+	return err
+}
+
+// checkInitializedMethod is the CheckInitialized method of a Message's
+// protoiface.Methods.
+func checkInitializedMethod(in protoiface.CheckInitializedInput) (protoiface.CheckInitializedOutput, error) {
+	var out protoiface.CheckInitializedOutput
+	m, ok := in.Message.(*Message)
+	if !ok {
+		return out, proto.CheckInitialized(in.Message.Interface())
+	}
+	return out, m.checkInitialized()
+}
+
+// checkInitialized returns an error naming a required field that is not
+// set in m or in a message it holds, as proto.CheckInitialized does on
+// the reflection path: m's own required fields in declaration order
+// first, then its messages in Range order (fields in declaration order,
+// then extensions).
+func (m *Message) checkInitialized() error {
+	t := m.shape.decodeTable()
+	if !t.check {
+		return nil
+	}
+	fds := m.desc.Fields()
+	for _, i := range t.required {
+		if !m.valid || !m.has(&m.shape.fields[i], int(i)) {
+			return errRequiredNotSet(fds.Get(int(i)).FullName())
+		}
+	}
+	if !m.valid {
+		return nil
+	}
+	touched := m.words[m.shape.touched:][:(len(m.shape.fields)+63)/64]
+	for k, w := range touched {
+		for w != 0 {
+			i := k*64 + bits.TrailingZeros64(w)
+			w &= w - 1
+			f := &m.shape.fields[i]
+			var err error
+			switch f.class {
+			case classMessage:
+				if sub := m.msgs[f.slot]; sub != nil && m.has(f, i) {
+					err = sub.checkInitialized()
+				}
+			case classList:
+				if l := m.lists[f.slot]; l != nil {
+					for _, sub := range l.msgs {
+						if err = sub.checkInitialized(); err != nil {
+							break
+						}
+					}
+				}
+			case classMap:
+				if mp := m.maps[f.slot]; mp != nil && mp.vd.Message() != nil {
+					mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+						err = checkMessageInitialized(v.Message())
+						return err == nil
+					})
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, x := range m.ext {
+		if x.fd.Message() == nil {
+			continue
+		}
+		if x.fd.IsList() {
+			l := x.v.List()
+			for i := range l.Len() {
+				if err := checkMessageInitialized(l.Get(i).Message()); err != nil {
+					return err
+				}
+			}
+		} else if err := checkMessageInitialized(x.v.Message()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMessageInitialized checks m2, a message of any implementation.
+func checkMessageInitialized(m2 protoreflect.Message) error {
+	if dm, ok := m2.(*Message); ok {
+		return dm.checkInitialized()
+	}
+	return proto.CheckInitialized(m2.Interface())
+}

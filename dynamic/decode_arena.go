@@ -1,0 +1,132 @@
+package dynamic
+
+import (
+	"unsafe"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// An arena hands out the storage of the messages, lists, strings and
+// bytes one Unmarshal call creates, cut from chunks it allocates, so
+// that a call makes a few allocations per kind of storage rather than
+// several per message. Chunks grow with use (up to a bound), so that a
+// small input allocates little. A value cut from a chunk keeps the whole
+// chunk alive: a message dropped while a sibling from the same call is
+// kept costs its storage until both are gone.
+//
+// Strings and bytes are copied one after the other into data chunks,
+// and sliced from them (strings through package unsafe: no one writes
+// the bytes a string covers, since a bytes value spans only its own
+// copy). A string or bytes value so keeps up to dataChunk bytes of other
+// values alive, never the caller's buffer.
+type arena struct {
+	msgs  slab[Message]
+	words slab[uint64]
+	strs  slab[string]
+	bytes slab[[]byte]
+	ptrs  slab[*Message]
+	lists slab[*list]
+	maps  slab[*dmap]
+	ls    slab[list]
+
+	// data is the current data chunk: the copies made so far, and
+	// room for more; dataNext is the size of the next one.
+	data     []byte
+	dataNext int
+}
+
+// dataChunk is the most input a string or bytes chunk copies beyond the
+// value that starts it.
+const dataChunk = 4 << 10
+
+// slab is a chunk of Ts to cut from, and the size of the next one.
+type slab[T any] struct {
+	free []T
+	next int
+}
+
+// take returns n zero Ts, with no spare capacity, from the slab's chunk,
+// allocating a new chunk (first of size first, doubling up to limit)
+// when the chunk has fewer than n left.
+func (s *slab[T]) take(n, first, limit int) []T {
+	if len(s.free) < n {
+		size := s.next
+		if size == 0 {
+			size = first
+		}
+		s.next = min(2*size, limit)
+		s.free = make([]T, max(n, size))
+	}
+	r := s.free[:n:n]
+	s.free = s.free[n:]
+	return r
+}
+
+// newMessage returns a new empty message of md, whose shape is s.
+func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
+	m := &a.msgs.take(1, 2, 16)[0]
+	m.desc, m.shape, m.valid = md, s, true
+	if s.words > 0 {
+		m.words = a.words.take(int(s.words), 32, 256)
+	}
+	if n := int(s.counts[classString]); n > 0 {
+		m.strs = a.strs.take(n, 8, 32)
+	}
+	if n := int(s.counts[classBytes]); n > 0 {
+		m.bytes = a.bytes.take(n, 4, 16)
+	}
+	if n := int(s.counts[classMessage]); n > 0 {
+		m.msgs = a.ptrs.take(n, 8, 32)
+	}
+	if n := int(s.counts[classList]); n > 0 {
+		m.lists = a.lists.take(n, 8, 32)
+	}
+	if n := int(s.counts[classMap]); n > 0 {
+		m.maps = a.maps.take(n, 4, 16)
+	}
+	return m
+}
+
+// newList returns a new empty list for fd, of elements of kind k.
+func (a *arena) newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
+	l := &a.ls.take(1, 2, 16)[0]
+	l.fd, l.kind, l.valid = fd, k, true
+	return l
+}
+
+// string returns a copy of v as a string.
+func (a *arena) string(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	c := a.copy(v)
+	// The chunk's bytes that c covers are never written: bytes values
+	// are other regions of the chunk, and strings are read-only.
+	return unsafe.String(unsafe.SliceData(c), len(c))
+}
+
+// copyBytes returns a copy of v with no spare
+// capacity; empty bytes are non-nil, as proto.Unmarshal gives them.
+func (a *arena) copyBytes(v []byte) []byte {
+	if len(v) == 0 {
+		return emptyBuf[:]
+	}
+	return a.copy(v)
+}
+
+// copy returns a copy of v, non-empty, with no spare capacity, from the
+// current data chunk, starting a new one (first 512 bytes, doubling up
+// to dataChunk, or v's length if longer) when v does not fit.
+func (a *arena) copy(v []byte) []byte {
+	if cap(a.data)-len(a.data) < len(v) {
+		size := a.dataNext
+		if size == 0 {
+			size = 512
+		}
+		a.dataNext = min(2*size, dataChunk)
+		a.data = make([]byte, 0, max(len(v), size))
+	}
+	i := len(a.data)
+	a.data = append(a.data, v...)
+	return a.data[i:len(a.data):len(a.data)]
+}

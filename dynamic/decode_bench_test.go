@@ -1,0 +1,103 @@
+package dynamic_test
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// decodeBench is one input of the decode benchmarks and the three ways
+// of making the message it is decoded into.
+type decodeBench struct {
+	name string
+	data []byte
+	gen  func() proto.Message
+	md   protoreflect.MessageDescriptor
+}
+
+func decodeBenches(tb testing.TB) []decodeBench {
+	// A FileDescriptorSet of descriptor.proto, the well-known types and
+	// the test schemas: names, nested messages, options, repeated
+	// fields, proto2 presence.
+	set := &descriptorpb.FileDescriptorSet{}
+	protobuftest.DynamicFiles().RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+		return true
+	})
+	fds, err := proto.Marshal(set)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := protobuftest.DynamicFiles().FindDescriptorByName("google.protobuf.FileDescriptorSet")
+	if err != nil {
+		tb.Fatal(err)
+	}
+
+	// protolayout.test3.TestAllTypes filled at random: every kind,
+	// lists, maps, oneofs, nested messages.
+	tw := protobuftest.TwinByName("protolayout.test3.TestAllTypes")
+	src := tw.Gen.New()
+	protobuftest.Fill(src, 3, protobuftest.RandOptions{MaxDepth: 3, MaxList: 6})
+	all, err := proto.Marshal(src.Interface())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []decodeBench{
+		{"FileDescriptorSet", fds, func() proto.Message { return new(descriptorpb.FileDescriptorSet) }, d.(protoreflect.MessageDescriptor)},
+		{"TestAllTypes", all, func() proto.Message { return tw.Gen.New().Interface() }, tw.Dyn.Descriptor()},
+	}
+}
+
+// TestDecodeBenchInputs checks that the benchmarks decode the same
+// content into each implementation.
+func TestDecodeBenchInputs(t *testing.T) {
+	for _, bc := range decodeBenches(t) {
+		var out [][]byte
+		for _, m := range []proto.Message{bc.gen(), dynamicpb.NewMessage(bc.md), dynamic.NewMessage(bc.md)} {
+			if err := proto.Unmarshal(bc.data, m); err != nil {
+				t.Fatalf("%s: %T: %v", bc.name, m, err)
+			}
+			protobuftest.QuietFloat32NaNs(m)
+			b, err := deterministic.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+		if string(out[0]) != string(out[1]) || string(out[0]) != string(out[2]) {
+			t.Fatalf("%s: the implementations decode differently", bc.name)
+		}
+	}
+}
+
+// BenchmarkUnmarshal decodes each input with proto.Unmarshal into a new
+// message of the generated type, of dynamicpb and of dynamic.
+func BenchmarkUnmarshal(b *testing.B) {
+	for _, bc := range decodeBenches(b) {
+		for _, impl := range []struct {
+			name string
+			new  func() proto.Message
+		}{
+			{"generated", bc.gen},
+			{"dynamicpb", func() proto.Message { return dynamicpb.NewMessage(bc.md) }},
+			{"dynamic", func() proto.Message { return dynamic.NewMessage(bc.md) }},
+		} {
+			b.Run(bc.name+"/"+impl.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(bc.data)))
+				for b.Loop() {
+					if err := proto.Unmarshal(bc.data, impl.new()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
