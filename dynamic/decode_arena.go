@@ -1,9 +1,9 @@
 package dynamic
 
 import (
-	"unsafe"
-
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/strview"
 )
 
 // An arena hands out the storage of the messages, lists, strings and
@@ -15,7 +15,7 @@ import (
 // kept costs its storage until both are gone.
 //
 // Strings and bytes are copied one after the other into data chunks,
-// and sliced from them (strings through package unsafe: no one writes
+// and sliced from them (strings through internal/strview, without a copy: no one writes
 // the bytes a string covers, since a bytes value spans only its own
 // copy). A string or bytes value so keeps up to dataChunk bytes of other
 // values alive, never the caller's buffer.
@@ -99,10 +99,13 @@ func (a *arena) string(v []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
+	if strview.Copies {
+		return string(v)
+	}
 	c := a.copy(v)
 	// The chunk's bytes that c covers are never written: bytes values
 	// are other regions of the chunk, and strings are read-only.
-	return unsafe.String(unsafe.SliceData(c), len(c))
+	return strview.String(c)
 }
 
 // copyBytes returns a copy of v with no spare
