@@ -43,13 +43,24 @@
 //     integer field) panics with protoreflect's message rather than one
 //     naming the field.
 //
-// # Speed
+// # Encoding
 //
-// This version has no fast paths: ProtoMethods returns nil, and
-// proto.Marshal, Unmarshal, Size, Equal and Merge work on a Message
-// through reflection, as they do on a dynamicpb message. Encoding and
-// decoding straight from the storage, through protolayout's layouts,
-// come in later versions.
+// ProtoMethods offers Size and Marshal, which encode with protolayout's
+// encoder (package encoder) over the message's layout: proto.Marshal,
+// proto.Size and proto.MarshalOptions use them, and
+// proto.MarshalOptions{Deterministic: true} gives the bytes it gives for
+// a dynamicpb message of the same content. They keep the encoder's
+// checked walk and its limits: a message that contains itself fails with
+// encoder.ErrCycle, one nested deeper than encoder.DefaultMaxDepth with
+// encoder.ErrDepthExceeded (where dynamicpb's reflection recurses without
+// a limit), and every error matches proto.Error. proto.Size counts 0 for
+// such a message. encoder.Marshal walks a Message itself, whatever
+// MarshalOptions.Checked says, instead of calling these methods.
+//
+// Unmarshal, CheckInitialized, Equal and Merge still work on a Message
+// through reflection, as they do on a dynamicpb message (proto.Marshal
+// checks required fields through CheckInitialized, and so through
+// reflection, unless AllowPartial is set).
 //
 // # Concurrency
 //

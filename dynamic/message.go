@@ -138,9 +138,13 @@ func (m *Message) New() protoreflect.Message { return newMessage(m.desc, m.shape
 // Interface returns m.
 func (m *Message) Interface() protoreflect.ProtoMessage { return m }
 
-// ProtoMethods returns nil: this version of the package has no fast
-// paths, and the proto package works on a Message through reflection.
-func (m *Message) ProtoMethods() *protoiface.Methods { return nil }
+// ProtoMethods returns the fast-path methods of the proto package: Size
+// and Marshal encode m with protolayout's encoder (the checked walk, with
+// its limits: see package encoder), so that proto.Marshal and proto.Size
+// do. Every Message returns the same pointer. The other methods are not
+// set, and the proto package works on a Message through reflection for
+// them.
+func (m *Message) ProtoMethods() *protoiface.Methods { return methods }
 
 // field returns the record of fd, a field of m's type, or nil if fd is
 // an extension of m's type. It panics if fd is neither, as
