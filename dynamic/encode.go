@@ -1,10 +1,14 @@
 package dynamic
 
 import (
+	"reflect"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
 
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // methods is what ProtoMethods returns for every Message: one pointer,
@@ -20,7 +24,19 @@ var methods = &protoiface.Methods{
 	Marshal: marshal,
 }
 
-func init() { dynhook.Methods = methods }
+func init() {
+	dynhook.Methods = methods
+	dynhook.Collect = collectSet
+	dynhook.Addr = addr
+}
+
+// addr implements dynhook.Addr.
+func addr(mr protoreflect.Message) uintptr {
+	if m, ok := mr.(*Message); ok && m != nil {
+		return reflect.ValueOf(m).Pointer()
+	}
+	return 0
+}
 
 // size implements protoiface.Methods.Size with the encoder's size pass,
 // under the encoder's default limits: a message that cannot be encoded
@@ -45,4 +61,51 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 	}
 	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())
 	return protoiface.MarshalOutput{Buf: b}, err
+}
+
+// collectSet implements dynhook.Collect: the encoder's walker reads a
+// Message's set fields here, straight from its storage, in emission
+// order, instead of calling Has and Get on every declared field. It reads
+// the fields outside real oneofs by position (skipping those whose
+// touched bit is clear, never stored to), then each real oneof's member
+// by its case word, then the extensions. A message whose shape was not
+// built from lay (a layout built again after its schema was released)
+// is left to protoreflect.
+func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field, exts []dynhook.Extension) ([]dynhook.Field, []dynhook.Extension, bool) {
+	m, ok := mr.(*Message)
+	if !ok || m == nil || !m.valid || m.shape.layout != lay {
+		return set, exts, false
+	}
+	s := m.shape
+	fields, lfs := s.fields, lay.Fields
+	touched := m.words[s.touched:]
+	for pos := range lay.Regular {
+		i := lfs[pos].Index
+		if touched[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		if f := &fields[i]; m.has(f, i) {
+			set = append(set, dynhook.Field{Pos: int32(pos), V: m.value(f)})
+		}
+	}
+	for k := range lay.Oneofs {
+		o := &lay.Oneofs[k]
+		c := m.words[s.oneofs[o.Index]]
+		if c == 0 {
+			continue
+		}
+		i := int(c - 1)
+		for pos := o.First; pos < o.End; pos++ {
+			if lfs[pos].Index == i {
+				set = append(set, dynhook.Field{Pos: int32(pos), V: m.value(&fields[i])})
+				break
+			}
+		}
+	}
+	for _, x := range m.ext {
+		if extensionSet(x.fd, x.v) {
+			exts = append(exts, dynhook.Extension{FD: x.fd, V: x.v})
+		}
+	}
+	return set, exts, true
 }
