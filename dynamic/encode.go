@@ -1,6 +1,7 @@
 package dynamic
 
 import (
+	"math/bits"
 	"reflect"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -66,9 +67,10 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 // collectSet implements dynhook.Collect: the encoder's walker reads a
 // Message's set fields here, straight from its storage, in emission
 // order, instead of calling Has and Get on every declared field. It reads
-// the fields outside real oneofs by position (skipping those whose
-// touched bit is clear, never stored to), then each real oneof's member
-// by its case word, then the extensions. A message whose shape was not
+// the fields outside real oneofs whose touched bit is set (the others
+// were never stored to): by their bits when the layout emits them in
+// index order, else by position; then each real oneof's member by its
+// case word, then the extensions. A message whose shape was not
 // built from lay (a layout built again after its schema was released)
 // is left to protoreflect.
 func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field, exts []dynhook.Extension) ([]dynhook.Field, []dynhook.Extension, bool) {
@@ -78,14 +80,30 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 	}
 	s := m.shape
 	fields, lfs := s.fields, lay.Fields
-	touched := m.words[s.touched:]
-	for pos := range lay.Regular {
-		i := lfs[pos].Index
-		if touched[i>>6]&(1<<(i&63)) == 0 {
-			continue
+	touched := m.words[s.touched:][:(len(fields)+63)/64]
+	if s.inOrder {
+		// Position is index: visit the touched fields by their bits.
+		for k, t := range touched {
+			for t != 0 {
+				i := k*64 + bits.TrailingZeros64(t)
+				if i >= lay.Regular {
+					break
+				}
+				t &= t - 1
+				if f := &fields[i]; m.has(f, i) {
+					set = append(set, dynhook.Field{Pos: int32(i), V: m.value(f)})
+				}
+			}
 		}
-		if f := &fields[i]; m.has(f, i) {
-			set = append(set, dynhook.Field{Pos: int32(pos), V: m.value(f)})
+	} else {
+		for pos := range lay.Regular {
+			i := lfs[pos].Index
+			if touched[i>>6]&(1<<(i&63)) == 0 {
+				continue
+			}
+			if f := &fields[i]; m.has(f, i) {
+				set = append(set, dynhook.Field{Pos: int32(pos), V: m.value(f)})
+			}
 		}
 	}
 	for k := range lay.Oneofs {

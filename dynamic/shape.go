@@ -67,6 +67,11 @@ type shape struct {
 	// oneof's index in the descriptor's Oneofs, or -1 for a synthetic
 	// oneof (proto3 optional).
 	oneofs []int32
+	// inOrder reports that the layout emits the fields outside real
+	// oneofs in index order (layout position p holds the field of index
+	// p for every p below the layout's Regular), so that the encoder's
+	// walker can visit only the touched ones, by their bits.
+	inOrder bool
 }
 
 // shapes caches the shape of each message descriptor, by identity.
@@ -95,7 +100,12 @@ func (f *field) childShape(fd protoreflect.FieldDescriptor) *shape {
 // buildShape compiles the storage of md from its layout.
 func buildShape(md protoreflect.MessageDescriptor) *shape {
 	l := layout.Of(md)
-	s := &shape{layout: l, fields: make([]field, len(l.Fields))}
+	s := &shape{layout: l, fields: make([]field, len(l.Fields)), inOrder: true}
+	for p := range l.Regular {
+		if l.Fields[p].Index != p {
+			s.inOrder = false
+		}
+	}
 
 	// Presence bits first, then one case word per real oneof.
 	var bits int32
