@@ -85,6 +85,7 @@ var contestants = []contestant{
 	{name: benchreport.NameLayoutDet, prepare: on(false, encoderReuse(encoder.MarshalOptions{Deterministic: true}))},
 	{name: "dynamic/proto.Marshal", prepare: onDynamic(protoMarshal(proto.MarshalOptions{}))},
 	{name: "dynamic/proto-det", prepare: onDynamic(protoMarshal(proto.MarshalOptions{Deterministic: true}))},
+	{name: "dynamic/proto-partial", prepare: onDynamic(protoMarshal(proto.MarshalOptions{AllowPartial: true}))},
 	{name: "dynamic/encoder-reuse", prepare: onDynamic(encoderReuse(encoder.MarshalOptions{}))},
 	{name: "dynamic/encoder-det", prepare: onDynamic(encoderReuse(encoder.MarshalOptions{Deterministic: true}))},
 	{name: baseHandwritten, only: "otlp", prepare: handwrittenContestant},

@@ -71,6 +71,7 @@
 //	protolayout/dynamic-det    the same with Deterministic (map entries sorted by key)
 //	dynamic/proto.Marshal      proto.Marshal of the twin of package dynamic (its ProtoMethods)
 //	dynamic/proto-det          proto.MarshalOptions{Deterministic: true} on that twin
+//	dynamic/proto-partial      proto.MarshalOptions{AllowPartial: true} on that twin (no required-fields check)
 //	dynamic/encoder-reuse      one *encoder.Encoder on that twin, appending into one reused buffer
 //	dynamic/encoder-det        the same with Deterministic
 //	handwritten                otlp only: a hand-written protowire encoder
