@@ -90,8 +90,8 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 					break
 				}
 				t &= t - 1
-				if f := &fields[i]; m.has(f, i) {
-					set = append(set, dynhook.Field{Pos: int32(i), V: m.value(f)})
+				if v, ok := m.regular(&fields[i]); ok {
+					set = append(set, dynhook.Field{Pos: int32(i), V: v})
 				}
 			}
 		}
@@ -101,8 +101,8 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 			if touched[i>>6]&(1<<(i&63)) == 0 {
 				continue
 			}
-			if f := &fields[i]; m.has(f, i) {
-				set = append(set, dynhook.Field{Pos: int32(pos), V: m.value(f)})
+			if v, ok := m.regular(&fields[i]); ok {
+				set = append(set, dynhook.Field{Pos: int32(pos), V: v})
 			}
 		}
 	}
@@ -120,10 +120,48 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 			}
 		}
 	}
-	for _, x := range m.ext {
-		if extensionSet(x.fd, x.v) {
-			exts = append(exts, dynhook.Extension{FD: x.fd, V: x.v})
+	if len(m.ext) > 0 { // ranging over a nil map still starts an iteration
+		for _, x := range m.ext {
+			if extensionSet(x.fd, x.v) {
+				exts = append(exts, dynhook.Extension{FD: x.fd, V: x.v})
+			}
 		}
 	}
 	return set, exts, true
+}
+
+// regular returns the value of f, the record of a field outside real
+// oneofs, and whether it is set, as has and value tell, reading each
+// slot once.
+func (m *Message) regular(f *field) (protoreflect.Value, bool) {
+	present := f.bit < 0 || m.words[f.bit>>6]&(1<<(f.bit&63)) != 0
+	switch f.class {
+	case classScalar:
+		w := m.words[f.slot]
+		if f.bit < 0 {
+			present = w != 0
+		}
+		return fromWord(f.kind, w), present
+	case classString:
+		x := m.strs[f.slot]
+		if f.bit < 0 {
+			present = x != ""
+		}
+		return protoreflect.ValueOfString(x), present
+	case classBytes:
+		x := m.bytes[f.slot]
+		if f.bit < 0 {
+			present = len(x) > 0
+		}
+		return protoreflect.ValueOfBytes(x), present
+	case classMessage:
+		x := m.msgs[f.slot]
+		return protoreflect.ValueOfMessage(x), x != nil
+	case classList:
+		x := m.lists[f.slot]
+		return protoreflect.ValueOfList(x), x != nil && x.Len() > 0
+	default:
+		x := m.maps[f.slot]
+		return protoreflect.ValueOfMap(x), x != nil && x.Len() > 0
+	}
 }
