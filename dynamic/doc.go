@@ -57,6 +57,15 @@
 // such a message. encoder.Marshal walks a Message itself, whatever
 // MarshalOptions.Checked says, instead of calling these methods.
 //
+// The encoder reads a Message's storage directly, as it reads dynamicpb's:
+// once per message, the fields whose touched bit is set, by presence bit,
+// value or oneof case word, with no protoreflect call per declared field.
+// A reused encoder.Encoder appending into a buffer with room allocates
+// nothing per call. proto.Marshal costs more than the Encoder: it calls
+// Size, then Marshal, which sizes the message again (MarshalUseCachedSize
+// is ignored; sizes are not cached in the message), allocates its output,
+// and checks required fields through reflection.
+//
 // Unmarshal, CheckInitialized, Equal and Merge still work on a Message
 // through reflection, as they do on a dynamicpb message (proto.Marshal
 // checks required fields through CheckInitialized, and so through

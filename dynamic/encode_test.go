@@ -223,3 +223,28 @@ func TestMarshalLimits(t *testing.T) {
 		t.Fatalf("proto.Size of a cycle: %d, want 0", n)
 	}
 }
+
+// TestEncoderAllocs checks that a reused encoder.Encoder, appending into a
+// buffer with room, allocates nothing to encode a dynamic message, which
+// it reads from the storage: on messages of every test type filled at
+// random.
+func TestEncoderAllocs(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage counters allocate")
+	}
+	for _, tw := range protobuftest.Twins() {
+		_, dyn := filled(tw, 3, protobuftest.RandOptions{Unknown: true})
+		for _, det := range []bool{false, true} {
+			e := encoder.NewEncoder(encoder.MarshalOptions{Deterministic: det})
+			buf, err := e.MarshalAppend(nil, dyn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := testing.AllocsPerRun(20, func() {
+				buf, err = e.MarshalAppend(buf[:0], dyn)
+			}); n != 0 || err != nil {
+				t.Errorf("%v (Deterministic %v): %.1f allocations per call, %v", tw.Name, det, n, err)
+			}
+		}
+	}
+}

@@ -208,8 +208,9 @@ func putEncoder(e *Encoder) {
 // Encoder encodes messages with fixed options, reusing its scratch space
 // (traversal frames, recorded sizes) across calls. Appending into a buffer
 // with room, it allocates nothing per call in the steady state for
-// messages read without allocation (dynamicpb messages; generated messages
-// allocate inside their own reflection accessors for lists and maps),
+// messages read without allocation (dynamicpb messages and those of this
+// module's package dynamic; generated messages allocate inside their own
+// reflection accessors for lists and maps),
 // whatever their shape: flat, wide, deep (to the depth limit) or made of
 // many small messages, up to outputs of 16 MiB and beyond.
 //
