@@ -167,6 +167,13 @@ func TestMarshalErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// proto.Unmarshal, through reflection, checks required fields too.
+	if err := proto.Unmarshal(want, dynamic.NewMessage(rd)); err == nil || !errors.Is(err, proto.Error) {
+		t.Fatalf("proto.Unmarshal of a message missing a required field: %v", err)
+	}
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(want, dynamic.NewMessage(rd)); err != nil {
+		t.Fatalf("proto.Unmarshal with AllowPartial: %v", err)
+	}
 	if got, err := (encoder.MarshalOptions{AllowPartial: true, Deterministic: true}).Marshal(r); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("AllowPartial: %x, %v; want %x", got, err, want)
 	}
