@@ -41,6 +41,14 @@ func on(gen bool, build func(name string, msgs []proto.Message) benchreport.Cont
 	}
 }
 
+// onDynamic adapts a benchreport constructor over a slice of messages to
+// the workload's twin of package dynamic.
+func onDynamic(build func(name string, msgs []proto.Message) benchreport.Contestant) func(string, *workload) benchreport.Contestant {
+	return func(name string, w *workload) benchreport.Contestant {
+		return build(name, []proto.Message{w.dynmsg})
+	}
+}
+
 func protoMarshal(o proto.MarshalOptions) func(string, []proto.Message) benchreport.Contestant {
 	return func(name string, msgs []proto.Message) benchreport.Contestant {
 		return benchreport.ProtoMarshal(name, o, msgs)
@@ -60,9 +68,11 @@ func encoderReuse(o encoder.MarshalOptions) func(string, []proto.Message) benchr
 }
 
 // contestants is the marshal family, in report order: the harness's
-// generic contestants on the dynamic twin (benchreport.DynamicContestants,
+// generic contestants on the dynamicpb twin (benchreport.DynamicContestants,
 // in the same order), with proto.Marshal and encoder.Marshal of the
-// generated message and the hand-written encoder among them.
+// generated message among them, then the twin of package dynamic through
+// proto.Marshal (its ProtoMethods) and through a reused encoder.Encoder,
+// and the hand-written encoder.
 var contestants = []contestant{
 	{name: baseGenerated, prepare: on(true, protoMarshal(proto.MarshalOptions{}))},
 	{name: baseDynamic, prepare: on(false, protoMarshal(proto.MarshalOptions{}))},
@@ -73,6 +83,11 @@ var contestants = []contestant{
 	{name: benchreport.NameLayoutDynamic, prepare: on(false, benchreport.EncoderMarshal)},
 	{name: benchreport.NameLayoutReuse, prepare: on(false, encoderReuse(encoder.MarshalOptions{}))},
 	{name: benchreport.NameLayoutDet, prepare: on(false, encoderReuse(encoder.MarshalOptions{Deterministic: true}))},
+	{name: "dynamic/proto.Marshal", prepare: onDynamic(protoMarshal(proto.MarshalOptions{}))},
+	{name: "dynamic/proto-det", prepare: onDynamic(protoMarshal(proto.MarshalOptions{Deterministic: true}))},
+	{name: "dynamic/proto-partial", prepare: onDynamic(protoMarshal(proto.MarshalOptions{AllowPartial: true}))},
+	{name: "dynamic/encoder-reuse", prepare: onDynamic(encoderReuse(encoder.MarshalOptions{}))},
+	{name: "dynamic/encoder-det", prepare: onDynamic(encoderReuse(encoder.MarshalOptions{Deterministic: true}))},
 	{name: baseHandwritten, only: "otlp", prepare: handwrittenContestant},
 }
 

@@ -49,10 +49,11 @@
 //     generated Go structs, walked by plain Go code (no protoreflect), fed
 //     to encoders that take values rather than message objects.
 //
-// Each workload exists twice: as the generated Go message, and as a
-// dynamicpb message over descriptors loaded at run time from a serialized
-// FileDescriptorSet of the schema (protodesc.NewFiles), the way a proxy
-// that learns schemas on the wire holds them. The shapes' Go code is
+// Each marshal workload exists three times: as the generated Go message,
+// as a dynamicpb message over descriptors loaded at run time from a
+// serialized FileDescriptorSet of the schema (protodesc.NewFiles), the
+// way a proxy that learns schemas on the wire holds them, and as a
+// message of protolayout's package dynamic over the same descriptors. The shapes' Go code is
 // generated without protoc by the core module's internal/protogen
 // (go run ./internal/protogen/cmd from the repository root), whose test in
 // internal/shapespb fails when it is stale.
@@ -68,6 +69,11 @@
 //	protolayout/dynamic        encoder.Marshal of the dynamicpb message
 //	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
 //	protolayout/dynamic-det    the same with Deterministic (map entries sorted by key)
+//	dynamic/proto.Marshal      proto.Marshal of the twin of package dynamic (its ProtoMethods)
+//	dynamic/proto-det          proto.MarshalOptions{Deterministic: true} on that twin
+//	dynamic/proto-partial      proto.MarshalOptions{AllowPartial: true} on that twin (no required-fields check)
+//	dynamic/encoder-reuse      one *encoder.Encoder on that twin, appending into one reused buffer
+//	dynamic/encoder-det        the same with Deterministic
 //	handwritten                otlp only: a hand-written protowire encoder
 //
 // and on the writer workload, instead:

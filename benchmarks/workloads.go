@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
@@ -28,10 +29,11 @@ const (
 	seed2 = 0x6f75742062656e63 // "out benc"
 )
 
-// workload is one message to encode, in two twins with the same content: a
-// generated message, and a dynamicpb message over descriptors loaded at run
+// workload is one message to encode, in three twins with the same content:
+// a generated message, a dynamicpb message over descriptors loaded at run
 // time from a serialized FileDescriptorSet, as a proxy that learns its
-// schemas on the wire would hold them. The harness's workload holds the
+// schemas on the wire would hold them, and a message of protolayout's
+// package dynamic over the same descriptors. The harness's workload holds the
 // generated message as the reference: its Ref(0) is
 // proto.MarshalOptions{Deterministic: true}.Marshal(generated), the bytes
 // every encoder must reproduce, and its Digest(0) what a read of every
@@ -42,7 +44,8 @@ const (
 type workload struct {
 	*benchreport.Workload
 	generated proto.Message
-	dynamic   proto.Message
+	dynamic   proto.Message // a *dynamicpb.Message
+	dynmsg    proto.Message // a *dynamic.Message
 }
 
 // builders build the workloads, in report order.
@@ -71,22 +74,26 @@ func newWorkload(name, description string, m proto.Message) (*workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	desc, types, err := loadAtRunTime(m.ProtoReflect().Descriptor())
+	desc, files, err := loadAtRunTime(m.ProtoReflect().Descriptor())
 	if err != nil {
 		return nil, fmt.Errorf("workload %s: %w", name, err)
 	}
 	dyn := dynamicpb.NewMessage(desc)
-	if err := (proto.UnmarshalOptions{Resolver: types}).Unmarshal(w.Ref(0), dyn); err != nil {
+	if err := (proto.UnmarshalOptions{Resolver: dynamicpb.NewTypes(files)}).Unmarshal(w.Ref(0), dyn); err != nil {
+		return nil, fmt.Errorf("workload %s: dynamicpb twin: %w", name, err)
+	}
+	dm := dynamic.NewMessage(desc)
+	if err := (proto.UnmarshalOptions{Resolver: dynamic.NewTypes(files)}).Unmarshal(w.Ref(0), dm); err != nil {
 		return nil, fmt.Errorf("workload %s: dynamic twin: %w", name, err)
 	}
-	return &workload{Workload: w, generated: m, dynamic: dyn}, nil
+	return &workload{Workload: w, generated: m, dynamic: dyn, dynmsg: dm}, nil
 }
 
-// loadAtRunTime returns a fresh descriptor for md, and the dynamic types of
-// its schema, built from a serialized FileDescriptorSet of md's file and
+// loadAtRunTime returns a fresh descriptor for md, and the files of its
+// schema, built from a serialized FileDescriptorSet of md's file and
 // all the files it imports, transitively. Nothing in the result is shared
 // with the descriptors compiled into this program.
-func loadAtRunTime(md protoreflect.MessageDescriptor) (protoreflect.MessageDescriptor, *dynamicpb.Types, error) {
+func loadAtRunTime(md protoreflect.MessageDescriptor) (protoreflect.MessageDescriptor, *protoregistry.Files, error) {
 	set := new(descriptorpb.FileDescriptorSet)
 	seen := make(map[string]bool)
 	var add func(fd protoreflect.FileDescriptor)
@@ -128,7 +135,7 @@ func loadAtRunTime(md protoreflect.MessageDescriptor) (protoreflect.MessageDescr
 	if desc == md {
 		return nil, nil, fmt.Errorf("loading the schema of %s: got the compiled-in descriptor back", md.FullName())
 	}
-	return desc, dynamicpb.NewTypes(files), nil
+	return desc, files, nil
 }
 
 // descriptorsWorkload is a FileDescriptorSet of every file linked into

@@ -8,13 +8,13 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
 // The benchmarks compare dynamic with dynamicpb on a medium message:
 // twelve fields of protolayout.test3.TestAllTypes, implicit and explicit
-// scalars, strings, bytes, a nested message and a repeated field. They
-// are a baseline for later versions; neither has fast paths yet.
+// scalars, strings, bytes, a nested message and a repeated field.
 
 // benchFields are the fields the benchmarks set and get.
 var benchFields = []protoreflect.Name{
@@ -207,7 +207,8 @@ func BenchmarkNewAndFill(b *testing.B) {
 	}
 }
 
-// BenchmarkMarshal measures proto.Marshal, through reflection for both.
+// BenchmarkMarshal measures proto.Marshal: through reflection for
+// dynamicpb, through the encoder (ProtoMethods) for dynamic.
 func BenchmarkMarshal(b *testing.B) {
 	for _, impl := range implementations {
 		b.Run(impl.name, func(b *testing.B) {
@@ -217,6 +218,61 @@ func BenchmarkMarshal(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := proto.Marshal(m.Interface()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEncode measures encoding the medium message: a dynamic
+// message through a reused encoder.Encoder, through proto.Marshal (its
+// ProtoMethods; with AllowPartial, which skips proto's reflective
+// required-fields check) and proto.Size, beside a dynamicpb message
+// through the same Encoder and the generated twin through proto.Marshal.
+func BenchmarkEncode(b *testing.B) {
+	bc := newBenchCase(b, func(md protoreflect.MessageDescriptor) protoreflect.Message { return dynamic.NewMessage(md) })
+	dyn := dynamic.NewMessage(bc.md)
+	bc.fill(dyn)
+	want, err := proto.MarshalOptions{Deterministic: true}.Marshal(dyn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dpb := dynamicpb.NewMessage(bc.md)
+	gen := protobuftest.TwinByName(bc.md.FullName()).Gen.New().Interface()
+	for _, m := range []proto.Message{dpb, gen} {
+		if err := proto.Unmarshal(want, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reuse := func(m proto.Message) func() ([]byte, error) {
+		e := encoder.NewEncoder(encoder.MarshalOptions{})
+		var buf []byte
+		return func() ([]byte, error) {
+			out, err := e.MarshalAppend(buf[:0], m)
+			buf = out
+			return out, err
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		encode func() ([]byte, error)
+	}{
+		{"dynamic/encoder-reuse", reuse(dyn)},
+		{"dynamic/proto.Marshal", func() ([]byte, error) { return proto.Marshal(dyn) }},
+		{"dynamic/proto.Marshal-partial", func() ([]byte, error) { return proto.MarshalOptions{AllowPartial: true}.Marshal(dyn) }},
+		{"dynamic/proto.Size", func() ([]byte, error) { return want[:proto.Size(dyn)], nil }},
+		{"dynamicpb/encoder-reuse", reuse(dpb)},
+		{"generated/proto.Marshal", func() ([]byte, error) { return proto.Marshal(gen) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if got, err := c.encode(); err != nil || len(got) != len(want) {
+				b.Fatalf("%d bytes, %v; want %d", len(got), err, len(want))
+			}
+			b.SetBytes(int64(len(want)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.encode(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -43,7 +43,30 @@
 //     integer field) panics with protoreflect's message rather than one
 //     naming the field.
 //
-// # Speed
+// # Encoding
+//
+// ProtoMethods offers Size and Marshal, which encode with protolayout's
+// encoder (package encoder) over the message's layout: proto.Marshal,
+// proto.Size and proto.MarshalOptions use them, and
+// proto.MarshalOptions{Deterministic: true} gives the bytes it gives for
+// a dynamicpb message of the same content. They keep the encoder's
+// checked walk and its limits: a message that contains itself fails with
+// encoder.ErrCycle, one nested deeper than encoder.DefaultMaxDepth with
+// encoder.ErrDepthExceeded (where dynamicpb's reflection recurses without
+// a limit), and every error matches proto.Error. proto.Size counts 0 for
+// such a message. encoder.Marshal walks a Message itself, whatever
+// MarshalOptions.Checked says, instead of calling these methods.
+//
+// The encoder reads a Message's storage directly, as it reads dynamicpb's:
+// once per message, the fields whose touched bit is set, by presence bit,
+// value or oneof case word, with no protoreflect call per declared field.
+// A reused encoder.Encoder appending into a buffer with room allocates
+// nothing per call. proto.Marshal costs more than the Encoder: it calls
+// Size, then Marshal, which sizes the message again (MarshalUseCachedSize
+// is ignored; sizes are not cached in the message), and allocates its
+// output.
+//
+// # Decoding
 //
 // proto.Unmarshal (and UnmarshalOptions, with every option) decodes into
 // a Message straight from the wire format into its storage, through
@@ -61,8 +84,8 @@
 // keeps its chunk alive (a few KiB of other values at most, never the
 // input).
 //
-// proto.Marshal, Size, Equal and Merge still work on a Message through
-// reflection, as they do on a dynamicpb message.
+// Equal and Merge still work on a Message through reflection, as they do
+// on a dynamicpb message.
 //
 // # Concurrency
 //

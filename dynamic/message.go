@@ -138,15 +138,14 @@ func (m *Message) New() protoreflect.Message { return newMessage(m.desc, m.shape
 // Interface returns m.
 func (m *Message) Interface() protoreflect.ProtoMessage { return m }
 
-// ProtoMethods returns the fast paths of the proto package: Unmarshal
-// and CheckInitialized (decode.go); the others work through reflection.
-func (m *Message) ProtoMethods() *protoiface.Methods { return &methods }
-
-var methods = protoiface.Methods{
-	Flags:            protoiface.SupportUnmarshalDiscardUnknown,
-	Unmarshal:        unmarshal,
-	CheckInitialized: checkInitializedMethod,
-}
+// ProtoMethods returns the fast-path methods of the proto package: Size
+// and Marshal encode m with protolayout's encoder (the checked walk, with
+// its limits: see package encoder), and Unmarshal and CheckInitialized
+// decode into and check its storage directly, so that proto.Marshal,
+// proto.Size, proto.Unmarshal and proto.CheckInitialized do. Every
+// Message returns the same pointer. Equal and Merge work on a Message
+// through reflection.
+func (m *Message) ProtoMethods() *protoiface.Methods { return methods }
 
 // field returns the record of fd, a field of m's type, or nil if fd is
 // an extension of m's type. It panics if fd is neither, as

@@ -69,6 +69,11 @@ type shape struct {
 	oneofs []int32
 	// dec is the decoder's table, built on first use (decode.go).
 	dec atomic.Pointer[decodeTable]
+	// inOrder reports that the layout emits the fields outside real
+	// oneofs in index order (layout position p holds the field of index
+	// p for every p below the layout's Regular), so that the encoder's
+	// walker can visit only the touched ones, by their bits.
+	inOrder bool
 }
 
 // shapes caches the shape of each message descriptor, by identity.
@@ -97,7 +102,12 @@ func (f *field) childShape(fd protoreflect.FieldDescriptor) *shape {
 // buildShape compiles the storage of md from its layout.
 func buildShape(md protoreflect.MessageDescriptor) *shape {
 	l := layout.Of(md)
-	s := &shape{layout: l, fields: make([]field, len(l.Fields))}
+	s := &shape{layout: l, fields: make([]field, len(l.Fields)), inOrder: true}
+	for p := range l.Regular {
+		if l.Fields[p].Index != p {
+			s.inOrder = false
+		}
+	}
 
 	// Presence bits first, then one case word per real oneof.
 	var bits int32

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/cursor"
+	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/retain"
@@ -68,7 +69,8 @@ type MarshalOptions struct {
 	// only by its final size check), and its size error names no field.
 	// Set Checked when generated messages may come from untrusted
 	// construction (cycles, extreme depth, shared subtrees). dynamicpb
-	// messages always take the walk.
+	// messages and this module's dynamic messages (package dynamic, whose
+	// own methods are this walk) always take the walk.
 	Checked bool
 
 	// UseCachedSize is accepted for drop-in compatibility and ignored: the
@@ -206,8 +208,9 @@ func putEncoder(e *Encoder) {
 // Encoder encodes messages with fixed options, reusing its scratch space
 // (traversal frames, recorded sizes) across calls. Appending into a buffer
 // with room, it allocates nothing per call in the steady state for
-// messages read without allocation (dynamicpb messages; generated messages
-// allocate inside their own reflection accessors for lists and maps),
+// messages read without allocation (dynamicpb messages and those of this
+// module's package dynamic; generated messages allocate inside their own
+// reflection accessors for lists and maps),
 // whatever their shape: flat, wide, deep (to the depth limit) or made of
 // many small messages, up to outputs of 16 MiB and beyond.
 //
@@ -341,7 +344,9 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 // nil.
 func (o *MarshalOptions) fast(m protoreflect.Message) *protoiface.Methods {
 	pm := m.ProtoMethods()
-	if pm == nil || pm.Marshal == nil ||
+	// A *dynamic.Message's methods are this package's walk: walk it
+	// rather than call them, which would come back here.
+	if pm == nil || pm == dynhook.Methods || pm.Marshal == nil ||
 		o.Deterministic && pm.Flags&protoiface.SupportMarshalDeterministic == 0 {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/appendx"
+	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/layout"
 )
@@ -17,7 +18,7 @@ func (w *Walker) appendEntry(k protoreflect.MapKey, v protoreflect.Value) bool {
 
 func (w *Walker) appendExt(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 	if fd.IsExtension() {
-		w.exts = append(w.exts, extField{fd, v})
+		w.exts = append(w.exts, extField{FD: fd, V: v})
 	}
 	return true
 }
@@ -48,7 +49,7 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) (stored
 				found++
 				if fl.IsSet(v) {
 					sf := appendx.One(&w.set)
-					sf.pos, sf.v = int32(i), v
+					sf.Pos, sf.V = int32(i), v
 				}
 			}
 		}
@@ -62,7 +63,7 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) (stored
 		if hasExt {
 			if xd := ext[num]; xd != nil {
 				if layout.Extension(xd).IsSet(v) {
-					w.exts = append(w.exts, extField{xd, v})
+					w.exts = append(w.exts, extField{FD: xd, V: v})
 				}
 				continue
 			}
@@ -74,7 +75,7 @@ func (w *Walker) collectStored(m *dynamicpb.Message, lay *layout.Layout) (stored
 		}
 		if lay.Fields[p].IsSet(v) {
 			sf := appendx.One(&w.set)
-			sf.pos, sf.v = int32(p), v
+			sf.Pos, sf.V = int32(p), v
 		}
 	}
 	return true, false
@@ -94,7 +95,7 @@ const lookupSlack = 16
 // appendSet collects one set field of the message being ranged over.
 func (w *Walker) appendSet(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 	if fd.IsExtension() {
-		w.exts = append(w.exts, extField{fd, v})
+		w.exts = append(w.exts, extField{FD: fd, V: v})
 		return true
 	}
 	p := w.ranging.Position(fd)
@@ -103,6 +104,21 @@ func (w *Walker) appendSet(fd protoreflect.FieldDescriptor, v protoreflect.Value
 		return false
 	}
 	sf := appendx.One(&w.set)
-	sf.pos, sf.v = int32(p), v
+	sf.Pos, sf.V = int32(p), v
 	return true
+}
+
+// collectHooked collects the set fields and extensions of m straight from
+// its storage if m is a message of package dynamic (which registers
+// dynhook.Collect), in emission order, and reports whether it did.
+func (w *Walker) collectHooked(m protoreflect.Message, lay *layout.Layout) bool {
+	collect := dynhook.Collect
+	if collect == nil || m == nil {
+		return false
+	}
+	set, exts, ok := collect(m, lay, w.set, w.exts)
+	if ok {
+		w.set, w.exts = set, exts
+	}
+	return ok
 }

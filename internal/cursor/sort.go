@@ -14,18 +14,18 @@ func (w *Walker) sortExts(from, to int) {
 }
 
 func byNumber(a, b extField) int {
-	return cmp.Compare(a.fd.Number(), b.fd.Number())
+	return cmp.Compare(a.FD.Number(), b.FD.Number())
 }
 
 // sortSet orders set fields by position: an insertion sort, since most
 // messages have few set fields.
 func sortSet(s []setField) {
 	if len(s) > 24 {
-		slices.SortFunc(s, func(a, b setField) int { return cmp.Compare(a.pos, b.pos) })
+		slices.SortFunc(s, func(a, b setField) int { return cmp.Compare(a.Pos, b.Pos) })
 		return
 	}
 	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].pos < s[j-1].pos; j-- {
+		for j := i; j > 0 && s[j].Pos < s[j-1].Pos; j-- {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}

@@ -64,7 +64,8 @@ func (w *Walker) Next() *Item {
 // ranged: its set fields are read here, from dynamicpb's storage or with
 // one Range call, into Walker.set[f.setFrom:f.setTo] in emission order,
 // and its set extensions into Walker.exts; stateRanged then hands them
-// out. dynamicpb keeps set fields in a map: reading it once visits
+// out. So is a valid *dynamic.Message (of this module's package dynamic),
+// whose storage dynhook.Collect reads, in emission order. dynamicpb keeps set fields in a map: reading it once visits
 // exactly those, cheaper than Has and Get per declared field, and sorting
 // by position gives emission order, oneof members included. A message
 // holding a field its layout lacks fails. Any other frame goes to
@@ -72,21 +73,31 @@ func (w *Walker) Next() *Item {
 // once.
 func (w *Walker) start(f *frame) *Item {
 	lay := f.lay
-	dm, ok := f.msg.(*dynamicpb.Message)
-	if !ok || !dm.IsValid() || lay.MessageSet {
+	if lay.MessageSet {
 		return w.startFields(f)
+	}
+	f.extFrom = len(w.exts)
+	f.setFrom = len(w.set)
+	var sorted bool
+	if dm, ok := f.msg.(*dynamicpb.Message); ok {
+		if !dm.IsValid() {
+			return w.startFields(f)
+		}
+		var stored bool
+		stored, sorted = w.collectStored(dm, lay)
+		if !stored {
+			w.ranging = lay
+			dm.Range(w.collectSet)
+			w.ranging = nil
+		}
+	} else if !w.collectHooked(f.msg, lay) {
+		return w.startFields(f)
+	} else {
+		sorted = true
 	}
 	f.fields, f.req = stateRanged, 0
 	if !w.required {
 		f.req = len(lay.RequiredFields) // none to check
-	}
-	f.extFrom = len(w.exts)
-	f.setFrom = len(w.set)
-	stored, sorted := w.collectStored(dm, lay)
-	if !stored {
-		w.ranging = lay
-		dm.Range(w.collectSet)
-		w.ranging = nil
 	}
 	w.setUsed = max(w.setUsed, len(w.set))
 	if w.foreign {
@@ -164,7 +175,7 @@ func (w *Walker) nextExtension(f *frame) *Item {
 	if f.ext < f.extTo {
 		x := w.exts[f.ext]
 		f.ext++
-		return w.value(f, layout.Extension(x.fd), x.v)
+		return w.value(f, layout.Extension(x.FD), x.V)
 	}
 	clear(w.exts[f.extFrom:f.extTo])
 	w.exts = w.exts[:f.extFrom]
@@ -179,14 +190,14 @@ func (w *Walker) nextExtension(f *frame) *Item {
 func (w *Walker) rangedScalar(f *frame) *Item {
 	if f.i < f.setTo {
 		sf := &w.set[f.i]
-		fl := &f.lay.Fields[sf.pos]
+		fl := &f.lay.Fields[sf.Pos]
 		// Not IsMessage excludes maps too: a map field's kind is
 		// MessageKind.
 		if !fl.List && !fl.IsMessage() && f.req == len(f.lay.RequiredFields) {
 			f.i++
 			// put's assignments, written out: through put, the
 			// function would exceed the inlining budget.
-			w.item.Kind, w.item.Field, w.item.Value = Value, fl, sf.v
+			w.item.Kind, w.item.Field, w.item.Value = Value, fl, sf.V
 			return &w.item
 		}
 	}
@@ -205,13 +216,13 @@ func (w *Walker) rangedField(f *frame) *Item {
 		sf := &w.set[f.i]
 		f.i++
 		if f.req < len(lay.RequiredFields) {
-			if r := lay.RequiredFields[f.req]; r < sf.pos {
+			if r := lay.RequiredFields[f.req]; r < sf.Pos {
 				return w.fail(fault.RequiredNotSet, &lay.Fields[r])
-			} else if r == sf.pos {
+			} else if r == sf.Pos {
 				f.req++
 			}
 		}
-		return w.value(f, &lay.Fields[sf.pos], sf.v)
+		return w.value(f, &lay.Fields[sf.Pos], sf.V)
 	}
 	if f.req < len(lay.RequiredFields) {
 		return w.fail(fault.RequiredNotSet, &lay.Fields[lay.RequiredFields[f.req]])

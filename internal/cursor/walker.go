@@ -21,6 +21,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/retain"
@@ -215,16 +216,10 @@ type MapEntry struct {
 }
 
 // extField is a set extension and its value.
-type extField struct {
-	fd protoreflect.FieldDescriptor
-	v  protoreflect.Value
-}
+type extField = dynhook.Extension
 
 // setField is a set field, by position in its layout, and its value.
-type setField struct {
-	pos int32
-	v   protoreflect.Value
-}
+type setField = dynhook.Field
 
 // Walker walks one message at a time. The zero Walker is ready to use. A
 // Walker belongs to one goroutine at a time.

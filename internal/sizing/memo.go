@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/cursor"
+	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/wire"
@@ -48,13 +49,12 @@ type summary struct {
 
 // identityMemo holds the summaries remembered in one call.
 type identityMemo struct {
-	// The summaries by identity: dynamicpb messages by pointer (a
-	// one-word key, hashed far faster than an interface), the others by
-	// interface value.
+	// The summaries by identity: dynamicpb messages and those of package
+	// dynamic by address (a one-word key, hashed far faster than an
+	// interface), the others by interface value.
 	dyn   dynTable
 	other map[protoreflect.Message]summary
-	// seen has a bit set for the address of every dynamicpb message in
-	// dyn: a lookup whose bit is clear (most, when nothing is shared)
+	// seen has a bit set for the address of every message in dyn: a lookup whose bit is clear (most, when nothing is shared)
 	// skips the map.
 	seen    [seenWords]uint64
 	n       int              // entries in dyn and other
@@ -62,10 +62,23 @@ type identityMemo struct {
 	anyLay  bool             // too many layouts to track: look up everything
 }
 
-// seenBit returns the word and bit of dm's address in identityMemo.seen.
-func seenBit(dm *dynamicpb.Message) (int, uint64) {
-	h := uint64(dynstore.Addr(dm)) * 0x9e3779b97f4a7c15
+// seenBit returns the word and bit of address a in identityMemo.seen.
+func seenBit(a uintptr) (int, uint64) {
+	h := uint64(a) * 0x9e3779b97f4a7c15
 	return int(h >> 58), 1 << (h >> 52 & 63)
+}
+
+// addrOf returns the address of msg if it is a dynamicpb message or one
+// of package dynamic (which registers dynhook.Addr), whose summaries the
+// memo keys by address, else 0.
+func addrOf(msg protoreflect.Message) uintptr {
+	if dm, ok := msg.(*dynamicpb.Message); ok {
+		return dynstore.Addr(dm)
+	}
+	if addr := dynhook.Addr; addr != nil {
+		return addr(msg)
+	}
+	return 0
 }
 
 // mayHave reports whether a message of layout lay could have been
@@ -92,12 +105,12 @@ func (t *identityMemo) mayHave(lay *layout.Layout) bool {
 // recall returns the summary remembered for msg, if msg can key a map
 // (dynamicpb messages can, without asking reflect) and was remembered.
 func (t *identityMemo) recall(msg protoreflect.Message, st *Stats) (summary, bool) {
-	if dm, ok := msg.(*dynamicpb.Message); ok {
+	if a := addrOf(msg); a != 0 {
 		st.Lookups++
-		if i, b := seenBit(dm); t.seen[i]&b == 0 {
+		if i, b := seenBit(a); t.seen[i]&b == 0 {
 			return summary{}, false
 		}
-		return t.dyn.get(dm)
+		return t.dyn.get(a)
 	}
 	if !reflect.TypeOf(msg).Comparable() {
 		return summary{}, false
@@ -137,11 +150,11 @@ func (t *identityMemo) offer(lv *level, st *Stats) {
 // if its message can key a map and is not stored already.
 func (t *identityMemo) remember(lv *level, st *Stats) {
 	e := summary{op: lv.op, size: lv.size, units: lv.units, height: lv.height}
-	if dm, ok := lv.msg.(*dynamicpb.Message); ok {
-		if !t.dyn.add(dm, e) {
+	if a := addrOf(lv.msg); a != 0 {
+		if !t.dyn.add(a, lv.msg, e) {
 			return // already there
 		}
-		i, b := seenBit(dm)
+		i, b := seenBit(a)
 		t.seen[i] |= b
 	} else {
 		if !reflect.TypeOf(lv.msg).Comparable() {
@@ -196,58 +209,63 @@ func (t *identityMemo) trim() {
 	}
 }
 
-// dynTable is the memo's table of dynamicpb messages: open addressing
-// with linear probing over a power-of-two array, emptied by clearing it.
-// Unlike a Go map, which draws a new hash seed when cleared and may then
-// allocate as it fills again, a reused table allocates only to grow past
-// its largest size, so that a reused Encoder allocates nothing per call.
+// dynTable is the memo's table of dynamicpb messages and messages of
+// package dynamic, by address: open addressing with linear probing over a
+// power-of-two array, emptied by clearing it. Unlike a Go map, which
+// draws a new hash seed when cleared and may then allocate as it fills
+// again, a reused table allocates only to grow past its largest size, so
+// that a reused Encoder allocates nothing per call. Each slot holds its
+// message too, which keeps the address from being reused by another
+// object while the call lasts.
 type dynTable struct {
 	slots []dynSlot
 	n     int
 }
 
 type dynSlot struct {
-	m *dynamicpb.Message // nil: empty
+	a uintptr // 0: empty
+	m protoreflect.Message
 	e summary
 }
 
-// slot returns the index of dm's slot, or of the empty slot where it
-// would go. len(t.slots) is a power of two and never full.
-func (t *dynTable) slot(dm *dynamicpb.Message) int {
+// slot returns the index of the slot of address a, or of the empty slot
+// where it would go. len(t.slots) is a power of two and never full.
+func (t *dynTable) slot(a uintptr) int {
 	mask := len(t.slots) - 1
-	i := int(uint64(dynstore.Addr(dm))*0x9e3779b97f4a7c15>>32) & mask
-	for t.slots[i].m != nil && t.slots[i].m != dm {
+	i := int(uint64(a)*0x9e3779b97f4a7c15>>32) & mask
+	for t.slots[i].a != 0 && t.slots[i].a != a {
 		i = (i + 1) & mask
 	}
 	return i
 }
 
-func (t *dynTable) get(dm *dynamicpb.Message) (summary, bool) {
+func (t *dynTable) get(a uintptr) (summary, bool) {
 	if t.n == 0 {
 		return summary{}, false
 	}
-	s := &t.slots[t.slot(dm)]
-	return s.e, s.m != nil
+	s := &t.slots[t.slot(a)]
+	return s.e, s.a != 0
 }
 
-// add stores e for dm and reports true, or reports false if dm is there.
-func (t *dynTable) add(dm *dynamicpb.Message, e summary) bool {
+// add stores e for m, at address a, and reports true, or reports false if
+// a is there.
+func (t *dynTable) add(a uintptr, m protoreflect.Message, e summary) bool {
 	if 2*(t.n+1) > len(t.slots) { // keep it at most half full
 		old := t.slots
 		t.slots = make([]dynSlot, max(64, 2*len(old)))
 		t.n = 0
 		for _, s := range old {
-			if s.m != nil {
-				t.slots[t.slot(s.m)] = s
+			if s.a != 0 {
+				t.slots[t.slot(s.a)] = s
 				t.n++
 			}
 		}
 	}
-	s := &t.slots[t.slot(dm)]
-	if s.m != nil {
+	s := &t.slots[t.slot(a)]
+	if s.a != 0 {
 		return false
 	}
-	s.m, s.e = dm, e
+	s.a, s.m, s.e = a, m, e
 	t.n++
 	return true
 }

@@ -5,6 +5,8 @@ import (
 
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/internal/dynstore"
 )
 
 // TestDynTable checks the memo's table against a Go map through growth,
@@ -20,17 +22,17 @@ func TestDynTable(t *testing.T) {
 		want := map[*dynamicpb.Message]summary{}
 		for i, m := range msgs[:1000*(round+1)] {
 			e := summary{op: i, size: round}
-			added := tab.add(m, e)
+			added := tab.add(dynstore.Addr(m), m, e)
 			if _, dup := want[m]; added == dup {
 				t.Fatalf("round %d: add %d reported %v", round, i, added)
 			}
 			want[m] = e
-			if tab.add(m, summary{op: -5}) {
+			if tab.add(dynstore.Addr(m), m, summary{op: -5}) {
 				t.Fatalf("round %d: a second add of %d succeeded", round, i)
 			}
 		}
 		for _, m := range msgs {
-			got, ok := tab.get(m)
+			got, ok := tab.get(dynstore.Addr(m))
 			w, wok := want[m]
 			if ok != wok || got != w {
 				t.Fatalf("round %d: get = %v, %v; want %v, %v", round, got, ok, w, wok)
@@ -38,7 +40,7 @@ func TestDynTable(t *testing.T) {
 		}
 		tab.reset()
 		for _, s := range tab.slots {
-			if s.m != nil {
+			if s.m != nil || s.a != 0 {
 				t.Fatal("reset kept a message reference")
 			}
 		}
@@ -46,7 +48,7 @@ func TestDynTable(t *testing.T) {
 	// Refilled to its largest size, the table does not allocate.
 	if n := testing.AllocsPerRun(10, func() {
 		for i, m := range msgs[:3000] {
-			tab.add(m, summary{op: i})
+			tab.add(dynstore.Addr(m), m, summary{op: i})
 		}
 		tab.reset()
 	}); n != 0 {
