@@ -158,8 +158,7 @@ func TestMarshalErrors(t *testing.T) {
 		_, err := mr.marshal(r)
 		isProtoError(t, mr.name+" of a missing required field", err, encoder.ErrRequiredNotSet)
 	}
-	// CheckInitialized is not among the methods: the proto package checks
-	// through reflection.
+	// proto.CheckInitialized reads the storage (the decoder's method).
 	if err := proto.CheckInitialized(r); err == nil || !errors.Is(err, proto.Error) {
 		t.Fatalf("proto.CheckInitialized of a missing required field: %v", err)
 	}
@@ -167,7 +166,7 @@ func TestMarshalErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// proto.Unmarshal, through reflection, checks required fields too.
+	// proto.Unmarshal checks required fields too.
 	if err := proto.Unmarshal(want, dynamic.NewMessage(rd)); err == nil || !errors.Is(err, proto.Error) {
 		t.Fatalf("proto.Unmarshal of a message missing a required field: %v", err)
 	}
