@@ -13,10 +13,20 @@
 // own pool, and MarshalStable, which encodes with Deterministic (map
 // entries sorted by key) whatever Options.Marshal says.
 //
+// # Dynamic messages
+//
+// The codec decodes into whatever message Connect makes for the handler or
+// client. A *dynamic.Message (package
+// github.com/protolayout/protolayout/dynamic; set its type with
+// connect.WithRequestInitializer or connect.WithResponseInitializer, as for
+// dynamicpb) is decoded by proto.Unmarshal through its own fast Unmarshal
+// method, straight from the wire format into its storage, and encoded by
+// protolayout reading that storage directly.
+//
 // # Safety
 //
-// dynamicpb messages always take protolayout's checked walk: a message
-// that contains itself fails the call (connect.CodeInternal) instead of
+// dynamicpb and dynamic messages always take protolayout's checked walk:
+// a message that contains itself fails the call (connect.CodeInternal) instead of
 // overflowing the goroutine stack. Generated messages take their own fast
 // path by default, as proto.Marshal does, which has no depth limit; set
 // Options.Marshal.Checked to give them the same guarantee.

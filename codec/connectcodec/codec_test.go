@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/codec/internal/codectest"
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
 )
 
@@ -62,6 +63,41 @@ func (s dynamicSpec) init(_ connect.Spec, msg any) error {
 	return nil
 }
 
+// fastSpec is dynamicSpec for dynamic.Message (decoded by proto.Unmarshal
+// through the message's own Unmarshal method).
+type fastSpec struct {
+	md protoreflect.MessageDescriptor
+}
+
+func (s fastSpec) init(_ connect.Spec, msg any) error {
+	d, ok := msg.(*dynamic.Message)
+	if !ok {
+		return errors.New("not a dynamic.Message")
+	}
+	*d = *dynamic.NewMessageType(s.md).New().Interface().(*dynamic.Message)
+	return nil
+}
+
+// echoHandler returns the request, and chatHandler each message it
+// receives.
+func echoHandler[T any](_ context.Context, r *connect.Request[T]) (*connect.Response[T], error) {
+	return connect.NewResponse(r.Msg), nil
+}
+
+func chatHandler[T any](_ context.Context, s *connect.BidiStream[T, T]) error {
+	for {
+		m, err := s.Receive()
+		if errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := s.Send(m); err != nil {
+			return err
+		}
+	}
+}
+
 // server serves the test procedures for both message kinds, with the
 // codec, over HTTP/2 with TLS on 127.0.0.1 (so the gRPC protocol and
 // bidirectional streams work too).
@@ -92,6 +128,13 @@ func server(t testing.TB, c *Codec, sc schema) *httptest.Server {
 	mux.Handle(codectest.Echo+"/dynamic", connect.NewUnaryHandler(codectest.Echo+"/dynamic", echoDyn, opts...))
 	mux.Handle(codectest.Cycle, connect.NewUnaryHandler(codectest.Cycle, cycle, opts...))
 	mux.Handle(codectest.Chat+"/dynamic", connect.NewBidiStreamHandler(codectest.Chat+"/dynamic", chatDyn, opts...))
+	fast := []connect.HandlerOption{connect.WithCodec(c), connect.WithRequestInitializer(fastSpec{md: sc.req}.init)}
+	mux.Handle(codectest.Echo+"/fast", connect.NewUnaryHandler(codectest.Echo+"/fast", echoHandler[dynamic.Message], fast...))
+	mux.Handle(codectest.Chat+"/fast", connect.NewBidiStreamHandler(codectest.Chat+"/fast", chatHandler[dynamic.Message], fast...))
+	cycleFast := func(_ context.Context, _ *connect.Request[dynamic.Message]) (*connect.Response[dynamic.Message], error) {
+		return connect.NewResponse(codectest.CyclicDynamicMessage(sc.any)), nil
+	}
+	mux.Handle(codectest.Cycle+"/fast", connect.NewUnaryHandler(codectest.Cycle+"/fast", cycleFast, fast...))
 	type req = coltracepb.ExportTraceServiceRequest
 	echoGen := func(_ context.Context, r *connect.Request[req]) (*connect.Response[req], error) {
 		return connect.NewResponse(r.Msg), nil
@@ -144,8 +187,79 @@ func clientOpts(c *Codec, extra ...connect.ClientOption) []connect.ClientOption 
 	return opts
 }
 
-// TestUnary calls Echo over the three protocols with generated and
-// dynamicpb messages, small and large.
+// dynamicKinds are the two dynamic message types a side of a call may
+// hold, with the path suffix of the server's procedures for it.
+var dynamicKinds = []struct{ name, path string }{
+	{"dynamicpb", "/dynamic"},
+	{"dynamic", "/fast"},
+}
+
+// dynamicCall returns a unary call of path whose client holds messages of
+// kind (one of dynamicKinds) of type md.
+func dynamicCall(t *testing.T, c *Codec, srv *httptest.Server, opt connect.ClientOption, kind, path string, md protoreflect.MessageDescriptor) func(proto.Message) (proto.Message, error) {
+	t.Helper()
+	switch kind {
+	case "dynamicpb":
+		client := connect.NewClient[dynamicpb.Message, dynamicpb.Message](srv.Client(), srv.URL+path,
+			clientOpts(c, opt, connect.WithResponseInitializer(dynamicSpec{md: md}.init))...)
+		return func(m proto.Message) (proto.Message, error) {
+			resp, err := client.CallUnary(ctx(t), connect.NewRequest(m.(*dynamicpb.Message)))
+			if err != nil {
+				return nil, err
+			}
+			return resp.Msg, nil
+		}
+	case "dynamic":
+		client := connect.NewClient[dynamic.Message, dynamic.Message](srv.Client(), srv.URL+path,
+			clientOpts(c, opt, connect.WithResponseInitializer(fastSpec{md: md}.init))...)
+		return func(m proto.Message) (proto.Message, error) {
+			resp, err := client.CallUnary(ctx(t), connect.NewRequest(m.(*dynamic.Message)))
+			if err != nil {
+				return nil, err
+			}
+			return resp.Msg, nil
+		}
+	}
+	t.Fatalf("no kind %q", kind)
+	return nil
+}
+
+// dynamicTrace returns the trace of the given spans as a message of kind.
+func dynamicTrace(t *testing.T, kind string, md protoreflect.MessageDescriptor, spans int, seed uint64) proto.Message {
+	t.Helper()
+	var m proto.Message
+	var err error
+	if kind == "dynamic" {
+		m, err = codectest.DynamicMessage(md, codectest.Trace(spans, seed))
+	} else {
+		m, err = codectest.Dynamic(md, codectest.Trace(spans, seed))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// sameContent fails t unless a and b encode to the same bytes
+// deterministically.
+func sameContent(t testing.TB, a, b proto.Message) {
+	t.Helper()
+	ab, err := proto.MarshalOptions{Deterministic: true}.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, err := proto.MarshalOptions{Deterministic: true}.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ab) != string(bb) {
+		t.Fatalf("response differs from request: %d vs %d bytes", len(ab), len(bb))
+	}
+}
+
+// TestUnary calls Echo over the three protocols with generated messages,
+// and with every pairing of dynamicpb and dynamic messages on the two
+// sides, small and large.
 func TestUnary(t *testing.T) {
 	c := New(Options{})
 	sc := load(t)
@@ -165,28 +279,26 @@ func TestUnary(t *testing.T) {
 				}
 			}
 		})
-		t.Run(p.name+"/dynamic", func(t *testing.T) {
-			client := connect.NewClient[dynamicpb.Message, dynamicpb.Message](srv.Client(), srv.URL+codectest.Echo+"/dynamic",
-				clientOpts(c, p.opt, connect.WithResponseInitializer(dynamicSpec{md: sc.req}.init))...)
-			for _, spans := range []int{0, 1, 100, 400} {
-				m, err := codectest.Dynamic(sc.req, codectest.Trace(spans, 7))
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp, err := client.CallUnary(ctx(t), connect.NewRequest(m))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !proto.Equal(resp.Msg, m) {
-					t.Fatalf("%d spans: response differs", spans)
-				}
+		for _, client := range dynamicKinds {
+			for _, server := range dynamicKinds {
+				t.Run(p.name+"/"+client.name+"-to-"+server.name, func(t *testing.T) {
+					call := dynamicCall(t, c, srv, p.opt, client.name, codectest.Echo+server.path, sc.req)
+					for _, spans := range []int{0, 1, 100, 400} {
+						m := dynamicTrace(t, client.name, sc.req, spans, 7)
+						resp, err := call(m)
+						if err != nil {
+							t.Fatalf("%d spans: %v", spans, err)
+						}
+						sameContent(t, m, resp)
+					}
+				})
 			}
-		})
+		}
 	}
 }
 
 // TestStream runs the bidirectional Chat stream (Connect and gRPC
-// protocols over HTTP/2) with both message kinds.
+// protocols over HTTP/2) with generated, dynamicpb and dynamic messages.
 func TestStream(t *testing.T) {
 	c := New(Options{})
 	sc := load(t)
@@ -197,11 +309,22 @@ func TestStream(t *testing.T) {
 			client := connect.NewClient[req, req](srv.Client(), srv.URL+codectest.Chat+"/generated", clientOpts(c, p.opt)...)
 			chat(t, client, func(spans int) *req { return codectest.Trace(spans, 9) })
 		})
-		t.Run(p.name+"/dynamic", func(t *testing.T) {
+		t.Run(p.name+"/dynamicpb", func(t *testing.T) {
 			client := connect.NewClient[dynamicpb.Message, dynamicpb.Message](srv.Client(), srv.URL+codectest.Chat+"/dynamic",
 				clientOpts(c, p.opt, connect.WithResponseInitializer(dynamicSpec{md: sc.req}.init))...)
 			chat(t, client, func(spans int) *dynamicpb.Message {
 				m, err := codectest.Dynamic(sc.req, codectest.Trace(spans, 9))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			})
+		})
+		t.Run(p.name+"/dynamic", func(t *testing.T) {
+			client := connect.NewClient[dynamic.Message, dynamic.Message](srv.Client(), srv.URL+codectest.Chat+"/fast",
+				clientOpts(c, p.opt, connect.WithResponseInitializer(fastSpec{md: sc.req}.init))...)
+			chat(t, client, func(spans int) *dynamic.Message {
+				m, err := codectest.DynamicMessage(sc.req, codectest.Trace(spans, 9))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -241,48 +364,46 @@ func chat[T any, PT interface {
 	}
 }
 
-// TestCycle: a dynamicpb message that contains itself fails the call with
-// CodeInternal, sent by the client or answered by the server, over every
-// protocol, and the server goes on serving.
+// TestCycle: a dynamicpb or dynamic message that contains itself fails
+// the call with CodeInternal, sent by the client or answered by the
+// server, over every protocol, and the server goes on serving.
 func TestCycle(t *testing.T) {
 	c := New(Options{})
 	sc := load(t)
 	srv := server(t, c, sc)
+	cycles := map[string]struct {
+		cycle string
+		make  func() proto.Message
+	}{
+		"dynamicpb": {codectest.Cycle, func() proto.Message { return codectest.CyclicDynamic(sc.any) }},
+		"dynamic":   {codectest.Cycle + "/fast", func() proto.Message { return codectest.CyclicDynamicMessage(sc.any) }},
+	}
 	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			opts := clientOpts(c, p.opt, connect.WithResponseInitializer(dynamicSpec{md: sc.req}.init))
-			echo := connect.NewClient[dynamicpb.Message, dynamicpb.Message](srv.Client(), srv.URL+codectest.Echo+"/dynamic", opts...)
-			anyEcho := connect.NewClient[dynamicpb.Message, dynamicpb.Message](srv.Client(), srv.URL+codectest.Echo+"/dynamic",
-				clientOpts(c, p.opt, connect.WithResponseInitializer(dynamicSpec{md: sc.any}.init))...)
-			cycle := connect.NewClient[dynamicpb.Message, dynamicpb.Message](srv.Client(), srv.URL+codectest.Cycle,
-				clientOpts(c, p.opt, connect.WithResponseInitializer(dynamicSpec{md: sc.any}.init))...)
-			want := func(err error) {
-				t.Helper()
-				if connect.CodeOf(err) != connect.CodeInternal || !strings.Contains(err.Error(), encoder.ErrCycle.Error()) {
-					t.Fatalf("got %v, want CodeInternal saying the message contains itself", err)
+		for _, k := range dynamicKinds {
+			t.Run(p.name+"/"+k.name, func(t *testing.T) {
+				echo := dynamicCall(t, c, srv, p.opt, k.name, codectest.Echo+k.path, sc.req)
+				anyEcho := dynamicCall(t, c, srv, p.opt, k.name, codectest.Echo+k.path, sc.any)
+				cycle := dynamicCall(t, c, srv, p.opt, k.name, cycles[k.name].cycle, sc.any)
+				want := func(err error) {
+					t.Helper()
+					if connect.CodeOf(err) != connect.CodeInternal || !strings.Contains(err.Error(), encoder.ErrCycle.Error()) {
+						t.Fatalf("got %v, want CodeInternal saying the message contains itself", err)
+					}
 				}
-			}
-			alive := func() {
-				t.Helper()
-				m, err := codectest.Dynamic(sc.req, codectest.Trace(3, 1))
-				if err != nil {
-					t.Fatal(err)
+				alive := func() {
+					t.Helper()
+					if _, err := echo(dynamicTrace(t, k.name, sc.req, 3, 1)); err != nil {
+						t.Fatalf("server not serving after the cycle: %v", err)
+					}
 				}
-				if _, err := echo.CallUnary(ctx(t), connect.NewRequest(m)); err != nil {
-					t.Fatalf("server not serving after the cycle: %v", err)
-				}
-			}
-			_, err := anyEcho.CallUnary(ctx(t), connect.NewRequest(codectest.CyclicDynamic(sc.any)))
-			want(err)
-			alive()
-			m, err := codectest.Dynamic(sc.req, codectest.Trace(1, 1))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = cycle.CallUnary(ctx(t), connect.NewRequest(m))
-			want(err)
-			alive()
-		})
+				_, err := anyEcho(cycles[k.name].make())
+				want(err)
+				alive()
+				_, err = cycle(dynamicTrace(t, k.name, sc.req, 1, 1))
+				want(err)
+				alive()
+			})
+		}
 	}
 }
 
@@ -296,11 +417,15 @@ func TestCodec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		fast, err := codectest.DynamicMessage(sc.req, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want, err := proto.MarshalOptions{Deterministic: true}.Marshal(gen)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range []proto.Message{gen, dyn} {
+		for _, m := range []proto.Message{gen, dyn, fast} {
 			for name, marshal := range map[string]func(any) ([]byte, error){
 				"Marshal": c.Marshal, "MarshalStable": c.MarshalStable,
 				"MarshalAppend": func(v any) ([]byte, error) {

@@ -1,7 +1,8 @@
 // Package grpccodec is a gRPC codec (encoding.CodecV2) that encodes
 // messages with protolayout and decodes them with proto.Unmarshal.
 //
-// It encodes any proto.Message, generated or dynamicpb, into buffers from
+// It encodes any proto.Message, generated, dynamicpb or dynamic.Message
+// (package github.com/protolayout/protolayout/dynamic), into buffers from
 // a gRPC buffer pool, and can replace gRPC's "proto" codec per call or
 // process-wide:
 //
@@ -13,11 +14,20 @@
 //
 //	encoding.RegisterCodecV2(grpccodec.New(grpccodec.Options{}))
 //
+// # Dynamic messages
+//
+// The codec decodes into whatever message the caller passes. A
+// *dynamic.Message is decoded by proto.Unmarshal through its own fast
+// Unmarshal method, straight from the wire format into its storage, and
+// encoded by protolayout reading that storage directly. Types from
+// dynamic.NewMessageType or dynamic.NewTypes over the descriptors a
+// proxy loads give such messages in place of dynamicpb's.
+//
 // # Safety
 //
-// dynamicpb messages always take protolayout's checked walk: a message
-// that contains itself, or nests deeper than Options.Marshal.MaxDepth,
-// fails the call with an error status (codes.Internal on the sending side)
+// dynamicpb and dynamic messages always take protolayout's checked walk:
+// a message that contains itself, or nests deeper than
+// Options.Marshal.MaxDepth, fails the call with an error status (codes.Internal on the sending side)
 // instead of overflowing the goroutine stack. Generated messages take
 // their own fast path by default, as proto.Marshal does, which has no depth
 // limit; set Options.Marshal.Checked to give them the same guarantee (at a
@@ -36,6 +46,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
 )
 
@@ -105,7 +116,7 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 	if m == nil {
 		return nil, fmt.Errorf("grpccodec: cannot marshal %T: not a proto.Message", v)
 	}
-	if dm, ok := m.(*dynamicpb.Message); ok && dm == nil {
+	if absent(m) {
 		// No descriptor to key the size hint by: an absent message,
 		// which encodes as nothing.
 		return nil, nil
@@ -154,6 +165,18 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	buf := data.MaterializeToBuffer(c.bufferPool())
 	defer buf.Free()
 	return c.unmarshal.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+// absent reports whether m is a nil *dynamicpb.Message or a nil
+// *dynamic.Message, which carry no descriptor.
+func absent(m proto.Message) bool {
+	switch m := m.(type) {
+	case *dynamicpb.Message:
+		return m == nil
+	case *dynamic.Message:
+		return m == nil
+	}
+	return false
 }
 
 func messageOf(v any) proto.Message {

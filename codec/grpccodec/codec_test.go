@@ -23,12 +23,13 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/codec/internal/codectest"
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
 )
 
 // echoService is the test service, registered by hand from a
 // grpc.ServiceDesc: the handlers decode into whatever newMsg makes, so one
-// server serves generated or dynamicpb messages.
+// server serves generated, dynamicpb or dynamic messages.
 type echoService struct {
 	newMsg func() proto.Message
 	cyclic func() proto.Message
@@ -99,7 +100,7 @@ var kinds = []kind{
 		cyclic: func(testing.TB) proto.Message { return codectest.CyclicGenerated() },
 	},
 	{
-		name: "dynamic",
+		name: "dynamicpb",
 		newMsg: func(t testing.TB) func() proto.Message {
 			md := loaded(t, new(coltracepb.ExportTraceServiceRequest))
 			return func() proto.Message { return dynamicpb.NewMessage(md) }
@@ -112,6 +113,25 @@ var kinds = []kind{
 			return d
 		},
 		cyclic: func(t testing.TB) proto.Message { return codectest.CyclicDynamic(loaded(t, new(commonpb.AnyValue))) },
+	},
+	{
+		// dynamic.Message, which proto.Unmarshal decodes through the
+		// message's own Unmarshal method.
+		name: "dynamic",
+		newMsg: func(t testing.TB) func() proto.Message {
+			mt := dynamic.NewMessageType(loaded(t, new(coltracepb.ExportTraceServiceRequest)))
+			return func() proto.Message { return mt.New().Interface() }
+		},
+		trace: func(t testing.TB, spans int) proto.Message {
+			d, err := codectest.DynamicMessage(loaded(t, new(coltracepb.ExportTraceServiceRequest)), codectest.Trace(spans, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		},
+		cyclic: func(t testing.TB) proto.Message {
+			return codectest.CyclicDynamicMessage(loaded(t, new(commonpb.AnyValue)))
+		},
 	},
 }
 
@@ -148,8 +168,8 @@ func ctx(t testing.TB) context.Context {
 	return c
 }
 
-// TestUnary calls Echo with every pairing of generated and dynamicpb
-// messages on the two sides, small and large (pooled) payloads, the
+// TestUnary calls Echo with every pairing of generated, dynamicpb and
+// dynamic messages on the two sides, small and large (pooled) payloads, the
 // protolayout codec forced on both sides.
 func TestUnary(t *testing.T) {
 	for _, client := range kinds {
@@ -174,9 +194,14 @@ func TestUnary(t *testing.T) {
 }
 
 // TestInterop: the protolayout codec on one side, gRPC's own codec on the
-// other, both ways.
+// other, both ways, with dynamicpb and dynamic messages.
 func TestInterop(t *testing.T) {
-	dyn := kinds[1]
+	for _, dyn := range kinds[1:] {
+		t.Run(dyn.name, func(t *testing.T) { interop(t, dyn) })
+	}
+}
+
+func interop(t *testing.T, dyn kind) {
 	c := New(Options{})
 	t.Run("client", func(t *testing.T) {
 		conn := serve(t, &echoService{newMsg: dyn.newMsg(t)}, nil, grpc.WithDefaultCallOptions(grpc.ForceCodecV2(c)))
@@ -241,7 +266,8 @@ func TestCycle(t *testing.T) {
 		kind kind
 		opts encoder.MarshalOptions
 	}{
-		{"dynamic", kinds[1], encoder.MarshalOptions{}},
+		{"dynamicpb", kinds[1], encoder.MarshalOptions{}},
+		{"dynamic", kinds[2], encoder.MarshalOptions{}},
 		{"generated-checked", kinds[0], encoder.MarshalOptions{Checked: true}},
 	}
 	for _, tc := range cases {
@@ -329,13 +355,19 @@ func TestErrors(t *testing.T) {
 	if bs, err := c.Marshal((*dynamicpb.Message)(nil)); err != nil || bs.Len() != 0 {
 		t.Fatalf("Marshal of a nil dynamicpb message: %d bytes, %v", bs.Len(), err)
 	}
+	// Nor has a nil *dynamic.Message.
+	if bs, err := c.Marshal((*dynamic.Message)(nil)); err != nil || bs.Len() != 0 {
+		t.Fatalf("Marshal of a nil dynamic message: %d bytes, %v", bs.Len(), err)
+	}
 	if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer{0x0a, 0x00}}, 42); err == nil {
 		t.Fatal("Unmarshal into an int succeeded")
 	}
-	for range 3 {
-		_, err := c.Marshal(kinds[1].trace(t, 50))
-		if !errors.Is(err, encoder.ErrSizeExceeded) {
-			t.Fatalf("got %v, want ErrSizeExceeded", err)
+	for _, k := range kinds[1:] {
+		for range 3 {
+			_, err := c.Marshal(k.trace(t, 50))
+			if !errors.Is(err, encoder.ErrSizeExceeded) {
+				t.Fatalf("%s: got %v, want ErrSizeExceeded", k.name, err)
+			}
 		}
 	}
 	if pool.gets.Load() != pool.puts.Load() {
@@ -348,7 +380,8 @@ func TestErrors(t *testing.T) {
 }
 
 // TestUnmarshalPieces: a message that arrives in several buffers decodes
-// like one that arrives whole.
+// like one that arrives whole, into a generated message and into a
+// dynamic one.
 func TestUnmarshalPieces(t *testing.T) {
 	want := codectest.Trace(20, 3)
 	b, err := proto.Marshal(want)
@@ -366,6 +399,11 @@ func TestUnmarshalPieces(t *testing.T) {
 	if !proto.Equal(got, want) {
 		t.Fatal("decoded message differs")
 	}
+	dyn := dynamic.NewMessage(loaded(t, want))
+	if err := New(Options{}).Unmarshal(data, dyn); err != nil {
+		t.Fatal(err)
+	}
+	sameContent(t, dyn, want)
 }
 
 // TestRegistered: registered under "proto", the codec serves calls that

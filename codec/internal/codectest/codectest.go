@@ -1,7 +1,7 @@
 // Package codectest holds the payloads of the codec tests and benchmarks:
-// an OTLP trace export as a generated message and as a dynamicpb message
-// over descriptors loaded at run time, and messages that contain
-// themselves.
+// an OTLP trace export as a generated message, and as a dynamicpb message
+// and a dynamic.Message over descriptors loaded at run time, and messages
+// that contain themselves.
 package codectest
 
 import (
@@ -18,6 +18,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
 )
 
 // Service is the full name of the test service the codec tests register by
@@ -140,11 +142,39 @@ func Dynamic(md protoreflect.MessageDescriptor, m proto.Message) (*dynamicpb.Mes
 	return d, nil
 }
 
+// DynamicMessage returns a dynamic.Message twin of m over md (see Load),
+// with the same contents, made from dynamic.NewMessageType(md).
+func DynamicMessage(md protoreflect.MessageDescriptor, m proto.Message) (*dynamic.Message, error) {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	d := dynamic.NewMessageType(md).New().Interface().(*dynamic.Message)
+	if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // CyclicDynamic returns a dynamicpb message over md that contains itself:
 // an AnyValue whose array value holds the AnyValue. md must be
 // opentelemetry.proto.common.v1.AnyValue.
 func CyclicDynamic(md protoreflect.MessageDescriptor) *dynamicpb.Message {
 	v := dynamicpb.NewMessage(md)
+	cycle(v)
+	return v
+}
+
+// CyclicDynamicMessage is CyclicDynamic with a dynamic.Message.
+func CyclicDynamicMessage(md protoreflect.MessageDescriptor) *dynamic.Message {
+	v := dynamic.NewMessage(md)
+	cycle(v)
+	return v
+}
+
+// cycle makes the empty AnyValue v hold itself in its array value.
+func cycle(v protoreflect.Message) {
+	md := v.Descriptor()
 	arrayField := md.Fields().ByName("array_value")
 	arr := v.NewField(arrayField).Message()
 	values := arr.Descriptor().Fields().ByName("values")
@@ -152,7 +182,6 @@ func CyclicDynamic(md protoreflect.MessageDescriptor) *dynamicpb.Message {
 	list.Append(protoreflect.ValueOfMessage(v))
 	arr.Set(values, protoreflect.ValueOfList(list))
 	v.Set(arrayField, protoreflect.ValueOfMessage(arr))
-	return v
 }
 
 // CyclicGenerated returns a generated message that contains itself: an
