@@ -12,14 +12,26 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/codec/internal/codectest"
+	"github.com/protolayout/protolayout/dynamic"
 )
 
-// benchPayloads: OTLP trace exports as dynamicpb messages over descriptors
-// loaded at run time, the messages a gateway or proxy holds.
+// benchPayloads: OTLP trace exports as dynamic messages over descriptors
+// loaded at run time, the messages a gateway or proxy holds: dynamicpb
+// messages, and dynamic.Message (msg=dynamic).
 var benchPayloads = []int{1, 100}
 
-func dynamicPayload(b *testing.B, spans int) (*dynamicpb.Message, func() proto.Message) {
+var benchMsgs = []string{"dynamicpb", "dynamic"}
+
+func dynamicPayload(b *testing.B, spans int, msg string) (proto.Message, func() proto.Message) {
 	md := loaded(b, new(coltracepb.ExportTraceServiceRequest))
+	if msg == "dynamic" {
+		m, err := codectest.DynamicMessage(md, codectest.Trace(spans, 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		mt := dynamic.NewMessageType(md)
+		return m, func() proto.Message { return mt.New().Interface() }
+	}
 	m, err := codectest.Dynamic(md, codectest.Trace(spans, 1))
 	if err != nil {
 		b.Fatal(err)
@@ -30,34 +42,37 @@ func dynamicPayload(b *testing.B, spans int) (*dynamicpb.Message, func() proto.M
 // BenchmarkRoundTrip is one unary call on 127.0.0.1: the client encodes
 // the request, the server decodes it and sends it back, the client decodes
 // the response; with gRPC's own codec ("default") and with this one on
-// both sides. Bytes per op: the request size (the response is as big).
+// both sides; with dynamicpb and dynamic messages on both sides. Bytes per
+// op: the request size (the response is as big).
 func BenchmarkRoundTrip(b *testing.B) {
 	for _, spans := range benchPayloads {
 		for _, codec := range []string{"default", "protolayout"} {
-			b.Run(fmt.Sprintf("payload=otlp%d/codec=%s", spans, codec), func(b *testing.B) {
-				m, newMsg := dynamicPayload(b, spans)
-				var srvOpts []grpc.ServerOption
-				var dialOpts []grpc.DialOption
-				if codec == "protolayout" {
-					c := New(Options{})
-					srvOpts = append(srvOpts, grpc.ForceServerCodecV2(c))
-					dialOpts = append(dialOpts, grpc.WithDefaultCallOptions(grpc.ForceCodecV2(c)))
-				}
-				conn := serve(b, &echoService{newMsg: newMsg}, srvOpts, dialOpts...)
-				c := ctx(b)
-				resp := newMsg()
-				if err := conn.Invoke(c, codectest.Echo, m, resp); err != nil {
-					b.Fatal(err)
-				}
-				b.SetBytes(int64(proto.Size(m)))
-				b.ReportAllocs()
-				b.ResetTimer()
-				for b.Loop() {
+			for _, msg := range benchMsgs {
+				b.Run(fmt.Sprintf("payload=otlp%d/codec=%s/msg=%s", spans, codec, msg), func(b *testing.B) {
+					m, newMsg := dynamicPayload(b, spans, msg)
+					var srvOpts []grpc.ServerOption
+					var dialOpts []grpc.DialOption
+					if codec == "protolayout" {
+						c := New(Options{})
+						srvOpts = append(srvOpts, grpc.ForceServerCodecV2(c))
+						dialOpts = append(dialOpts, grpc.WithDefaultCallOptions(grpc.ForceCodecV2(c)))
+					}
+					conn := serve(b, &echoService{newMsg: newMsg}, srvOpts, dialOpts...)
+					c := ctx(b)
+					resp := newMsg()
 					if err := conn.Invoke(c, codectest.Echo, m, resp); err != nil {
 						b.Fatal(err)
 					}
-				}
-			})
+					b.SetBytes(int64(proto.Size(m)))
+					b.ReportAllocs()
+					b.ResetTimer()
+					for b.Loop() {
+						if err := conn.Invoke(c, codectest.Echo, m, resp); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
 		}
 	}
 }
@@ -66,45 +81,50 @@ func BenchmarkRoundTrip(b *testing.B) {
 // payloads: the part of the round trip the codec changes.
 func BenchmarkMarshal(b *testing.B) {
 	for _, spans := range benchPayloads {
-		m, _ := dynamicPayload(b, spans)
 		for _, codec := range []encoding.CodecV2{encoding.GetCodecV2("proto"), New(Options{})} {
 			name := "default"
 			if _, ok := codec.(*Codec); ok {
 				name = "protolayout"
 			}
-			b.Run(fmt.Sprintf("payload=otlp%d/codec=%s", spans, name), func(b *testing.B) {
-				b.SetBytes(int64(proto.Size(m)))
-				b.ReportAllocs()
-				for b.Loop() {
-					out, err := codec.Marshal(m)
-					if err != nil {
-						b.Fatal(err)
+			for _, msg := range benchMsgs {
+				m, _ := dynamicPayload(b, spans, msg)
+				b.Run(fmt.Sprintf("payload=otlp%d/codec=%s/msg=%s", spans, name, msg), func(b *testing.B) {
+					b.SetBytes(int64(proto.Size(m)))
+					b.ReportAllocs()
+					for b.Loop() {
+						out, err := codec.Marshal(m)
+						if err != nil {
+							b.Fatal(err)
+						}
+						out.Free()
 					}
-					out.Free()
-				}
-			})
+				})
+			}
 		}
 	}
 }
 
-// BenchmarkUnmarshal is proto.Unmarshal into a dynamicpb message through
-// the codec, the same work with either codec.
+// BenchmarkUnmarshal is proto.Unmarshal into a dynamicpb message, or a
+// dynamic.Message (through its own Unmarshal), through the codec, the
+// same work with either codec.
 func BenchmarkUnmarshal(b *testing.B) {
 	for _, spans := range benchPayloads {
-		m, newMsg := dynamicPayload(b, spans)
-		data, err := proto.Marshal(m)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := New(Options{})
-		b.Run(fmt.Sprintf("payload=otlp%d", spans), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, newMsg()); err != nil {
-					b.Fatal(err)
-				}
+		for _, msg := range benchMsgs {
+			m, newMsg := dynamicPayload(b, spans, msg)
+			data, err := proto.Marshal(m)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			c := New(Options{})
+			b.Run(fmt.Sprintf("payload=otlp%d/msg=%s", spans, msg), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, newMsg()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
