@@ -22,9 +22,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/codec/grpccodec"
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
 )
 
@@ -42,10 +42,12 @@ type Config struct {
 //
 // A request is POST /<package.Service>/<Method> with a JSON body in the
 // proto3 JSON mapping of the method's input type. The body is decoded by
-// protojson into a dynamicpb message of that type; the gRPC codec encodes
-// it with protolayout (no generated code anywhere: the types come from the
-// descriptors); the response is decoded by the codec (proto.Unmarshal)
-// into a dynamicpb message and written back as JSON. Errors are JSON
+// protojson into a dynamic.Message (package
+// github.com/protolayout/protolayout/dynamic) of that type; the gRPC codec
+// encodes it with protolayout (no generated code anywhere: the types come
+// from the descriptors); the response is decoded by the codec
+// (proto.Unmarshal, through the dynamic.Message's own Unmarshal) into a
+// dynamic.Message and written back as JSON. Errors are JSON
 // objects {"code": "...", "message": "..."} with the gRPC code's name in
 // snake case and an HTTP status: 4xx for what the client sent, the
 // upstream's status mapped otherwise. GET / lists the methods.
@@ -84,7 +86,8 @@ func NewGateway(files *protoregistry.Files, conn grpc.ClientConnInterface, cfg C
 	if g.timeout <= 0 {
 		g.timeout = 10 * time.Second
 	}
-	types := dynamicpb.NewTypes(files)
+	// Any and extensions in the JSON resolve to dynamic.Message types.
+	types := dynamic.NewTypes(files)
 	g.unmarshal = protojson.UnmarshalOptions{Resolver: types}
 	g.marshal = protojson.MarshalOptions{Resolver: types}
 
@@ -161,10 +164,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// JSON to a dynamicpb message of the input type (see the README for
+	// JSON to a dynamic.Message of the input type (see docs/design.md for
 	// why not the Writer): protojson checks the syntax, field names,
 	// types, UTF-8 and duplicates.
-	req := dynamicpb.NewMessage(md.Input())
+	req := dynamic.NewMessage(md.Input())
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
@@ -183,10 +186,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The codec encodes req with protolayout on the way out, and decodes
-	// the response with proto.Unmarshal.
+	// the response with proto.Unmarshal, which calls the dynamic.Message's
+	// own Unmarshal.
 	ctx, cancel := context.WithTimeout(r.Context(), g.timeout)
 	defer cancel()
-	resp := dynamicpb.NewMessage(md.Output())
+	resp := dynamic.NewMessage(md.Output())
 	path := r.URL.Path
 	if err := g.conn.Invoke(ctx, path, req, resp, grpc.ForceCodecV2(g.codec)); err != nil {
 		st := status.Convert(err)

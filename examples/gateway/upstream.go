@@ -15,30 +15,31 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
 )
 
 // demoUpstream is the gRPC server that `go run ./examples/gateway` starts
 // when no -upstream is given: it serves demo.v1.Orders from the descriptors
-// alone (dynamicpb messages, no generated code), with the protolayout
+// alone (dynamic.Message values, no generated code), with the protolayout
 // codec. Any other method answers Unimplemented.
 type demoUpstream struct {
 	files *protoregistry.Files
 
 	mu     sync.Mutex
-	orders map[string]*dynamicpb.Message
+	orders map[string]*dynamic.Message
 	next   int
 	now    func() time.Time
 }
 
 // newDemoServer returns a gRPC server for the demo upstream over files.
 func newDemoServer(files *protoregistry.Files, codec encoding.CodecV2) *grpc.Server {
-	u := &demoUpstream{files: files, orders: map[string]*dynamicpb.Message{}, now: time.Now}
+	u := &demoUpstream{files: files, orders: map[string]*dynamic.Message{}, now: time.Now}
 	return grpc.NewServer(grpc.ForceServerCodecV2(codec), grpc.UnknownServiceHandler(u.handle))
 }
 
 // handle serves every call: it finds the method in the descriptors,
-// decodes the request into a dynamicpb message of its input type, and
+// decodes the request into a dynamic.Message of its input type, and
 // answers.
 func (u *demoUpstream) handle(_ any, stream grpc.ServerStream) error {
 	full, ok := grpc.MethodFromServerStream(stream)
@@ -51,7 +52,7 @@ func (u *demoUpstream) handle(_ any, stream grpc.ServerStream) error {
 	if err != nil || !isMethod {
 		return status.Errorf(codes.Unimplemented, "unknown method %s", full)
 	}
-	var impl func(context.Context, *dynamicpb.Message) (proto.Message, error)
+	var impl func(context.Context, *dynamic.Message) (proto.Message, error)
 	switch {
 	case md.IsStreamingClient() || md.IsStreamingServer():
 	case md.FullName() == "demo.v1.Orders.CreateOrder":
@@ -62,7 +63,7 @@ func (u *demoUpstream) handle(_ any, stream grpc.ServerStream) error {
 	if impl == nil {
 		return status.Errorf(codes.Unimplemented, "the demo upstream does not implement %s", full)
 	}
-	req := dynamicpb.NewMessage(md.Input())
+	req := dynamic.NewMessage(md.Input())
 	if err := stream.RecvMsg(req); err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func set(m protoreflect.Message, name protoreflect.Name, v protoreflect.Value) {
 }
 
 // createOrder checks the request, totals the items and stores the order.
-func (u *demoUpstream) createOrder(_ context.Context, req *dynamicpb.Message) (proto.Message, error) {
+func (u *demoUpstream) createOrder(_ context.Context, req *dynamic.Message) (proto.Message, error) {
 	customer := get(req, "customer_id").String()
 	if customer == "" {
 		return nil, status.Error(codes.InvalidArgument, "customer_id is required")
@@ -126,7 +127,7 @@ func (u *demoUpstream) createOrder(_ context.Context, req *dynamicpb.Message) (p
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	order := dynamicpb.NewMessage(md.(protoreflect.MessageDescriptor))
+	order := dynamic.NewMessage(md.(protoreflect.MessageDescriptor))
 	u.mu.Lock()
 	u.next++
 	id := fmt.Sprintf("ord-%d", u.next)
@@ -160,13 +161,13 @@ func (u *demoUpstream) createOrder(_ context.Context, req *dynamicpb.Message) (p
 		return true
 	})
 	u.mu.Lock()
-	u.orders[id] = proto.Clone(order).(*dynamicpb.Message)
+	u.orders[id] = proto.Clone(order).(*dynamic.Message)
 	u.mu.Unlock()
 	return order, nil
 }
 
 // getOrder returns a stored order.
-func (u *demoUpstream) getOrder(_ context.Context, req *dynamicpb.Message) (proto.Message, error) {
+func (u *demoUpstream) getOrder(_ context.Context, req *dynamic.Message) (proto.Message, error) {
 	id := get(req, "id").String()
 	u.mu.Lock()
 	order, ok := u.orders[id]
