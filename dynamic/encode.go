@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"reflect"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
 
@@ -27,6 +28,8 @@ var methods = &protoiface.Methods{
 
 func init() {
 	dynhook.Methods = methods
+	dynhook.MessageType = reflect.TypeFor[*Message]()
+	dynhook.IsNil = func(m proto.Message) bool { dm, _ := m.(*Message); return dm == nil }
 	dynhook.Collect = collectSet
 	dynhook.Addr = addr
 }

@@ -254,3 +254,26 @@ func TestEncoderAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A nil *dynamic.Message carries no descriptor; the encoder encodes it as
+// nothing, as it does a nil *dynamicpb.Message, wherever it is passed.
+func TestNilMessageEncodesAsNothing(t *testing.T) {
+	var m *dynamic.Message
+	prefix := []byte{7}
+	if b, err := encoder.Marshal(m); b != nil || err != nil {
+		t.Errorf("Marshal(nil) = %v, %v", b, err)
+	}
+	if b, err := (encoder.MarshalOptions{Checked: true}).MarshalAppend(prefix, m); err != nil || !bytes.Equal(b, prefix) {
+		t.Errorf("MarshalAppend(nil) = % x, %v", b, err)
+	}
+	if n := encoder.Size(m); n != 0 {
+		t.Errorf("Size(nil) = %d", n)
+	}
+	enc := encoder.NewEncoder(encoder.MarshalOptions{})
+	if n, err := enc.Size(m); n != 0 || err != nil {
+		t.Errorf("Encoder.Size(nil) = %d, %v", n, err)
+	}
+	if b, err := enc.MarshalAppend(prefix, m); err != nil || !bytes.Equal(b, prefix) {
+		t.Errorf("Encoder.MarshalAppend(nil) = % x, %v", b, err)
+	}
+}

@@ -317,15 +317,19 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 var emptyBytes [0]byte
 
 // absent reports whether m holds no message at all: nil, or a nil
-// *dynamicpb.Message, which (unlike a typed nil of a generated type)
-// carries no descriptor, so that every protoreflect method on it panics,
+// *dynamicpb.Message or *dynamic.Message, which (unlike a typed nil of a
+// generated type) carries no descriptor, so that every protoreflect method on it panics,
 // proto.Marshal included. Both encode as nothing.
 func absent(m proto.Message) bool {
 	if m == nil {
 		return true
 	}
-	dm, ok := m.(*dynamicpb.Message)
-	return ok && dm == nil
+	if dm, ok := m.(*dynamicpb.Message); ok {
+		return dm == nil
+	}
+	// A nil *dynamic.Message has no descriptor either; its type is
+	// recognised by one comparison of the interface's type word.
+	return reflect.TypeOf(m) == dynhook.MessageType && dynhook.IsNil(m)
 }
 
 // marshalAppend is the one path every encoding takes.
