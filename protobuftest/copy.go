@@ -10,7 +10,8 @@ import (
 )
 
 // DynamicTwin returns a dynamicpb message of the runtime-loaded test schema
-// holding the same content as m, a message of a generated test type. The
+// holding the same content as m, a message of a generated test type (or
+// another form of one, such as a [DynamicMessageTwin]). The
 // copy goes field by field through protoreflect rather than through the
 // wire, so it also carries content proto.Marshal refuses (invalid UTF-8,
 // missing required fields). Extensions are carried over by full name into
