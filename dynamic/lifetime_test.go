@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
-	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 )
 
 // collect runs the collector until the shape cache holds at most want
@@ -23,19 +25,22 @@ func collect(want int) int {
 	}
 }
 
-// loadAllTypes loads the test schemas anew and returns the descriptor of
+// loadAllTypes builds the proto2 test schema anew, from the descriptor
+// proto of its generated code (not through package protobuftest, which
+// imports this package), and returns the descriptor of
 // protolayout.test2.TestAllTypes.
 func loadAllTypes(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
-	files, err := protobuftest.LoadFiles()
+	fdp := protodesc.ToFileDescriptorProto(test2pb.File_protobuftest_proto_test2_proto)
+	fd, err := protodesc.NewFile(fdp, protoregistry.GlobalFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := files.FindDescriptorByName("protolayout.test2.TestAllTypes")
-	if err != nil {
-		t.Fatal(err)
+	md := fd.Messages().ByName("TestAllTypes")
+	if md == nil {
+		t.Fatal("no TestAllTypes in the proto2 test schema")
 	}
-	return d.(protoreflect.MessageDescriptor)
+	return md
 }
 
 // TestReleasedWithSchema checks that the shapes of a dropped schema leave

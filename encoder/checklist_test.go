@@ -46,14 +46,15 @@ func dynOf(t testing.TB, gen proto.Message) proto.Message {
 	return protobuftest.DynamicTwin(gen)
 }
 
-// same holds protolayout to the reference on gen and its dynamic twin, in
-// both modes.
+// same holds protolayout to the reference on gen and its dynamic twins
+// (dynamicpb and *dynamic.Message), in both modes.
 func same(t *testing.T, gen proto.Message) {
 	t.Helper()
-	d := dynOf(t, gen)
+	d, dm := dynOf(t, gen), protobuftest.DynamicMessageTwin(gen)
 	for _, o := range []protobuftest.CheckOptions{{Deterministic: true}, {}} {
 		protobuftest.Equivalent(t, o, nil, gen)
 		protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
+		protobuftest.Equivalent(t, o, protobuftest.DynamicMessageTypes(), dm)
 	}
 }
 
@@ -88,7 +89,7 @@ func mustMarshal(t testing.TB, o encoder.MarshalOptions, m proto.Message) []byte
 
 func hasNumbers(t *testing.T, m proto.Message, want ...protowire.Number) {
 	t.Helper()
-	for _, x := range []proto.Message{m, dynOf(t, m)} {
+	for _, x := range []proto.Message{m, dynOf(t, m), protobuftest.DynamicMessageTwin(m)} {
 		if got := numbers(t, mustMarshal(t, encoder.MarshalOptions{}, x)); !slices.Equal(got, want) {
 			t.Errorf("%T: field order %v, want %v", x, got, want)
 		}

@@ -13,7 +13,8 @@ import (
 )
 
 // TestRandomEquivalence encodes seeded random messages of every test schema
-// message, generated and dynamic, and holds every output to the reference.
+// message, generated, dynamicpb and *dynamic.Message, and holds every
+// output to the reference.
 func TestRandomEquivalence(t *testing.T) {
 	n := reloadtest.Seeds()
 	for _, tw := range protobuftest.Twins() {
@@ -25,9 +26,11 @@ func TestRandomEquivalence(t *testing.T) {
 				if !twinsAgree(t, g, d) {
 					return
 				}
+				dm := protobuftest.DynamicMessageTwin(g)
 				for _, o := range []protobuftest.CheckOptions{{Deterministic: true, AllowPartial: true}, {AllowPartial: true}, {Deterministic: true}} {
 					protobuftest.Equivalent(t, o, nil, g)
 					protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
+					protobuftest.Equivalent(t, o, protobuftest.DynamicMessageTypes(), dm)
 				}
 				if t.Failed() {
 					t.Fatalf("seed %d", seed)
@@ -46,7 +49,7 @@ func TestRandomDefaultModeWithoutMaps(t *testing.T) {
 		for seed := range n {
 			g, d := protobuftest.NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, seed, protobuftest.RandOptions{MaxDepth: 3, NoMaps: true})
 			want, werr := proto.MarshalOptions{AllowPartial: true}.Marshal(g)
-			for _, x := range []proto.Message{g, d} {
+			for _, x := range []proto.Message{g, d, protobuftest.DynamicMessageTwin(g)} {
 				got, err := encoder.MarshalOptions{AllowPartial: true}.Marshal(x)
 				if (err != nil) != (werr != nil) || !bytes.Equal(got, want) {
 					t.Fatalf("%s seed %d %T: %v / %v\n%s", tw.Name, seed, x, err, werr,

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -17,8 +18,10 @@ import (
 // them as ordinary tests; `task fuzz` runs each target for a set time.
 
 // fuzzEquivalence decodes the fuzzer's bytes into the generated and the
-// dynamic form of one test message and, when they decode, holds protolayout
-// to the reference on both. Seeds are random messages of that type.
+// dynamic forms (dynamicpb and *dynamic.Message) of one test message and,
+// when they decode, holds protolayout to the reference on all three; the
+// two dynamic decodings must be proto.Equal. Seeds are random messages of
+// that type.
 func fuzzEquivalence(f *testing.F, name protoreflect.FullName) {
 	tw := protobuftest.TwinByName(name)
 	for seed := range uint64(8) {
@@ -47,12 +50,24 @@ func fuzzEquivalence(f *testing.F, name protoreflect.FullName) {
 		} else if err != nil {
 			t.Fatalf("generated form decodes, dynamic form does not: %v", err)
 		}
+		// The *dynamic.Message form decodes through package dynamic's own
+		// decoder, which must agree with proto.Unmarshal's on dynamicpb.
+		dm := dynamic.NewMessage(tw.Dyn.Descriptor())
+		uo.Resolver = protobuftest.DynamicMessageTypes()
+		if err := uo.Unmarshal(b, dm); err != nil {
+			t.Fatalf("generated form decodes, *dynamic.Message form does not: %v", err)
+		}
+		protobuftest.QuietFloat32NaNs(dm)
+		if d != nil && !proto.Equal(d, protobuftest.DynamicTwin(dm)) { // extensions compared by name
+			t.Fatalf("*dynamic.Message decodes differently from dynamicpb")
+		}
 		// Without Deterministic, map entries may come in any order.
 		for _, o := range []protobuftest.CheckOptions{{Deterministic: true, AllowPartial: true}, {Deterministic: true}, {}} {
 			protobuftest.Equivalent(t, o, nil, g)
 			if d != nil {
 				protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
 			}
+			protobuftest.Equivalent(t, o, protobuftest.DynamicMessageTypes(), dm)
 		}
 	})
 }
@@ -111,9 +126,10 @@ func randomCase(twins []protobuftest.Twin, seed uint64, bits uint16) (g, d proto
 }
 
 // FuzzRandom builds a random message of any test schema from a seed and
-// option bits, in generated and dynamic form, and holds protolayout to the
-// reference on both: bytes (or both fail), Size == len, MarshalAppend
-// hygiene, round trip, and no panic (a panic fails the fuzz run).
+// option bits, in generated and dynamic forms (dynamicpb and
+// *dynamic.Message), and holds protolayout to the reference on all three:
+// bytes (or both fail), Size == len, MarshalAppend hygiene, round trip,
+// and no panic (a panic fails the fuzz run).
 func FuzzRandom(f *testing.F) {
 	twins := protobuftest.Twins()
 	for i := range uint64(len(twins)) {
@@ -123,5 +139,6 @@ func FuzzRandom(f *testing.F) {
 		g, d, o := randomCase(twins, seed, bits)
 		protobuftest.Equivalent(t, o, nil, g)
 		protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
+		protobuftest.Equivalent(t, o, protobuftest.DynamicMessageTypes(), protobuftest.DynamicMessageTwin(g))
 	})
 }

@@ -1461,17 +1461,18 @@ func TestLayoutsBuildForEverySchema(t *testing.T) {
 	}
 }
 
-// expectFault checks that proto.Marshal refuses m and its dynamic twin, and
-// that protolayout refuses them too, generated on its fast path and on the
-// checked walk, with reason want, the path given (when not "") and nothing
-// appended.
+// expectFault checks that proto.Marshal refuses m and its dynamic twins
+// (dynamicpb and *dynamic.Message, whose proto.Marshal is protolayout's),
+// and that protolayout refuses them too, generated on its fast path and on
+// the checked walk, with reason want, the path given (when not "") and
+// nothing appended.
 func expectFault(t *testing.T, m proto.Message, want error, path string) {
 	t.Helper()
-	d := protobuftest.DynamicTwin(m)
+	d, dm := protobuftest.DynamicTwin(m), protobuftest.DynamicMessageTwin(m)
 	for _, c := range []struct {
 		m proto.Message
 		o encoder.MarshalOptions
-	}{{m, encoder.MarshalOptions{}}, {m, checked}, {d, encoder.MarshalOptions{}}} {
+	}{{m, encoder.MarshalOptions{}}, {m, checked}, {d, encoder.MarshalOptions{}}, {dm, encoder.MarshalOptions{}}} {
 		if _, err := det.Marshal(c.m); err == nil {
 			t.Errorf("%T %v: proto.Marshal succeeded", c.m, c.m)
 		}
@@ -1614,12 +1615,12 @@ func TestRequiredEveryPlace(t *testing.T) {
 		{deep, "protolayout.test2.TestRequired.Inner.x", "many[1].map_inner[3].x"},
 	} {
 		expectFault(t, c.m, encoder.ErrRequiredNotSet, c.path)
-		for _, m := range []proto.Message{c.m, protobuftest.DynamicTwin(c.m)} {
+		want, _ := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(c.m)
+		for _, m := range []proto.Message{c.m, protobuftest.DynamicTwin(c.m), protobuftest.DynamicMessageTwin(c.m)} {
 			var e *encoder.Error
 			if _, err := checked.Marshal(m); !errors.As(err, &e) || e.Field != c.field {
 				t.Errorf("%T: %v, want field %s", m, err, c.field)
 			}
-			want, _ := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(m)
 			for _, o := range []encoder.MarshalOptions{{AllowPartial: true, Deterministic: true}, {AllowPartial: true, Checked: true, Deterministic: true}} {
 				if got, err := o.Marshal(m); err != nil || !bytes.Equal(got, want) {
 					t.Errorf("%T AllowPartial (Checked %v): %v", m, o.Checked, err)

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/encoder"
 )
@@ -44,7 +43,10 @@ const treeContext = 40
 // output to the reference: proto.MarshalOptions{Deterministic: true,
 // AllowPartial: o.AllowPartial}.Marshal of msgs[0], the first non-nil
 // message (normally the generated form). The other messages are typically
-// its dynamic twin holding the same content; nil entries are skipped.
+// its dynamic twins holding the same content; nil entries are skipped.
+// Since proto.Marshal of a *dynamic.Message (package dynamic) is
+// protolayout's encoder itself, the reference of such a message, msgs[0]
+// or another, is proto.Marshal of its copy into dynamicpb form.
 //
 // First the reference itself is checked: every message must marshal with
 // proto.Marshal to the bytes of msgs[0] (else the messages are not twins
@@ -69,7 +71,8 @@ const treeContext = 40
 //   - round trip: proto.Unmarshal of the output into a new message of the
 //     same type is proto.Equal to the input. Extensions are resolved first
 //     among the extension types set in the message itself, then with r
-//     (protoregistry.GlobalTypes when r is nil). proto.Equal treats NaN as
+//     (protoregistry.GlobalTypes when r is nil; [DynamicTypes] for
+//     dynamicpb twins, [DynamicMessageTypes] for *dynamic.Message twins). proto.Equal treats NaN as
 //     equal to NaN (and -0.0 as equal to +0.0, which the byte check
 //     covers), so no value is skipped. When the reference bytes do not
 //     round-trip to the input either (e.g. an unknown field whose number r
@@ -87,9 +90,11 @@ func Equivalent(t testing.TB, o CheckOptions, r Resolver, msgs ...proto.Message)
 }
 
 // hasFastPath reports whether m is a generated message, which the encoder
-// sends through its own fast-path methods by default.
+// sends through its own fast-path methods by default. A *dynamic.Message
+// has methods too, but they are the encoder's walk, which encoder.Marshal
+// takes whatever Checked says.
 func hasFastPath(m proto.Message) bool {
-	if m == nil {
+	if m == nil || isDynamicMessage(m) {
 		return false
 	}
 	methods := m.ProtoReflect().ProtoMethods()
@@ -119,10 +124,10 @@ func equivalent(t testing.TB, o CheckOptions, r Resolver, enc marshaler, msgs []
 	md := first.ProtoReflect().Descriptor()
 	firstFind := finderFor(first, res)
 	refOpts := proto.MarshalOptions{Deterministic: true, AllowPartial: o.AllowPartial}
-	want, wantErr := refOpts.Marshal(first)
+	want, wantErr := reference(refOpts, first)
 	refFails := wantErr != nil
 	for i, m := range msgs[1:] {
-		b, err := refOpts.Marshal(m)
+		b, err := reference(refOpts, m)
 		switch {
 		case err != nil || wantErr != nil:
 			// Only where proto.Marshal's paths disagree can one twin fail
@@ -234,7 +239,7 @@ func (c *checker) checkSizeOnError() {
 	if c.o.AllowPartial {
 		return
 	}
-	partial, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(c.m)
+	partial, err := reference(proto.MarshalOptions{Deterministic: true, AllowPartial: true}, c.m)
 	if err != nil {
 		return
 	}
@@ -332,15 +337,19 @@ func (c *checker) checkRoundTrip(got []byte) {
 // returns the error of proto.Marshal on the copy, which takes the
 // protoreflect path of proto.Marshal.
 func dynamicPathError(m proto.Message, allowPartial bool) error {
-	mr := m.ProtoReflect()
-	if !mr.IsValid() {
-		_, err := proto.MarshalOptions{AllowPartial: allowPartial}.Marshal(dynamicpb.NewMessageType(mr.Descriptor()).Zero().Interface())
-		return err
-	}
-	dst := dynamicpb.NewMessage(mr.Descriptor())
-	copyMessage(dst, mr, dynamicExtension)
-	_, err := proto.MarshalOptions{Deterministic: true, AllowPartial: allowPartial}.Marshal(dst)
+	_, err := proto.MarshalOptions{Deterministic: true, AllowPartial: allowPartial}.Marshal(dynamicCopy(m))
 	return err
+}
+
+// reference marshals m with o, the reference encoder. proto.Marshal of a
+// *dynamic.Message is protolayout's own encoder, so such a message is
+// copied into dynamicpb form first (extensions too) and the copy
+// marshalled.
+func reference(o proto.MarshalOptions, m proto.Message) ([]byte, error) {
+	if isDynamicMessage(m) {
+		m = dynamicCopy(m)
+	}
+	return o.Marshal(m)
 }
 
 // extResolver resolves the extension types set in one message first, then

@@ -24,9 +24,10 @@
 //
 // # The project's schemas
 //
-// [Twins], [TwinByName], [DynamicFiles], [DynamicTypes], [DynamicTwin] and
-// [LoadFiles] serve protolayout's own test schemas; the generated packages
-// under protobuftest/gen are fixtures for those tests, not API.
+// [Twins], [TwinByName], [DynamicFiles], [DynamicTypes], [DynamicTwin],
+// [DynamicMessageTypes], [DynamicMessageTwin] and [LoadFiles] serve
+// protolayout's own test schemas; the generated packages under
+// protobuftest/gen are fixtures for those tests, not API.
 //
 // The schemas are the .proto files in protobuftest/proto: proto2
 // (protolayout.test2), proto3 (protolayout.test3), editions 2023
@@ -37,7 +38,9 @@
 //     with its table-driven fast path;
 //   - descriptors loaded at run time from the embedded sources, as a proxy
 //     would load them, whose dynamicpb messages proto.Marshal encodes through
-//     protoreflect (the slow path).
+//     protoreflect (the slow path). The same descriptors also serve
+//     package dynamic's messages ([DynamicMessageTwin]), which proto.Marshal
+//     encodes with protolayout's encoder.
 //
 // [Twins] pairs the two forms of every message. The MessageSet schema in
 // protobuftest/proto/legacy (protolayout.messageset) has no twin: it is

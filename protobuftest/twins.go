@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/internal/protoschema"
 	"github.com/protolayout/protolayout/protobuftest/gen/customoptionspb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
@@ -66,10 +67,11 @@ type Twin struct {
 
 // twinSet is everything Twins and its siblings return, built once.
 type twinSet struct {
-	files  *protoregistry.Files
-	types  *protoregistry.Types
-	twins  []Twin
-	byName map[protoreflect.FullName]int
+	files    *protoregistry.Files
+	types    *protoregistry.Types
+	dynTypes *dynamic.Types
+	twins    []Twin
+	byName   map[protoreflect.FullName]int
 }
 
 var (
@@ -138,6 +140,15 @@ func DynamicFiles() *protoregistry.Files {
 // [Twins]. Callers must not register more types in it.
 func DynamicTypes() *protoregistry.Types {
 	return loadTwins().types
+}
+
+// DynamicMessageTypes resolves every message and extension of
+// [DynamicFiles] to the types of package dynamic (dynamic.NewTypes over it),
+// as [DynamicTypes] resolves them to dynamicpb's: the resolver that
+// proto.UnmarshalOptions, and [Equivalent], need for the extensions of the
+// *dynamic.Message twins [DynamicMessageTwin] returns. It is built once.
+func DynamicMessageTypes() *dynamic.Types {
+	return loadTwins().dynTypes
 }
 
 // LoadFiles compiles the embedded schemas anew, as a proxy loading them at
@@ -214,9 +225,10 @@ func buildLegacyFile(fdp *descriptorpb.FileDescriptorProto, files *protoregistry
 // newTwinSet pairs the generated types with dynamic types over files.
 func newTwinSet(files *protoregistry.Files) (*twinSet, error) {
 	s := &twinSet{
-		files:  files,
-		types:  new(protoregistry.Types),
-		byName: make(map[protoreflect.FullName]int),
+		files:    files,
+		types:    new(protoregistry.Types),
+		dynTypes: dynamic.NewTypes(files),
+		byName:   make(map[protoreflect.FullName]int),
 	}
 
 	// Dynamic types of everything in files.

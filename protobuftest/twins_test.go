@@ -452,3 +452,40 @@ func TestLegacyMessageSet(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamicMessageTwin checks that DynamicMessageTwin copies a message,
+// extensions and unknown fields included, into a *dynamic.Message over the
+// descriptor of the dynamicpb twin, with extension types of
+// DynamicMessageTypes, and that the reference Equivalent takes for it is
+// proto.Marshal of the dynamicpb form.
+func TestDynamicMessageTwin(t *testing.T) {
+	det := proto.MarshalOptions{Deterministic: true}
+	for _, tw := range Twins() {
+		g, d := NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, 1, RandOptions{Unknown: true})
+		for _, src := range []proto.Message{g, d} {
+			dm := DynamicMessageTwin(src)
+			if !isDynamicMessage(dm) {
+				t.Fatalf("%s: DynamicMessageTwin returned a %T", tw.Name, dm)
+			}
+			if dm.ProtoReflect().Descriptor() != tw.Dyn.Descriptor() {
+				t.Fatalf("%s: DynamicMessageTwin's descriptor is not the dynamicpb twin's", tw.Name)
+			}
+			dm.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+				if fd.IsExtension() {
+					xt, err := DynamicMessageTypes().FindExtensionByName(fd.FullName())
+					if err != nil || xt.TypeDescriptor() != fd {
+						t.Errorf("%s: extension %s is not of DynamicMessageTypes (%v)", tw.Name, fd.FullName(), err)
+					}
+				}
+				return true
+			})
+			want, err := det.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := reference(det, dm); err != nil || string(got) != string(want) {
+				t.Errorf("%s: reference of the dynamic.Message twin differs (%v)\n%s", tw.Name, err, FirstDiff(got, want, tw.Dyn.Descriptor()))
+			}
+		}
+	}
+}

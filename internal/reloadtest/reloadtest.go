@@ -1,7 +1,8 @@
 // Package reloadtest loads schemas anew, as a proxy loads a
 // FileDescriptorSet, for the module's tests: the set of a file and its
 // imports, a dynamic type of a fresh descriptor, the dynamic twin of a
-// generated message in it. It is imported by tests only (package settest
+// generated message in it, as a dynamicpb message or a *dynamic.Message. It
+// is imported by tests only (package settest
 // holds the descriptor-set equivalence test two test binaries run).
 package reloadtest
 
@@ -14,6 +15,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
 )
 
 // Seeds is how many random messages each test schema message gets in the
@@ -92,4 +95,40 @@ func Twin(tb testing.TB, g proto.Message, mt protoreflect.MessageType, types *pr
 		tb.Fatal(err)
 	}
 	return d
+}
+
+// MessageTwin returns the twin of g as a *dynamic.Message over the
+// descriptor of mt (from Type), decoded through package dynamic's own
+// decoder, with extensions resolved to dynamic's types of the files of that
+// load.
+func MessageTwin(tb testing.TB, g proto.Message, mt protoreflect.MessageType) proto.Message {
+	tb.Helper()
+	b, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(g)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	md := mt.Descriptor()
+	dm := dynamic.NewMessage(md)
+	o := proto.UnmarshalOptions{AllowPartial: true, Resolver: dynamic.NewTypes(filesOf(md.ParentFile()))}
+	if err := o.Unmarshal(b, dm); err != nil {
+		tb.Fatal(err)
+	}
+	return dm
+}
+
+// filesOf returns a registry of fd and everything it imports.
+func filesOf(fd protoreflect.FileDescriptor) *protoregistry.Files {
+	files := new(protoregistry.Files)
+	var add func(fd protoreflect.FileDescriptor)
+	add = func(fd protoreflect.FileDescriptor) {
+		if _, err := files.FindFileByPath(fd.Path()); err == nil {
+			return
+		}
+		for i := range fd.Imports().Len() {
+			add(fd.Imports().Get(i).FileDescriptor)
+		}
+		_ = files.RegisterFile(fd)
+	}
+	add(fd)
+	return files
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // TestOTLPEquivalence encodes random OTLP export requests (traces, metrics,
-// logs) in generated and runtime-loaded dynamic form.
+// logs) in generated and runtime-loaded dynamic forms (dynamicpb and
+// *dynamic.Message).
 func TestOTLPEquivalence(t *testing.T) {
 	for _, g := range []proto.Message{
 		&coltrace.ExportTraceServiceRequest{},
@@ -28,8 +29,11 @@ func TestOTLPEquivalence(t *testing.T) {
 			m := g.ProtoReflect().Type().New().Interface()
 			protobuftest.Fill(m.ProtoReflect(), seed, protobuftest.RandOptions{MaxDepth: 6, MaxList: 3})
 			d := reloadtest.Twin(t, m, mt, types)
+			dm := reloadtest.MessageTwin(t, m, mt)
 			protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, nil, m)
 			protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, types, d)
+			// OTLP declares no extensions: dm needs no resolver.
+			protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, nil, dm)
 			if t.Failed() {
 				t.Fatalf("%s seed %d", md.FullName(), seed)
 			}

@@ -20,7 +20,8 @@ import (
 
 // DescriptorSetEquivalence encodes the FileDescriptorSet of every file
 // linked into the test binary (at least minFiles of them), generated and
-// as a dynamic twin of a fresh load, and each file on its own, holding
+// as dynamic twins (dynamicpb and *dynamic.Message) of a fresh load, and
+// each file on its own, holding
 // every output to proto.Marshal's.
 func DescriptorSetEquivalence(t *testing.T, minFiles int) {
 	t.Helper()
@@ -40,8 +41,10 @@ func DescriptorSetEquivalence(t *testing.T, minFiles int) {
 	}
 	mt, types := reloadtest.Type(t, set.ProtoReflect().Descriptor())
 	d := reloadtest.Twin(t, set, mt, types)
+	dm := reloadtest.MessageTwin(t, set, mt)
 	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, nil, set)
 	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, types, d)
+	protobuftest.Equivalent(t, protobuftest.CheckOptions{Deterministic: true}, nil, dm)
 	for i, f := range set.File {
 		protobuftest.Equivalent(t, protobuftest.CheckOptions{}, nil, f)
 		if t.Failed() {

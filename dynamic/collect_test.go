@@ -1,4 +1,4 @@
-package dynamic
+package dynamic_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/protobuftest"
@@ -16,9 +17,10 @@ import (
 // test type filled at random, the set fields are those Has reports, in
 // emission order, with Get's values, and the extensions those Range
 // visits; a read-only message, another implementation and a layout the
-// shape was not built from are left to protoreflect.
+// shape was not built from are left to protoreflect. It is an external
+// test because protobuftest, which it uses, imports this package.
 func TestCollect(t *testing.T) {
-	if dynhook.Collect == nil || dynhook.Methods != methods || dynhook.Addr == nil {
+	if dynhook.Collect == nil || dynhook.Methods != dynamic.NewMessage(protobuftest.Twins()[0].Dyn.Descriptor()).ProtoMethods() || dynhook.Addr == nil {
 		t.Fatal("the hooks are not registered")
 	}
 	for _, tw := range protobuftest.Twins() {
@@ -26,10 +28,10 @@ func TestCollect(t *testing.T) {
 		lay := layout.Of(md)
 		var xts []protoreflect.ExtensionType
 		for _, xt := range tw.DynExts {
-			xts = append(xts, NewExtensionType(xt.TypeDescriptor().Descriptor()))
+			xts = append(xts, dynamic.NewExtensionType(xt.TypeDescriptor().Descriptor()))
 		}
 		for seed := range uint64(4) {
-			m := NewMessage(md)
+			m := dynamic.NewMessage(md)
 			protobuftest.Fill(m, seed, protobuftest.RandOptions{Extensions: xts, Unknown: true})
 			set, exts, ok := dynhook.Collect(m, lay, nil, nil)
 			if !ok {
@@ -72,7 +74,7 @@ func TestCollect(t *testing.T) {
 			}
 		}
 		for name, mr := range map[string]protoreflect.Message{
-			"read-only": NewMessageType(md).Zero(),
+			"read-only": dynamic.NewMessageType(md).Zero(),
 			"dynamicpb": dynamicpb.NewMessage(md),
 		} {
 			if _, _, ok := dynhook.Collect(mr, lay, nil, nil); ok {
@@ -83,7 +85,7 @@ func TestCollect(t *testing.T) {
 			t.Fatalf("%v: Addr of a dynamicpb message is not 0", md.FullName())
 		}
 		other := &layout.Layout{}
-		if _, _, ok := dynhook.Collect(NewMessage(md), other, nil, nil); ok {
+		if _, _, ok := dynhook.Collect(dynamic.NewMessage(md), other, nil, nil); ok {
 			t.Fatalf("%v: Collect read a message with a layout not its shape's", md.FullName())
 		}
 	}
