@@ -310,6 +310,10 @@ type slowMessage struct{ *Message }
 
 func (slowMessage) ProtoMethods() *protoiface.Methods { return nil }
 
+// ProtoReflect returns s itself, so that the proto package, handed s as a
+// proto.Message, sees no fast paths either.
+func (s slowMessage) ProtoReflect() protoreflect.Message { return s }
+
 // field decodes one record of the field df, whose tag has been read and
 // whose value starts b, into m. It returns the length of the value, or
 // errUnknown if the record's wire type does not fit the field.

@@ -55,7 +55,11 @@
 // encoder.ErrDepthExceeded (where dynamicpb's reflection recurses without
 // a limit), and every error matches proto.Error. proto.Size counts 0 for
 // such a message. encoder.Marshal walks a Message itself, whatever
-// MarshalOptions.Checked says, instead of calling these methods.
+// MarshalOptions.Checked says, instead of calling these methods. A
+// message whose type is or holds a MessageSet type, which the encoder
+// refuses, is encoded by Size and Marshal through reflection, as a
+// dynamicpb message is (which the proto package supports only in a build
+// with the protolegacy tag).
 //
 // The encoder reads a Message's storage directly, as it reads dynamicpb's:
 // once per message, the fields whose touched bit is set, by presence bit,

@@ -48,6 +48,9 @@ func addr(mr protoreflect.Message) uintptr {
 // encoder.MarshalOptions.Size has it. The sizes are not cached
 // (MarshalUseCachedSize is ignored).
 func size(in protoiface.SizeInput) protoiface.SizeOutput {
+	if m, ok := in.Message.(*Message); ok && reachesMessageSet(m) {
+		return protoiface.SizeOutput{Size: proto.Size(slowMessage{m})}
+	}
 	return protoiface.SizeOutput{Size: encoder.MarshalOptions{}.Size(in.Message.Interface())}
 }
 
@@ -63,8 +66,55 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 		AllowPartial:  true,
 		Deterministic: in.Flags&protoiface.MarshalDeterministic != 0,
 	}
+	if m, ok := in.Message.(*Message); ok && reachesMessageSet(m) {
+		b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}.MarshalAppend(in.Buf, slowMessage{m})
+		return protoiface.MarshalOutput{Buf: b}, err
+	}
 	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())
 	return protoiface.MarshalOutput{Buf: b}, err
+}
+
+// reachesMessageSet reports whether m's type is, or holds a field of, a
+// MessageSet type, which the encoder refuses in every build: Size and
+// Marshal then go through reflection, as for a dynamicpb message, which
+// the proto package encodes only in a build with the protolegacy tag.
+// The answer is kept in the shape.
+func reachesMessageSet(m *Message) bool {
+	if m == nil || m.shape == nil {
+		return false
+	}
+	s := m.shape
+	switch s.messageSet.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	seen := map[*layout.Layout]bool{}
+	var reaches func(l *layout.Layout) bool
+	reaches = func(l *layout.Layout) bool {
+		if l == nil || seen[l] {
+			return false
+		}
+		seen[l] = true
+		if l.MessageSet {
+			return true
+		}
+		for i := range l.Fields {
+			f := &l.Fields[i]
+			if reaches(f.Message()) || f.MapValue != nil && reaches(f.MapValue.Message()) {
+				return true
+			}
+		}
+		return false
+	}
+	r := reaches(s.layout)
+	if r {
+		s.messageSet.Store(2)
+	} else {
+		s.messageSet.Store(1)
+	}
+	return r
 }
 
 // collectSet implements dynhook.Collect: the encoder's walker reads a

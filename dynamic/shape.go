@@ -74,6 +74,9 @@ type shape struct {
 	// p for every p below the layout's Regular), so that the encoder's
 	// walker can visit only the touched ones, by their bits.
 	inOrder bool
+	// messageSet caches whether the type reaches a MessageSet type
+	// (reachesMessageSet): 0 not known yet, 1 no, 2 yes.
+	messageSet atomic.Int32
 }
 
 // shapes caches the shape of each message descriptor, by identity.
