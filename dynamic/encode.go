@@ -29,7 +29,6 @@ var methods = &protoiface.Methods{
 func init() {
 	dynhook.Methods = methods
 	dynhook.MessageType = reflect.TypeFor[*Message]()
-	dynhook.IsNil = func(m proto.Message) bool { dm, _ := m.(*Message); return dm == nil }
 	dynhook.Collect = collectSet
 	dynhook.Addr = addr
 }

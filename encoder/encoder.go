@@ -328,8 +328,9 @@ func absent(m proto.Message) bool {
 		return dm == nil
 	}
 	// A nil *dynamic.Message has no descriptor either; its type is
-	// recognised by one comparison of the interface's type word.
-	return reflect.TypeOf(m) == dynhook.MessageType && dynhook.IsNil(m)
+	// recognised by one comparison of the interface's type word, and its
+	// address is 0.
+	return reflect.TypeOf(m) == dynhook.MessageType && dynhook.Addr(m.ProtoReflect()) == 0
 }
 
 // marshalAppend is the one path every encoding takes.

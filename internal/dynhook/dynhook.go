@@ -20,7 +20,6 @@ package dynhook
 import (
 	"reflect"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
 
@@ -36,13 +35,10 @@ import (
 var Methods *protoiface.Methods
 
 // MessageType is reflect.TypeFor[*dynamic.Message](), or nil when package
-// dynamic is not linked in, and IsNil reports whether m, of that type, is
-// a nil pointer: a nil *dynamic.Message carries no descriptor, and the
-// encoder encodes it as nothing, as it does a nil *dynamicpb.Message.
-var (
-	MessageType reflect.Type
-	IsNil       func(m proto.Message) bool
-)
+// dynamic is not linked in: a nil *dynamic.Message carries no descriptor,
+// and the encoder, which tells one by its type and its Addr of 0, encodes
+// it as nothing, as it does a nil *dynamicpb.Message.
+var MessageType reflect.Type
 
 // Field is a set field of a message, by its position in the message's
 // layout (layout.Layout.Fields), and its value: what the walker gathers of
