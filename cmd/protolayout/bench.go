@@ -76,11 +76,15 @@ func (f *benchFlags) run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("reading the messages: %w", err)
 	}
+	mt, err := sc.types.FindMessageByName(md.FullName())
+	if err != nil {
+		return err
+	}
 	var msgs []proto.Message
 	if strings.HasSuffix(f.messages, ".jsonl") {
-		msgs, err = readJSONLines(f.messages, data, md, sc)
+		msgs, err = readJSONLines(f.messages, data, mt, sc)
 	} else {
-		msgs, err = readDelimited(f.messages, data, md, sc)
+		msgs, err = readDelimited(f.messages, data, mt, sc)
 	}
 	if err != nil {
 		return err
@@ -120,12 +124,9 @@ func (f *benchFlags) run(e *env) error {
 	return benchreport.WriteText(e.stdout, rep, benchreport.TextOptions{DefaultBenchtime: "500ms"})
 }
 
-// readJSONLines parses data, a file of JSON lines, as messages of md.
-func readJSONLines(name string, data []byte, md protoreflect.MessageDescriptor, sc *schema) ([]proto.Message, error) {
-	mt, err := sc.types.FindMessageByName(md.FullName())
-	if err != nil {
-		return nil, err
-	}
+// readJSONLines parses data, a file of JSON lines, as messages of type mt.
+func readJSONLines(name string, data []byte, mt protoreflect.MessageType, sc *schema) ([]proto.Message, error) {
+	md := mt.Descriptor()
 	var msgs []proto.Message
 	lines := bufio.NewScanner(bytes.NewReader(data))
 	lines.Buffer(nil, len(data)+1)
@@ -147,12 +148,9 @@ func readJSONLines(name string, data []byte, md protoreflect.MessageDescriptor, 
 }
 
 // readDelimited parses data, length-delimited binary messages, as messages
-// of md.
-func readDelimited(name string, data []byte, md protoreflect.MessageDescriptor, sc *schema) ([]proto.Message, error) {
-	mt, err := sc.types.FindMessageByName(md.FullName())
-	if err != nil {
-		return nil, err
-	}
+// of type mt.
+func readDelimited(name string, data []byte, mt protoreflect.MessageType, sc *schema) ([]proto.Message, error) {
+	md := mt.Descriptor()
 	var msgs []proto.Message
 	for off := 0; off < len(data); {
 		n, k := protowire.ConsumeVarint(data[off:])

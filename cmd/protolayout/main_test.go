@@ -19,7 +19,6 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/bufbuild/protocompile/protoutil"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -108,29 +107,6 @@ func compileTestSchema() (*descriptorpb.FileDescriptorSet, error) {
 		fds[i] = fd
 	}
 	return fileSetOf(fds...), nil
-}
-
-// fileSetOf returns the FileDescriptorSet of fds and their imports,
-// dependencies first, as buf build -o and protoc --include_imports write
-// it.
-func fileSetOf(fds ...protoreflect.FileDescriptor) *descriptorpb.FileDescriptorSet {
-	set := new(descriptorpb.FileDescriptorSet)
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		for i := range fd.Imports().Len() {
-			add(fd.Imports().Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protoutil.ProtoFromFileDescriptor(fd))
-	}
-	for _, fd := range fds {
-		add(fd)
-	}
-	return set
 }
 
 // schemaArgs are the two ways of giving the command its schema.

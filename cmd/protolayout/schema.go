@@ -184,6 +184,17 @@ func compileProtos(dirs, importPaths []string) (*descriptorpb.FileDescriptorSet,
 		return nil, onDisk(err, importDirs)
 	}
 
+	fds := make([]protoreflect.FileDescriptor, len(linked))
+	for i, f := range linked {
+		fds[i] = f
+	}
+	return fileSetOf(fds...), nil
+}
+
+// fileSetOf returns the FileDescriptorSet of fds and their imports,
+// dependencies first, as buf build -o and protoc --include_imports write
+// it.
+func fileSetOf(fds ...protoreflect.FileDescriptor) *descriptorpb.FileDescriptorSet {
 	set := new(descriptorpb.FileDescriptorSet)
 	seen := make(map[string]bool)
 	var visit func(fd protoreflect.FileDescriptor)
@@ -198,10 +209,10 @@ func compileProtos(dirs, importPaths []string) (*descriptorpb.FileDescriptorSet,
 		}
 		set.File = append(set.File, protoutil.ProtoFromFileDescriptor(fd))
 	}
-	for _, f := range linked {
-		visit(f)
+	for _, fd := range fds {
+		visit(fd)
 	}
-	return set, nil
+	return set
 }
 
 // onDisk returns err, a compile error, with the file named by its path on
