@@ -118,111 +118,83 @@ func TestBenchmarkMessages(t *testing.T) {
 	}
 }
 
-func BenchmarkGet(b *testing.B) {
+// benchOp is one operation of a benchmark on m, a message of the bench
+// case bc made with newMessage.
+type benchOp func(bc benchCase, newMessage func(protoreflect.MessageDescriptor) protoreflect.Message, m protoreflect.Message) error
+
+// eachImplementation runs op in the benchmark loop for each
+// implementation, on a message of the bench case, filled with its values
+// if filled; an error fails the benchmark.
+func eachImplementation(b *testing.B, filled bool, op benchOp) {
 	for _, impl := range implementations {
 		b.Run(impl.name, func(b *testing.B) {
 			bc := newBenchCase(b, impl.newMessage)
 			m := impl.newMessage(bc.md)
-			bc.fill(m)
+			if filled {
+				bc.fill(m)
+			}
 			b.ReportAllocs()
 			for b.Loop() {
-				for _, fd := range bc.fds {
-					m.Get(fd)
+				if err := op(bc, impl.newMessage, m); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
 	}
 }
 
-func BenchmarkGetUnset(b *testing.B) {
-	for _, impl := range implementations {
-		b.Run(impl.name, func(b *testing.B) {
-			bc := newBenchCase(b, impl.newMessage)
-			m := impl.newMessage(bc.md)
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, fd := range bc.fds {
-					m.Get(fd)
-				}
-			}
-		})
+// getAll gets every bench field of m.
+func getAll(bc benchCase, _ func(protoreflect.MessageDescriptor) protoreflect.Message, m protoreflect.Message) error {
+	for _, fd := range bc.fds {
+		m.Get(fd)
 	}
+	return nil
 }
+
+func BenchmarkGet(b *testing.B) { eachImplementation(b, true, getAll) }
+
+func BenchmarkGetUnset(b *testing.B) { eachImplementation(b, false, getAll) }
 
 func BenchmarkHas(b *testing.B) {
-	for _, impl := range implementations {
-		b.Run(impl.name, func(b *testing.B) {
-			bc := newBenchCase(b, impl.newMessage)
-			m := impl.newMessage(bc.md)
-			bc.fill(m)
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, fd := range bc.fds {
-					m.Has(fd)
-				}
-			}
-		})
-	}
+	eachImplementation(b, true, func(bc benchCase, _ func(protoreflect.MessageDescriptor) protoreflect.Message, m protoreflect.Message) error {
+		for _, fd := range bc.fds {
+			m.Has(fd)
+		}
+		return nil
+	})
 }
 
 func BenchmarkSet(b *testing.B) {
-	for _, impl := range implementations {
-		b.Run(impl.name, func(b *testing.B) {
-			bc := newBenchCase(b, impl.newMessage)
-			m := impl.newMessage(bc.md)
-			b.ReportAllocs()
-			for b.Loop() {
-				bc.fill(m)
-			}
-		})
-	}
+	eachImplementation(b, false, func(bc benchCase, _ func(protoreflect.MessageDescriptor) protoreflect.Message, m protoreflect.Message) error {
+		bc.fill(m)
+		return nil
+	})
 }
 
 func BenchmarkRange(b *testing.B) {
-	for _, impl := range implementations {
-		b.Run(impl.name, func(b *testing.B) {
-			bc := newBenchCase(b, impl.newMessage)
-			m := impl.newMessage(bc.md)
-			bc.fill(m)
-			b.ReportAllocs()
-			for b.Loop() {
-				m.Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool { return true })
-			}
-		})
-	}
+	eachImplementation(b, true, func(_ benchCase, _ func(protoreflect.MessageDescriptor) protoreflect.Message, m protoreflect.Message) error {
+		m.Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool { return true })
+		return nil
+	})
 }
 
 // BenchmarkNewAndFill measures a new message with every bench field set:
 // B/op is the memory of one message (the composite values, built once,
 // excepted).
 func BenchmarkNewAndFill(b *testing.B) {
-	for _, impl := range implementations {
-		b.Run(impl.name, func(b *testing.B) {
-			bc := newBenchCase(b, impl.newMessage)
-			b.ReportAllocs()
-			for b.Loop() {
-				bc.fill(impl.newMessage(bc.md))
-			}
-		})
-	}
+	eachImplementation(b, false, func(bc benchCase, newMessage func(protoreflect.MessageDescriptor) protoreflect.Message, _ protoreflect.Message) error {
+		bc.fill(newMessage(bc.md))
+		return nil
+	})
 }
 
 // BenchmarkMarshal measures proto.Marshal: through reflection for
 // dynamicpb, through the encoder (ProtoMethods) for dynamic.
 func BenchmarkMarshal(b *testing.B) {
-	for _, impl := range implementations {
-		b.Run(impl.name, func(b *testing.B) {
-			bc := newBenchCase(b, impl.newMessage)
-			m := impl.newMessage(bc.md)
-			bc.fill(m)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := proto.Marshal(m.Interface()); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	eachImplementation(b, true, func(_ benchCase, _ func(protoreflect.MessageDescriptor) protoreflect.Message, m protoreflect.Message) error {
+		_, err := proto.Marshal(m.Interface())
+		return err
+	})
 }
 
 // BenchmarkEncode measures encoding the medium message: a dynamic
