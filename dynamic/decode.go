@@ -128,32 +128,43 @@ func buildDecodeTable(s *shape) *decodeTable {
 		}
 	}
 	slices.Sort(t.required)
-	t.check = mayBeUninitialized(l, make(map[*layout.Layout]bool))
+	t.check = mayBeUninitialized(l)
 	return t
 }
 
 // mayBeUninitialized reports whether l, or a message type reachable from
 // its fields, has required fields or extension ranges (whose extensions
 // may have required fields).
-func mayBeUninitialized(l *layout.Layout, seen map[*layout.Layout]bool) bool {
-	if l == nil || seen[l] {
-		return false
-	}
-	seen[l] = true
-	if l.Required || l.Extendable {
-		return true
-	}
-	for i := range l.Fields {
-		lf := &l.Fields[i]
-		child := lf.Message()
-		if lf.Map {
-			child = lf.MapValue.Message()
+func mayBeUninitialized(l *layout.Layout) bool {
+	return reaches(l, func(l *layout.Layout) bool { return l.Required || l.Extendable })
+}
+
+// reaches reports whether pred holds for l or for a message type
+// reachable from its fields (map values included).
+func reaches(l *layout.Layout, pred func(*layout.Layout) bool) bool {
+	seen := make(map[*layout.Layout]bool)
+	var visit func(l *layout.Layout) bool
+	visit = func(l *layout.Layout) bool {
+		if l == nil || seen[l] {
+			return false
 		}
-		if mayBeUninitialized(child, seen) {
+		seen[l] = true
+		if pred(l) {
 			return true
 		}
+		for i := range l.Fields {
+			lf := &l.Fields[i]
+			child := lf.Message()
+			if lf.Map {
+				child = lf.MapValue.Message()
+			}
+			if visit(child) {
+				return true
+			}
+		}
+		return false
 	}
-	return false
+	return visit(l)
 }
 
 // packable reports whether a repeated field of kind k may be packed.

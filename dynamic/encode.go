@@ -89,25 +89,7 @@ func reachesMessageSet(m *Message) bool {
 	case 2:
 		return true
 	}
-	seen := map[*layout.Layout]bool{}
-	var reaches func(l *layout.Layout) bool
-	reaches = func(l *layout.Layout) bool {
-		if l == nil || seen[l] {
-			return false
-		}
-		seen[l] = true
-		if l.MessageSet {
-			return true
-		}
-		for i := range l.Fields {
-			f := &l.Fields[i]
-			if reaches(f.Message()) || f.MapValue != nil && reaches(f.MapValue.Message()) {
-				return true
-			}
-		}
-		return false
-	}
-	r := reaches(s.layout)
+	r := reaches(s.layout, func(l *layout.Layout) bool { return l.MessageSet })
 	if r {
 		s.messageSet.Store(2)
 	} else {
