@@ -108,26 +108,11 @@ func TestCitations(t *testing.T) {
 // comments of .go files and all of .md and .yml files.
 func (c *checker) collect() []line {
 	var out []line
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		name := d.Name()
-		if name == ".git" || d.IsDir() && (name == "testdata" || rel == self) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
+	err := walkRepo(func(p, rel string) error {
+		if strings.HasPrefix(rel, self+"/") {
 			return nil
 		}
-		if d.IsDir() {
-			return nil
-		}
-		switch path.Ext(name) {
+		switch path.Ext(rel) {
 		case ".go":
 			out = append(out, c.goComments(p, rel)...)
 		case ".md", ".yml", ".yaml":
@@ -145,6 +130,28 @@ func (c *checker) collect() []line {
 		c.t.Fatal(err)
 	}
 	return out
+}
+
+// walkRepo calls fn with the path and the slash-separated path from the
+// repository root of every file of the repository, every module's,
+// skipping .git and testdata directories.
+func walkRepo(fn func(p, rel string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		return fn(p, filepath.ToSlash(rel))
+	})
 }
 
 // goComments returns the lines of the comments in the Go file at p.

@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,16 +110,7 @@ func goBlocks(doc []byte) []block {
 func exampleBodies(t *testing.T) [][]string {
 	t.Helper()
 	var bodies [][]string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := walkRepo(func(path, _ string) error {
 		if !strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
