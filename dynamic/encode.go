@@ -44,8 +44,9 @@ func addr(mr protoreflect.Message) uintptr {
 // size implements protoiface.Methods.Size with the encoder's size pass,
 // under the encoder's default limits: a message that cannot be encoded
 // within them (a cycle, too deep, too large) counts 0, as
-// encoder.MarshalOptions.Size has it. The sizes are not cached
-// (MarshalUseCachedSize is ignored).
+// encoder.MarshalOptions.Size has it. The size of every message counted
+// is left in it, for a Marshal called with MarshalUseCachedSize next, as
+// proto.Marshal calls it (see marshal.go).
 func size(in protoiface.SizeInput) protoiface.SizeOutput {
 	if m, ok := in.Message.(*Message); ok && reachesMessageSet(m) {
 		return protoiface.SizeOutput{Size: proto.Size(slowMessage{m})}
@@ -53,13 +54,15 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 	return protoiface.SizeOutput{Size: encoder.MarshalOptions{}.Size(in.Message.Interface())}
 }
 
-// marshal implements protoiface.Methods.Marshal with the encoder's checked
-// walk: it appends to in.Buf, in proto.MarshalOptions{Deterministic: true}'s
+// marshal implements protoiface.Methods.Marshal with the encoder (the
+// direct encoder of marshal.go, or the checked walk): it appends to in.Buf, in proto.MarshalOptions{Deterministic: true}'s
 // order when in.Flags asks for determinism, and fails (appending nothing)
 // where the encoder does, with an *encoder.Error, which errors.Is matches
 // with proto.Error. Required fields are not checked here: the proto
 // package checks them after Marshal unless AllowPartial is set, a flag
-// that Marshal does not receive.
+// that Marshal does not receive. With MarshalUseCachedSize, it writes with
+// the sizes Size left in the messages, and counts again if they are not
+// complete or do not fit.
 func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 	o := encoder.MarshalOptions{
 		AllowPartial:  true,
@@ -69,8 +72,23 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 		b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}.MarshalAppend(in.Buf, slowMessage{m})
 		return protoiface.MarshalOutput{Buf: b}, err
 	}
+	if in.Flags&protoiface.MarshalUseCachedSize != 0 {
+		// proto.Marshal has just called Size, which left the sizes in
+		// the messages: write with them.
+		if m, ok := in.Message.(*Message); ok && m != nil {
+			if b, ok, _ := appendCached(in.Buf, m, o.Deterministic); ok {
+				return protoiface.MarshalOutput{Buf: b}, nil
+			}
+		}
+	}
 	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())
 	return protoiface.MarshalOutput{Buf: b}, err
+}
+
+// sizeMismatch is the error of an encoding that found a message changed
+// during the call.
+func sizeMismatch(name protoreflect.FullName) error {
+	return &encoder.Error{Err: encoder.ErrSizeMismatch, Message: name}
 }
 
 // reachesMessageSet reports whether m's type is, or holds a field of, a

@@ -43,6 +43,8 @@ type Message struct {
 	// valid is false for a read-only empty message (Zero, or Get of an
 	// unset message field), which has no storage.
 	valid bool
+	// size is the size the direct encoder last counted (marshal.go).
+	size sizeStamp
 }
 
 // extension is a set extension field: the descriptor it was set with,

@@ -240,6 +240,9 @@ type Encoder struct {
 	busy atomic.Bool
 	// retention decides how much scratch space is kept between calls.
 	retention retain.Budget
+	// dyn is the scratch space of package dynamic's direct encoder
+	// (dynhook.Append).
+	dyn any
 }
 
 // open is a length-prefixed part being written.
@@ -305,6 +308,9 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		}
 		return n, nil
 	}
+	if _, n, ok, _ := e.direct(nil, mr, true); ok {
+		return n, nil
+	}
 	n, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
 	var err error
 	if code != fault.OK {
@@ -342,7 +348,34 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 	if pm := e.opts.fast(mr); pm != nil {
 		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
 	}
+	if out, _, ok, err := e.direct(b, mr, false); ok {
+		if err != nil {
+			return b, err
+		}
+		return result(b, out, fresh, mr), nil
+	}
 	return e.walkAppend(b, mr, fresh)
+}
+
+// direct encodes (or with sizeOnly, sizes) a message of package dynamic
+// straight from its storage (dynhook.Append), and reports whether it did;
+// any other message, and one it leaves to the walk, gives false. Its
+// output, or size, is the walk's.
+func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool, err error) {
+	if dynhook.Append == nil || mr.ProtoMethods() != dynhook.Methods {
+		return b, 0, false, nil
+	}
+	o := dynhook.Options{
+		Deterministic: e.opts.Deterministic,
+		Partial:       e.opts.AllowPartial,
+		SizeOnly:      sizeOnly,
+		MaxDepth:      e.opts.MaxDepth,
+		MaxSize:       e.opts.maxSize(),
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	return dynhook.Append(&e.dyn, b, mr, o)
 }
 
 // fast returns the fast-path methods of m when m goes through them, else

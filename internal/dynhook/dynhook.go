@@ -68,3 +68,29 @@ var Collect func(m protoreflect.Message, lay *layout.Layout, set []Field, exts [
 // shared subtrees by it, as it keys dynamicpb messages, rather than by
 // interface value.
 var Addr func(m protoreflect.Message) uintptr
+
+// Options are the encoder's options as the direct encoder of package
+// dynamic needs them, resolved: MaxDepth and MaxSize are the limits in
+// force, never 0.
+type Options struct {
+	Deterministic bool
+	// Partial skips the required fields check.
+	Partial bool
+	// SizeOnly asks Append for nothing but the size, as proto.Size
+	// computes it (no UTF-8 validation, no required fields check).
+	SizeOnly bool
+	MaxDepth int
+	MaxSize  int
+}
+
+// Append, set by package dynamic, encodes m, a *dynamic.Message, straight
+// from its storage, appending to b: the encoder calls it for such a
+// message before its checked walk. It reports handled false, with b
+// unchanged, whenever it does not encode m (an extension set, a
+// MessageSet type, a limit met, invalid UTF-8, a required field not set,
+// a cycle): the encoder then walks m, which gives the same bytes or the
+// detailed error. With handled true it returns the output, or b and an
+// error (a message changed during the call). With o.SizeOnly it appends
+// nothing and returns the size as n. state is scratch space the caller
+// keeps between calls (an Encoder's), nil at first.
+var Append func(state *any, b []byte, m protoreflect.Message, o Options) (out []byte, n int, handled bool, err error)

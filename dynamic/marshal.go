@@ -1,0 +1,950 @@
+package dynamic
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/layout"
+)
+
+// The direct encoder: a size pass and a write pass over a Message's
+// storage, by a program compiled per shape (encProgram), for the encoder
+// to call before its checked walk (dynhook.Append). It encodes what the
+// walk encodes, byte for byte, or gives up and leaves the message to the
+// walk, which then gives the same bytes or its detailed error: it gives
+// up on anything out of the ordinary (an extension set, a MessageSet
+// type, a limit met, invalid UTF-8, a required field not set, a cycle),
+// so that it has no error paths of its own to get wrong, except one: a
+// message whose written length is not the size its size pass counted
+// changed during the call, and the call fails with ErrSizeMismatch.
+//
+// Sizes are kept in the messages themselves (Message.size), stamped with
+// the epoch of the call that counted them, so that the write pass reads
+// each nested message's size instead of counting it again, a message
+// reached twice in one call (a shared subtree) is counted once, and a
+// message reached again while it is being counted (a cycle) is told at
+// once. Epochs are unique per call (see epochs): calls on other
+// goroutines that encode the same message at the same time stamp it with
+// theirs, and a call that finds another's stamp counts again; a message
+// not changed meanwhile always counts the same, so the sizes written by
+// one call and read by another agree.
+
+// sizeStamp is a message's cached size: the epoch of the call that
+// counted it, shifted left by one, with the low bit set once the count is
+// complete (clear while the message is being counted), and the size.
+type sizeStamp struct {
+	epoch atomic.Uint64
+	n     atomic.Int32
+}
+
+// epochs hands out blocks of epochs to encoding states; epoch 0 is never
+// used, so that a new message's stamp matches no call.
+var epochs atomic.Uint64
+
+// epochBlock is how many epochs a state takes at a time, so that calls
+// seldom touch the shared counter.
+const epochBlock = 1 << 12
+
+// maxDirectDepth is the deepest nesting the direct encoder follows, its
+// recursion bounded whatever MaxDepth says: deeper messages are left to
+// the walk, whose frames are on the heap.
+const maxDirectDepth = 10000
+
+// encState is what an Encoder keeps for the direct encoder between calls
+// (in its dynhook state): its block of epochs and the scratch space of
+// deterministic map order.
+type encState struct {
+	next, end uint64
+	entries   []mapEntry
+}
+
+// maxKeptEntries bounds the map scratch kept between calls.
+const maxKeptEntries = 1 << 12
+
+// mapEntry is a map entry being sorted: its key (the word, or the string)
+// and value.
+type mapEntry struct {
+	w uint64
+	s string
+	v protoreflect.Value
+}
+
+// enc is one call of the direct encoder.
+type enc struct {
+	st      *encState
+	stamp   uint64 // the call's epoch, shifted left by one
+	det     bool
+	partial bool
+	limit   int // the deepest level followed
+	maxSize int
+	// changed is set when a nested message's written length is not the
+	// size counted for it: the message changed during the call.
+	changed bool
+}
+
+// statePool holds the states of calls made without an Encoder's
+// (appendCached).
+var statePool = sync.Pool{New: func() any { return new(encState) }}
+
+// epoch returns a new epoch, shifted left by one.
+func (st *encState) epoch() uint64 {
+	if st.next == st.end {
+		st.end = epochs.Add(epochBlock) + 1
+		st.next = st.end - epochBlock
+	}
+	e := st.next
+	st.next++
+	return e << 1
+}
+
+func init() {
+	dynhook.Append = directAppend
+}
+
+// directAppend implements dynhook.Append.
+func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Options) ([]byte, int, bool, error) {
+	m, ok := mr.(*Message)
+	if !ok || m == nil {
+		return b, 0, false, nil
+	}
+	st, _ := (*state).(*encState)
+	if st == nil {
+		st = new(encState)
+		*state = st
+	}
+	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
+		limit: min(o.MaxDepth, maxDirectDepth), maxSize: o.MaxSize}
+	n, ok := e.size(m, 1)
+	if !ok || n > o.MaxSize {
+		return b, 0, false, nil
+	}
+	if o.SizeOnly {
+		return b, n, true, nil
+	}
+	return e.finish(b, m, n)
+}
+
+// finish writes m, whose size pass counted n bytes, after b.
+func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool, error) {
+	out := grow(b, n)
+	out, ok := e.append(out, m, 1)
+	e.release()
+	if !ok {
+		return b, 0, false, nil
+	}
+	if e.changed || len(out)-len(b) != n {
+		return b, 0, true, sizeMismatch(m.desc.FullName())
+	}
+	return out, n, true, nil
+}
+
+// release drops what the call left in the scratch space.
+func (e *enc) release() {
+	if cap(e.st.entries) > maxKeptEntries {
+		e.st.entries = nil
+	}
+}
+
+// appendCached writes m after b with the sizes its last size pass left
+// in it, as proto.Marshal asks with MarshalUseCachedSize after calling
+// Size: ok is false when m holds no complete count, or the write gives up.
+func appendCached(b []byte, m *Message, det bool) ([]byte, bool, error) {
+	stamp := m.size.epoch.Load()
+	if stamp&1 == 0 {
+		return b, false, nil
+	}
+	n := int(m.size.n.Load())
+	st := statePool.Get().(*encState)
+	defer statePool.Put(st)
+	e := enc{st: st, stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: math.MaxInt32}
+	out, _, ok, err := e.finish(b, m, n)
+	if err != nil {
+		// The sizes were not this message's as it is now: count again.
+		return b, false, nil
+	}
+	return out, ok, nil
+}
+
+// grow returns b with room for n more bytes.
+func grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	return slices.Grow(b, n)
+}
+
+// childSize returns the size of c, a nested message, counted by this
+// call: from its stamp, or counted now.
+func (e *enc) childSize(c *Message, depth int) (int, bool) {
+	if c.size.epoch.Load() == e.stamp|1 {
+		return int(c.size.n.Load()), true
+	}
+	return e.size(c, depth)
+}
+
+// size is the size pass: it returns the size of m, at level depth, and
+// stamps it in m; false means the walk must take m.
+func (e *enc) size(m *Message, depth int) (int, bool) {
+	if !m.valid {
+		return 0, true
+	}
+	switch m.size.epoch.Load() {
+	case e.stamp | 1:
+		return int(m.size.n.Load()), true
+	case e.stamp:
+		return 0, false // m contains itself
+	}
+	// Stamped before anything can give up, so that a count left
+	// incomplete never leaves an older complete one in place.
+	m.size.epoch.Store(e.stamp)
+	if depth > e.limit || len(m.ext) > 0 {
+		return 0, false
+	}
+	p := m.shape.program()
+	if p.messageSet || !e.partial && p.required && !m.hasRequired(p) {
+		return 0, false
+	}
+	n := 0
+	s := m.shape
+	fields := p.fields
+	touched := m.words[s.touched:][:p.touchedWords]
+	if s.inOrder {
+		for k, t := range touched {
+			for t != 0 {
+				i := k*64 + bits.TrailingZeros64(t)
+				if i >= p.regular {
+					break
+				}
+				t &= t - 1
+				x, ok := e.sizeField(m, &fields[i], depth)
+				if !ok {
+					return 0, false
+				}
+				n += x
+			}
+		}
+	} else {
+		for pos := range p.regular {
+			f := &fields[pos]
+			if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
+				continue
+			}
+			x, ok := e.sizeField(m, f, depth)
+			if !ok {
+				return 0, false
+			}
+			n += x
+		}
+	}
+	for _, o := range p.oneofs {
+		if c := m.words[o]; c != 0 {
+			x, ok := e.sizeField(m, &fields[p.position[c-1]], depth)
+			if !ok {
+				return 0, false
+			}
+			n += x
+		}
+	}
+	n += len(m.unknown)
+	if n > e.maxSize {
+		return 0, false
+	}
+	m.size.n.Store(int32(n))
+	m.size.epoch.Store(e.stamp | 1)
+	return n, true
+}
+
+// hasRequired reports whether every required field of m is set.
+func (m *Message) hasRequired(p *encProgram) bool {
+	for _, pos := range p.requiredPos {
+		f := &p.fields[pos]
+		if !m.has(&m.shape.fields[f.index], int(f.index)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sizeField returns the size of field f of m, 0 if it is not set.
+func (e *enc) sizeField(m *Message, f *encField, depth int) (int, bool) {
+	switch f.op {
+	case opVarint, opZigzag32, opZigzag64, opFixed32, opFixed64:
+		w := m.words[f.slot]
+		if !f.present(m, w != 0) {
+			return 0, true
+		}
+		return f.tagLen + scalarSize(f.op, w), true
+	case opString:
+		x := m.strs[f.slot]
+		if !f.present(m, x != "") {
+			return 0, true
+		}
+		return f.tagLen + protowire.SizeBytes(len(x)), true
+	case opBytes:
+		x := m.bytes[f.slot]
+		if !f.present(m, len(x) > 0) {
+			return 0, true
+		}
+		return f.tagLen + protowire.SizeBytes(len(x)), true
+	case opMessage, opGroup:
+		c := m.msgs[f.slot]
+		if c == nil {
+			return 0, true
+		}
+		x, ok := e.size(c, depth+1)
+		return f.tagLen + wrapSize(f, f.op, x), ok
+	case opList:
+		l := m.lists[f.slot]
+		if l == nil {
+			return 0, true
+		}
+		return e.sizeList(l, f, depth)
+	case opPacked:
+		l := m.lists[f.slot]
+		if l == nil || len(l.words) == 0 {
+			return 0, true
+		}
+		body := packedSize(f.elem, l.words)
+		return f.tagLen + protowire.SizeBytes(body), true
+	default: // opMap
+		mp := m.maps[f.slot]
+		if mp == nil {
+			return 0, true
+		}
+		return e.sizeMap(mp, f, depth)
+	}
+}
+
+// present reports whether a field is set in m, given whether its value
+// is non-zero (which tells for implicit presence).
+func (f *encField) present(m *Message, nonZero bool) bool {
+	switch {
+	case f.bit >= 0:
+		return m.words[f.bit>>6]&(1<<(f.bit&63)) != 0
+	case f.oneof:
+		return true
+	default:
+		return nonZero
+	}
+}
+
+// wrapSize returns the size of a nested message of n bytes of field f
+// without its key: with its length prefix, or for a group its end key.
+func wrapSize(f *encField, op encOp, n int) int {
+	if op == opGroup {
+		return n + len(f.endTag)
+	}
+	return protowire.SizeVarint(uint64(n)) + n
+}
+
+// sizeList returns the size of the unpacked list l of field f.
+func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
+	n := 0
+	switch f.elem {
+	case opString:
+		for _, x := range l.strs {
+			n += f.tagLen + protowire.SizeBytes(len(x))
+		}
+	case opBytes:
+		for _, x := range l.bytes {
+			n += f.tagLen + protowire.SizeBytes(len(x))
+		}
+	case opMessage, opGroup:
+		for _, c := range l.msgs {
+			x, ok := e.size(c, depth+1)
+			if !ok {
+				return 0, false
+			}
+			n += f.tagLen + wrapSize(f, f.elem, x)
+		}
+		if n > e.maxSize {
+			return 0, false
+		}
+	case opFixed32:
+		n = len(l.words) * (f.tagLen + 4)
+	case opFixed64:
+		n = len(l.words) * (f.tagLen + 8)
+	default:
+		for _, w := range l.words {
+			n += f.tagLen + scalarSize(f.elem, w)
+		}
+	}
+	return n, true
+}
+
+// packedSize returns the size of the body of a packed record of words.
+func packedSize(op encOp, words []uint64) int {
+	switch op {
+	case opFixed32:
+		return 4 * len(words)
+	case opFixed64:
+		return 8 * len(words)
+	}
+	n := 0
+	for _, w := range words {
+		n += scalarSize(op, w)
+	}
+	return n
+}
+
+// scalarSize returns the size of the scalar w without its key.
+func scalarSize(op encOp, w uint64) int {
+	switch op {
+	case opVarint:
+		return protowire.SizeVarint(w)
+	case opZigzag32:
+		return protowire.SizeVarint(protowire.EncodeZigZag(int64(int32(w))))
+	case opZigzag64:
+		return protowire.SizeVarint(protowire.EncodeZigZag(int64(w)))
+	case opFixed32:
+		return 4
+	default:
+		return 8
+	}
+}
+
+// sizeMap returns the size of the map mp of field f.
+func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
+	if mp.Len() > 0 && depth+1 > e.limit {
+		return 0, false // the entries are one level down
+	}
+	n := 0
+	if mp.strs != nil {
+		for k, v := range mp.strs {
+			x, ok := e.entrySize(f, 0, k, v, depth)
+			if !ok {
+				return 0, false
+			}
+			n += f.tagLen + protowire.SizeBytes(x)
+		}
+	} else {
+		for k, v := range mp.words {
+			x, ok := e.entrySize(f, k, "", v, depth)
+			if !ok {
+				return 0, false
+			}
+			n += f.tagLen + protowire.SizeBytes(x)
+		}
+	}
+	if n > e.maxSize {
+		return 0, false
+	}
+	return n, true
+}
+
+// entrySize returns the size of the body of a map entry of field f: its
+// key (the word w, or the string s) and its value v, both always
+// written.
+func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
+	n := 2 // the keys of fields 1 and 2
+	if f.key == opString {
+		n += protowire.SizeBytes(len(s))
+	} else {
+		n += scalarSize(f.key, w)
+	}
+	switch f.elem {
+	case opString:
+		n += protowire.SizeBytes(len(v.String()))
+	case opBytes:
+		n += protowire.SizeBytes(len(v.Bytes()))
+	case opMessage:
+		c, ok := v.Message().(*Message)
+		if !ok {
+			return 0, false
+		}
+		x, ok := e.size(c, depth+2)
+		if !ok {
+			return 0, false
+		}
+		n += protowire.SizeBytes(x)
+	default:
+		n += scalarSize(f.elem, valueWord(f.valueKind, v))
+	}
+	return n, true
+}
+
+// valueWord returns the word of v, a scalar map value of kind k (see
+// toWord).
+func valueWord(k protoreflect.Kind, v protoreflect.Value) uint64 {
+	switch k {
+	case protoreflect.BoolKind:
+		if v.Bool() {
+			return 1
+		}
+		return 0
+	case protoreflect.EnumKind:
+		return uint64(int64(v.Enum()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return uint64(v.Int())
+	case protoreflect.FloatKind:
+		return uint64(math.Float32bits(float32(v.Float())))
+	case protoreflect.DoubleKind:
+		return math.Float64bits(v.Float())
+	default:
+		return v.Uint()
+	}
+}
+
+// append is the write pass: it appends m, at level depth, counted by
+// this call's size pass, to b; false means the walk must take m.
+func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
+	if !m.valid {
+		return b, true
+	}
+	p := m.shape.program()
+	if p.messageSet || len(m.ext) > 0 {
+		return b, false
+	}
+	s := m.shape
+	fields := p.fields
+	touched := m.words[s.touched:][:p.touchedWords]
+	ok := true
+	if s.inOrder {
+		for k, t := range touched {
+			for t != 0 {
+				i := k*64 + bits.TrailingZeros64(t)
+				if i >= p.regular {
+					break
+				}
+				t &= t - 1
+				if b, ok = e.appendField(b, m, &fields[i], depth); !ok {
+					return b, false
+				}
+			}
+		}
+	} else {
+		for pos := range p.regular {
+			f := &fields[pos]
+			if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
+				continue
+			}
+			if b, ok = e.appendField(b, m, f, depth); !ok {
+				return b, false
+			}
+		}
+	}
+	for _, o := range p.oneofs {
+		if c := m.words[o]; c != 0 {
+			if b, ok = e.appendField(b, m, &fields[p.position[c-1]], depth); !ok {
+				return b, false
+			}
+		}
+	}
+	return append(b, m.unknown...), true
+}
+
+// appendTag appends the key of f.
+func appendTag(b []byte, f *encField) []byte {
+	if f.tagLen == 1 {
+		return append(b, f.tag[0])
+	}
+	return append(b, f.tag...)
+}
+
+// appendScalar appends the scalar w without its key.
+func appendScalar(b []byte, op encOp, w uint64) []byte {
+	switch op {
+	case opVarint:
+		return protowire.AppendVarint(b, w)
+	case opZigzag32:
+		return protowire.AppendVarint(b, protowire.EncodeZigZag(int64(int32(w))))
+	case opZigzag64:
+		return protowire.AppendVarint(b, protowire.EncodeZigZag(int64(w)))
+	case opFixed32:
+		return protowire.AppendFixed32(b, uint32(w))
+	default:
+		return protowire.AppendFixed64(b, w)
+	}
+}
+
+// appendField appends field f of m, if it is set.
+func (e *enc) appendField(b []byte, m *Message, f *encField, depth int) ([]byte, bool) {
+	switch f.op {
+	case opVarint:
+		w := m.words[f.slot]
+		if !f.present(m, w != 0) {
+			return b, true
+		}
+		b = appendTag(b, f)
+		if w < 0x80 {
+			return append(b, byte(w)), true
+		}
+		return protowire.AppendVarint(b, w), true
+	case opZigzag32, opZigzag64, opFixed32, opFixed64:
+		w := m.words[f.slot]
+		if !f.present(m, w != 0) {
+			return b, true
+		}
+		return appendScalar(appendTag(b, f), f.op, w), true
+	case opString:
+		x := m.strs[f.slot]
+		if !f.present(m, x != "") {
+			return b, true
+		}
+		if f.utf8 && !utf8.ValidString(x) {
+			return b, false
+		}
+		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		return append(b, x...), true
+	case opBytes:
+		x := m.bytes[f.slot]
+		if !f.present(m, len(x) > 0) {
+			return b, true
+		}
+		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		return append(b, x...), true
+	case opMessage, opGroup:
+		c := m.msgs[f.slot]
+		if c == nil {
+			return b, true
+		}
+		return e.appendNested(b, f, f.op, c, depth+1)
+	case opList:
+		l := m.lists[f.slot]
+		if l == nil {
+			return b, true
+		}
+		return e.appendList(b, l, f, depth)
+	case opPacked:
+		l := m.lists[f.slot]
+		if l == nil || len(l.words) == 0 {
+			return b, true
+		}
+		b = append(b, f.packedTag...)
+		b = protowire.AppendVarint(b, uint64(packedSize(f.elem, l.words)))
+		for _, w := range l.words {
+			b = appendScalar(b, f.elem, w)
+		}
+		return b, true
+	default: // opMap
+		mp := m.maps[f.slot]
+		if mp == nil {
+			return b, true
+		}
+		return e.appendMap(b, mp, f, depth)
+	}
+}
+
+// appendNested appends c, a message of field f at level depth, with its
+// key, its length (op opMessage) or its end key (opGroup).
+func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth int) ([]byte, bool) {
+	n, ok := e.childSize(c, depth)
+	if !ok {
+		return b, false
+	}
+	b = appendTag(b, f)
+	if op == opGroup {
+		start := len(b)
+		if b, ok = e.append(b, c, depth); !ok {
+			return b, false
+		}
+		if len(b)-start != n {
+			e.changed = true
+		}
+		return append(b, f.endTag...), true
+	}
+	b = protowire.AppendVarint(b, uint64(n))
+	start := len(b)
+	if b, ok = e.append(b, c, depth); !ok {
+		return b, false
+	}
+	if len(b)-start != n {
+		// Bytes that disagree with their length prefix are never
+		// returned: the call fails (see finish).
+		e.changed = true
+	}
+	return b, true
+}
+
+// appendList appends the unpacked list l of field f.
+func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, bool) {
+	ok := true
+	switch f.elem {
+	case opString:
+		for _, x := range l.strs {
+			if f.utf8 && !utf8.ValidString(x) {
+				return b, false
+			}
+			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+			b = append(b, x...)
+		}
+	case opBytes:
+		for _, x := range l.bytes {
+			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+			b = append(b, x...)
+		}
+	case opMessage, opGroup:
+		for _, c := range l.msgs {
+			if b, ok = e.appendNested(b, f, f.elem, c, depth+1); !ok {
+				return b, false
+			}
+		}
+	default:
+		for _, w := range l.words {
+			b = appendScalar(appendTag(b, f), f.elem, w)
+		}
+	}
+	return b, true
+}
+
+// appendMap appends the entries of the map mp of field f: in map order,
+// or sorted by key when the call is deterministic.
+func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, bool) {
+	ok := true
+	if !e.det {
+		if mp.strs != nil {
+			for k, v := range mp.strs {
+				if b, ok = e.appendEntry(b, f, 0, k, v, depth); !ok {
+					return b, false
+				}
+			}
+		} else {
+			for k, v := range mp.words {
+				if b, ok = e.appendEntry(b, f, k, "", v, depth); !ok {
+					return b, false
+				}
+			}
+		}
+		return b, true
+	}
+	// Nested maps append their entries after these and truncate back.
+	start := len(e.st.entries)
+	if mp.strs != nil {
+		for k, v := range mp.strs {
+			e.st.entries = append(e.st.entries, mapEntry{s: k, v: v})
+		}
+	} else {
+		for k, v := range mp.words {
+			e.st.entries = append(e.st.entries, mapEntry{w: k, v: v})
+		}
+	}
+	entries := e.st.entries[start:]
+	switch f.keyOrder {
+	case orderString:
+		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
+	case orderSigned:
+		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(int64(a.w), int64(b.w)) })
+	default:
+		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.w, b.w) })
+	}
+	for i := range entries {
+		x := &entries[i]
+		if b, ok = e.appendEntry(b, f, x.w, x.s, x.v, depth); !ok {
+			break
+		}
+	}
+	clear(entries)
+	e.st.entries = e.st.entries[:start]
+	return b, ok
+}
+
+// appendEntry appends one map entry of field f, with its key.
+func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protoreflect.Value, depth int) ([]byte, bool) {
+	n, ok := e.entrySize(f, w, s, v, depth)
+	if !ok {
+		return b, false
+	}
+	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
+	if f.key == opString {
+		if f.keyUTF8 && !utf8.ValidString(s) {
+			return b, false
+		}
+		b = append(b, 0x0a)
+		b = protowire.AppendVarint(b, uint64(len(s)))
+		b = append(b, s...)
+	} else {
+		b = append(b, f.keyTag)
+		b = appendScalar(b, f.key, w)
+	}
+	b = append(b, f.valueTag)
+	switch f.elem {
+	case opString:
+		x := v.String()
+		if f.utf8 && !utf8.ValidString(x) {
+			return b, false
+		}
+		b = protowire.AppendVarint(b, uint64(len(x)))
+		b = append(b, x...)
+	case opBytes:
+		x := v.Bytes()
+		b = protowire.AppendVarint(b, uint64(len(x)))
+		b = append(b, x...)
+	case opMessage:
+		c := v.Message().(*Message)
+		x, _ := e.childSize(c, depth+2)
+		b = protowire.AppendVarint(b, uint64(x))
+		if b, ok = e.append(b, c, depth+2); !ok {
+			return b, false
+		}
+	default:
+		b = appendScalar(b, f.elem, valueWord(f.valueKind, v))
+	}
+	return b, true
+}
+
+// encOp says how the direct encoder writes a value.
+type encOp uint8
+
+const (
+	opVarint   encOp = iota // the word as a varint: int32, int64, uint32, uint64, enum, bool
+	opZigzag32              // sint32
+	opZigzag64              // sint64
+	opFixed32               // fixed32, sfixed32, float: the word's low 32 bits
+	opFixed64               // fixed64, sfixed64, double
+	opString
+	opBytes
+	opMessage
+	opGroup
+	opList   // a repeated field written unpacked, elements by elem
+	opPacked // a repeated scalar field written as one packed record
+	opMap    // a map field, keys by key, values by elem
+)
+
+// keyOrder is how deterministic encoding sorts a map's keys.
+type keyOrder uint8
+
+const (
+	orderUnsigned keyOrder = iota // unsigned integers and bools, by word
+	orderSigned                   // signed integers, by word as int64
+	orderString
+)
+
+// encField is the direct encoder's record of one field: where its value
+// lives (as in field) and how it is written (from its layout.Field).
+type encField struct {
+	op, elem, key encOp
+	keyOrder      keyOrder
+	// utf8 asks for the string values (a map's values) to be checked;
+	// keyUTF8, a map's string keys.
+	utf8, keyUTF8 bool
+	// oneof is set for members of real oneofs, visited only when set.
+	oneof bool
+	// keyTag and valueTag are a map entry's one-byte keys.
+	keyTag, valueTag byte
+	valueKind        protoreflect.Kind
+	tagLen           int
+	index            int32 // in the descriptor's Fields; the touched bit
+	slot, bit        int32 // as in field
+	tag              []byte
+	endTag           []byte
+	packedTag        []byte
+}
+
+// encProgram is the direct encoder's program for one shape.
+type encProgram struct {
+	// fields holds a record per field, by layout position.
+	fields []encField
+	// position maps a field's index to its layout position.
+	position []int32
+	// oneofs holds the index in words of each real oneof's case, in the
+	// layout's order.
+	oneofs []int32
+	// regular is the layout's Regular; touchedWords the length of the
+	// touched bits in words.
+	regular, touchedWords int
+	// requiredPos lists the positions of required fields; required is
+	// set when there are any.
+	requiredPos []int32
+	required    bool
+	// messageSet is set for a MessageSet type, which the walk refuses.
+	messageSet bool
+}
+
+// program returns the direct encoder's program of s, building it on
+// first use.
+func (s *shape) program() *encProgram {
+	if p := s.enc.Load(); p != nil {
+		return p
+	}
+	p := buildProgram(s)
+	s.enc.CompareAndSwap(nil, p)
+	return s.enc.Load()
+}
+
+// buildProgram compiles the direct encoder's program of s.
+func buildProgram(s *shape) *encProgram {
+	l := s.layout
+	p := &encProgram{
+		fields:       make([]encField, len(l.Fields)),
+		position:     make([]int32, len(l.Fields)),
+		regular:      l.Regular,
+		touchedWords: (len(l.Fields) + 63) / 64,
+		requiredPos:  l.RequiredFields,
+		required:     len(l.RequiredFields) > 0,
+		messageSet:   l.MessageSet,
+	}
+	for _, o := range l.Oneofs {
+		p.oneofs = append(p.oneofs, s.oneofs[o.Index])
+	}
+	for pos := range l.Fields {
+		lf := &l.Fields[pos]
+		sf := &s.fields[lf.Index]
+		p.position[lf.Index] = int32(pos)
+		f := &p.fields[pos]
+		*f = encField{
+			index: int32(lf.Index), slot: sf.slot, bit: sf.bit, oneof: lf.Oneof >= 0,
+			tag: lf.Tag, tagLen: len(lf.Tag), endTag: lf.EndTag, packedTag: lf.PackedTag,
+			utf8: lf.ValidateUTF8,
+		}
+		op := valueOp(lf)
+		switch {
+		case lf.Map:
+			f.op = opMap
+			f.key = valueOp(lf.MapKey)
+			f.elem = valueOp(lf.MapValue)
+			f.valueKind = lf.MapValue.Kind
+			f.keyTag = lf.MapKey.Tag[0]
+			f.valueTag = lf.MapValue.Tag[0]
+			f.utf8 = lf.MapValue.ValidateUTF8
+			f.keyUTF8 = lf.MapKey.ValidateUTF8
+			switch lf.MapKey.Kind {
+			case protoreflect.StringKind:
+				f.keyOrder = orderString
+			case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind,
+				protoreflect.Sint64Kind, protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+				f.keyOrder = orderSigned
+			}
+		case lf.Packed:
+			f.op, f.elem = opPacked, op
+		case lf.List:
+			f.op, f.elem = opList, op
+		default:
+			f.op = op
+		}
+	}
+	return p
+}
+
+// valueOp returns how one value of lf is written.
+func valueOp(lf *layout.Field) encOp {
+	switch lf.Kind {
+	case protoreflect.Sint32Kind:
+		return opZigzag32
+	case protoreflect.Sint64Kind:
+		return opZigzag64
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return opFixed32
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return opFixed64
+	case protoreflect.StringKind:
+		return opString
+	case protoreflect.BytesKind:
+		return opBytes
+	case protoreflect.MessageKind:
+		return opMessage
+	case protoreflect.GroupKind:
+		return opGroup
+	default:
+		return opVarint
+	}
+}
