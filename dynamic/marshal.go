@@ -133,8 +133,15 @@ func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Optio
 	return e.finish(b, m, n)
 }
 
+// betweenPasses, when set (by tests), is called between the size and the
+// write pass of every direct encoding.
+var betweenPasses func(*Message)
+
 // finish writes m, whose size pass counted n bytes, after b.
 func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool, error) {
+	if betweenPasses != nil {
+		betweenPasses(m)
+	}
 	out := grow(b, n)
 	out, ok := e.append(out, m, 1)
 	e.release()

@@ -1,0 +1,374 @@
+package dynamic_test
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/runtime/protoiface"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// directOptions are the encoder's default options as the direct encoder
+// receives them.
+func directOptions(det bool) dynhook.Options {
+	return dynhook.Options{Deterministic: det, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize}
+}
+
+// TestDirectEncodesOrdinaryMessages checks that the direct encoder takes
+// every message of every test type without extensions (MessageSet types
+// aside, which it leaves to the walk), filled at random, and writes the
+// bytes the checked walk writes for the dynamicpb twin, with the size it
+// counts, appending after a prefix.
+func TestDirectEncodesOrdinaryMessages(t *testing.T) {
+	for _, tw := range protobuftest.Twins() {
+		for seed := range uint64(4) {
+			dpb, dyn := filled(protobuftest.Twin{Name: tw.Name, Dyn: tw.Dyn}, seed, protobuftest.RandOptions{Unknown: true})
+			want, err := encoder.MarshalOptions{Deterministic: true}.Marshal(dpb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := []byte{0xaa}
+			got, n, handled, err := dynamic.DirectAppend(prefix, dyn.ProtoReflect(), directOptions(true))
+			if isMessageSet(tw.Dyn.Descriptor()) {
+				if handled {
+					t.Fatalf("%v: the direct encoder took a MessageSet type", tw.Name)
+				}
+				continue
+			}
+			if !handled || err != nil {
+				t.Fatalf("%v seed %d: handled %v, %v", tw.Name, seed, handled, err)
+			}
+			if !bytes.Equal(got, append([]byte{0xaa}, want...)) || n != len(want) {
+				t.Fatalf("%v seed %d: %d bytes (size %d), want %d:\n%s", tw.Name, seed, len(got)-1, n, len(want),
+					protobuftest.FirstDiff(got[1:], want, tw.Dyn.Descriptor()))
+			}
+			_, n, handled, _ = dynamic.DirectAppend(nil, dyn.ProtoReflect(), dynhook.Options{SizeOnly: true, MaxDepth: 100, MaxSize: 1 << 30})
+			if !handled || n != len(want) {
+				t.Fatalf("%v seed %d: SizeOnly %d, %v; want %d", tw.Name, seed, n, handled, len(want))
+			}
+		}
+	}
+}
+
+// isMessageSet reports whether md is a MessageSet type.
+func isMessageSet(md protoreflect.MessageDescriptor) bool {
+	o, ok := md.Options().(*descriptorpb.MessageOptions)
+	return ok && o.GetMessageSetWireFormat()
+}
+
+// TestDirectGivesUp checks the cases the direct encoder leaves to the
+// walk, reporting handled false with nothing appended, and that the
+// encoder then gives the walk's result.
+func TestDirectGivesUp(t *testing.T) {
+	md3 := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.Descriptor()
+	badUTF8 := func(name protoreflect.Name) *dynamic.Message {
+		m := dynamic.NewMessage(md3)
+		fd := md3.Fields().ByName(name)
+		switch {
+		case fd.IsList():
+			m.Mutable(fd).List().Append(protoreflect.ValueOfString("ok"))
+			m.Mutable(fd).List().Append(protoreflect.ValueOfString("\xff"))
+		case fd.IsMap() && fd.MapKey().Kind() == protoreflect.StringKind:
+			v := protoreflect.ValueOfString("x")
+			if fd.MapValue().Kind() != protoreflect.StringKind {
+				v = m.Mutable(fd).Map().NewValue()
+			}
+			m.Mutable(fd).Map().Set(protoreflect.ValueOfString("\xff").MapKey(), v)
+		default:
+			m.Set(fd, protoreflect.ValueOfString("\xff"))
+		}
+		return m
+	}
+	deep, _ := recursive(t, 40)
+	cyclic, child := recursive(t, 3)
+	cyclic.Get(child).Message().Get(child).Message().Set(child, protoreflect.ValueOfMessage(cyclic))
+	// A map in a message at the depth limit: its entries are one level
+	// below.
+	mapAtLimit, _ := recursive(t, 5)
+	last := mapAtLimit
+	for last.Has(child) {
+		last = last.Get(child).Message().(*dynamic.Message)
+	}
+	byName := last.Descriptor().Fields().ByName("by_name")
+	last.Mutable(byName).Map().Set(protoreflect.ValueOfString("k").MapKey(), last.Mutable(byName).Map().NewValue())
+
+	rd := protobuftest.TwinByName("protolayout.test2.TestRequired").Dyn.Descriptor()
+	cases := []struct {
+		name string
+		m    *dynamic.Message
+		o    dynhook.Options
+		want error
+	}{
+		{"invalid UTF-8", badUTF8("singular_string"), directOptions(false), encoder.ErrInvalidUTF8},
+		{"invalid UTF-8 in a list", badUTF8("repeated_string"), directOptions(false), encoder.ErrInvalidUTF8},
+		{"invalid UTF-8 in a map key", badUTF8("map_string_string"), directOptions(true), encoder.ErrInvalidUTF8},
+		{"required field not set", dynamic.NewMessage(rd), directOptions(false), encoder.ErrRequiredNotSet},
+		{"too deep", deep, dynhook.Options{MaxDepth: 39, MaxSize: 1 << 20}, encoder.ErrDepthExceeded},
+		{"a map's entries too deep", mapAtLimit, dynhook.Options{MaxDepth: 5, MaxSize: 1 << 20}, encoder.ErrDepthExceeded},
+		{"a cycle", cyclic, directOptions(false), encoder.ErrCycle},
+		{"too large", deep, dynhook.Options{MaxDepth: 100, MaxSize: 50}, encoder.ErrSizeExceeded},
+	}
+	for _, c := range cases {
+		prefix := []byte{1, 2}
+		got, _, handled, err := dynamic.DirectAppend(prefix, c.m, c.o)
+		if handled || err != nil || !bytes.Equal(got, prefix) {
+			t.Errorf("%s: % x, handled %v, %v; want the prefix, not handled", c.name, got, handled, err)
+		}
+		o := encoder.MarshalOptions{Deterministic: c.o.Deterministic, AllowPartial: c.o.Partial, MaxDepth: c.o.MaxDepth, MaxSize: c.o.MaxSize}
+		if _, err := o.Marshal(c.m); !errors.Is(err, c.want) {
+			t.Errorf("%s: the encoder gives %v, want %v", c.name, err, c.want)
+		}
+	}
+
+	// With an extension set, the walk encodes it.
+	checked := 0
+	for _, tw := range protobuftest.Twins() {
+		if len(tw.DynExts) == 0 {
+			continue
+		}
+		dpb, dyn := filled(tw, 1, protobuftest.RandOptions{})
+		if len(dyn.ProtoReflect().(*dynamic.Message).GetUnknown()) != 0 || !hasExtension(dyn.ProtoReflect()) {
+			continue
+		}
+		if _, _, handled, _ := dynamic.DirectAppend(nil, dyn.ProtoReflect(), directOptions(true)); handled {
+			t.Errorf("%v: the direct encoder took a message with an extension set", tw.Name)
+		}
+		want, _ := deterministic.Marshal(dpb)
+		if got, err := (encoder.MarshalOptions{Deterministic: true}).Marshal(dyn); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%v with extensions: %v\n%s", tw.Name, err, protobuftest.FirstDiff(got, want, tw.Dyn.Descriptor()))
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no test message with an extension set")
+	}
+}
+
+// hasExtension reports whether m has an extension set.
+func hasExtension(m protoreflect.Message) bool {
+	found := false
+	m.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		found = fd.IsExtension()
+		return !found
+	})
+	return found
+}
+
+// doubling returns a TestRecursive whose children list holds the same
+// message twice, level after level, depth levels deep: a shared subtree
+// whose encoding doubles with every level.
+func doubling[M interface{ ProtoReflect() protoreflect.Message }](depth int, newMessage func() M) protoreflect.Message {
+	m := newMessage().ProtoReflect()
+	children := m.Descriptor().Fields().ByName("children")
+	value := m.Descriptor().Fields().ByName("value")
+	m.Set(value, protoreflect.ValueOfInt32(int32(depth)))
+	for d := range depth {
+		parent := newMessage().ProtoReflect()
+		parent.Set(value, protoreflect.ValueOfInt32(int32(d)))
+		l := parent.Mutable(children).List()
+		l.Append(protoreflect.ValueOfMessage(m))
+		l.Append(protoreflect.ValueOfMessage(m))
+		m = parent
+	}
+	return m
+}
+
+// TestDirectSharedSubtree checks that the direct encoder counts a shared
+// subtree once per call: a doubling subtree of 12 levels encodes as the
+// walk encodes its dynamicpb twin, and one of 80 levels, whose encoding
+// would take 2^80 bytes, fails on the size limit at once (counted once
+// per path, it would never end).
+func TestDirectSharedSubtree(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test2.TestRecursive").Dyn.Descriptor()
+	small := doubling(12, func() *dynamic.Message { return dynamic.NewMessage(md) })
+	twin := doubling(12, func() *dynamicpb.Message { return dynamicpb.NewMessage(md) })
+	want, err := encoder.Marshal(twin.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, handled, err := dynamic.DirectAppend(nil, small, directOptions(false))
+	if !handled || err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("12 doubling levels: %d bytes, handled %v, %v; want %d bytes", len(got), handled, err, len(want))
+	}
+	huge := doubling(80, func() *dynamic.Message { return dynamic.NewMessage(md) })
+	if _, _, handled, _ := dynamic.DirectAppend(nil, huge, directOptions(false)); handled {
+		t.Fatal("80 doubling levels: handled")
+	}
+	if _, err := encoder.Marshal(huge.Interface()); !errors.Is(err, encoder.ErrSizeExceeded) {
+		t.Fatalf("80 doubling levels: %v, want ErrSizeExceeded", err)
+	}
+	if n := proto.Size(huge.Interface()); n != 0 {
+		t.Fatalf("proto.Size of 80 doubling levels: %d, want 0", n)
+	}
+}
+
+// TestDirectMutationBetweenPasses checks that a message changed between
+// the size and the write pass fails with ErrSizeMismatch, with nothing
+// appended, both when the total size changes and when two nested
+// messages change by opposite amounts, leaving the total as it was.
+func TestDirectMutationBetweenPasses(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test2.TestRecursive").Dyn.Descriptor()
+	fields := md.Fields()
+	leaf, children := fields.ByName("leaf"), fields.ByName("children")
+	build := func() (*dynamic.Message, protoreflect.Message, protoreflect.Message) {
+		m := dynamic.NewMessage(md)
+		l := m.Mutable(children).List()
+		a, b := l.AppendMutable().Message(), l.AppendMutable().Message()
+		a.Set(leaf, protoreflect.ValueOfString("aaaa"))
+		b.Set(leaf, protoreflect.ValueOfString("bbbb"))
+		return m, a, b
+	}
+	for _, c := range []struct {
+		name   string
+		change func(a, b protoreflect.Message)
+	}{
+		{"grown", func(a, _ protoreflect.Message) { a.Set(leaf, protoreflect.ValueOfString("aaaaa")) }},
+		{"same total", func(a, b protoreflect.Message) {
+			a.Set(leaf, protoreflect.ValueOfString("aaaaa"))
+			b.Set(leaf, protoreflect.ValueOfString("bbb"))
+		}},
+	} {
+		m, a, b := build()
+		dynamic.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
+		prefix := []byte{9}
+		got, err := encoder.MarshalOptions{}.MarshalAppend(prefix, m)
+		dynamic.SetBetweenPasses(nil)
+		if !errors.Is(err, encoder.ErrSizeMismatch) || !bytes.Equal(got, prefix) {
+			t.Errorf("%s: % x, %v; want the prefix and ErrSizeMismatch", c.name, got, err)
+		}
+		// Unchanged from now on, it encodes.
+		if _, err := encoder.Marshal(m); err != nil {
+			t.Errorf("%s, then unchanged: %v", c.name, err)
+		}
+	}
+}
+
+// TestCachedSizes checks Marshal with MarshalUseCachedSize, as
+// proto.Marshal calls it after Size: it writes with the sizes Size left,
+// and when the message changed in between (its sizes are then not its
+// own), or changed in a way the direct encoder does not take (an
+// extension set after an encoding), it counts again rather than write
+// stale lengths or drop the change.
+func TestCachedSizes(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test2.TestRecursive").Dyn.Descriptor()
+	fields := md.Fields()
+	leaf, child := fields.ByName("leaf"), fields.ByName("child")
+	m := dynamic.NewMessage(md)
+	inner := m.Mutable(child).Message()
+	inner.Set(leaf, protoreflect.ValueOfString("abc"))
+	methods := m.ProtoMethods()
+	marshalCached := func() []byte {
+		t.Helper()
+		out, err := methods.Marshal(protoiface.MarshalInput{Message: m, Flags: protoiface.MarshalUseCachedSize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Buf
+	}
+	methods.Size(protoiface.SizeInput{Message: m})
+	want, _ := proto.Marshal(m)
+	if got := marshalCached(); !bytes.Equal(got, want) {
+		t.Fatalf("cached: % x, want % x", got, want)
+	}
+	methods.Size(protoiface.SizeInput{Message: m})
+	inner.Set(leaf, protoreflect.ValueOfString("abcdefgh"))
+	got := marshalCached()
+	want, _ = encoder.Marshal(m)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("changed after Size: % x, want % x", got, want)
+	}
+
+	// An extension set after an encoding is written.
+	checked := false
+	for _, tw := range protobuftest.Twins() {
+		if len(tw.DynExts) == 0 {
+			continue
+		}
+		xd := tw.DynExts[0].TypeDescriptor().Descriptor()
+		if xd.IsList() || xd.Message() != nil {
+			continue
+		}
+		x := dynamic.NewMessage(tw.Dyn.Descriptor())
+		twin := dynamicpb.NewMessage(tw.Dyn.Descriptor())
+		if _, err := proto.Marshal(x); err != nil {
+			t.Fatal(err)
+		}
+		xt := dynamic.NewExtensionType(xd)
+		x.Set(xt.TypeDescriptor(), xd.Default())
+		twin.Set(tw.DynExts[0].TypeDescriptor(), xd.Default())
+		got, err := proto.MarshalOptions{AllowPartial: true}.Marshal(x)
+		want, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(twin)
+		if err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+			t.Fatalf("%v: an extension set after an encoding: % x, %v; want % x", tw.Name, got, err, want)
+		}
+		checked = true
+		break
+	}
+	if !checked {
+		t.Fatal("no test message type with a scalar extension")
+	}
+}
+
+// TestDirectConcurrent checks that goroutines encoding one message at
+// the same time (each stamping its sizes in the messages) all get its
+// bytes, through proto.Marshal, proto.Size and a reused Encoder each. CI
+// runs it under the race detector.
+func TestDirectConcurrent(t *testing.T) {
+	tw := protobuftest.TwinByName("protolayout.test3.TestAllTypes")
+	_, dyn := filled(tw, 5, protobuftest.RandOptions{MaxDepth: 4})
+	want, err := deterministic.Marshal(dyn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := encoder.NewEncoder(encoder.MarshalOptions{Deterministic: true})
+			for range 50 {
+				a, err1 := deterministic.Marshal(dyn)
+				b, err2 := e.Marshal(dyn)
+				if err1 != nil || err2 != nil || !bytes.Equal(a, want) || !bytes.Equal(b, want) || proto.Size(dyn) != len(want) {
+					errs <- errors.Join(errors.New("concurrent encodings differ"), err1, err2)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// TestDirectDeeperThanItFollows checks that a message deeper than the
+// direct encoder follows, under a MaxDepth that allows it, is encoded by
+// the walk: the same bytes as its dynamicpb twin's.
+func TestDirectDeeperThanItFollows(t *testing.T) {
+	const depth = 12000
+	m, child := recursive(t, depth)
+	twin := dynamicpb.NewMessage(m.Descriptor())
+	for cur, tcur := protoreflect.Message(m), protoreflect.Message(twin); cur.Has(child); {
+		cur = cur.Get(child).Message()
+		tcur = tcur.Mutable(child).Message()
+	}
+	o := encoder.MarshalOptions{MaxDepth: depth}
+	got, err := o.Marshal(m)
+	want, werr := o.Marshal(twin)
+	if err != nil || werr != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%d levels: %d bytes, %v; want %d bytes, %v", depth, len(got), err, len(want), werr)
+	}
+}
