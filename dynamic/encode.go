@@ -51,6 +51,14 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 	if m, ok := in.Message.(*Message); ok && reachesMessageSet(m) {
 		return protoiface.SizeOutput{Size: proto.Size(slowMessage{m})}
 	}
+	if m, ok := in.Message.(*Message); ok && m != nil {
+		st := statePool.Get().(*encState)
+		_, n, handled, _ := st.encode(nil, m, dynhook.Options{SizeOnly: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
+		statePool.Put(st)
+		if handled {
+			return protoiface.SizeOutput{Size: n}
+		}
+	}
 	return protoiface.SizeOutput{Size: encoder.MarshalOptions{}.Size(in.Message.Interface())}
 }
 
@@ -72,13 +80,20 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 		b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}.MarshalAppend(in.Buf, slowMessage{m})
 		return protoiface.MarshalOutput{Buf: b}, err
 	}
-	if in.Flags&protoiface.MarshalUseCachedSize != 0 {
-		// proto.Marshal has just called Size, which left the sizes in
-		// the messages: write with them.
-		if m, ok := in.Message.(*Message); ok && m != nil {
+	if m, ok := in.Message.(*Message); ok && m != nil {
+		if in.Flags&protoiface.MarshalUseCachedSize != 0 {
+			// proto.Marshal has just called Size, which left the sizes
+			// in the messages: write with them.
 			if b, ok, _ := appendCached(in.Buf, m, o.Deterministic); ok {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
+		}
+		st := statePool.Get().(*encState)
+		b, _, handled, err := st.encode(in.Buf, m, dynhook.Options{Deterministic: o.Deterministic, Partial: true,
+			MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
+		statePool.Put(st)
+		if handled {
+			return protoiface.MarshalOutput{Buf: b}, err
 		}
 	}
 	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())

@@ -29,10 +29,11 @@ import (
 //
 // Sizes are kept in the messages themselves (Message.size), stamped with
 // the epoch of the call that counted them, so that the write pass reads
-// each nested message's size instead of counting it again, a message
-// reached twice in one call (a shared subtree) is counted once, and a
-// message reached again while it is being counted (a cycle) is told at
-// once. Epochs are unique per call (see epochs): calls on other
+// each nested message's size instead of counting it again, and a message
+// reached twice in one call (a shared subtree) is counted once. A message
+// that contains itself is never counted complete: the count goes down
+// until the depth it follows (at most maxDirectDepth), and gives up, and
+// the walk names the cycle. Epochs are unique per call (see epochs): calls on other
 // goroutines that encode the same message at the same time stamp it with
 // theirs, and a call that finds another's stamp counts again; a message
 // not changed meanwhile always counts the same, so the sizes written by
@@ -40,7 +41,8 @@ import (
 
 // sizeStamp is a message's cached size: the epoch of the call that
 // counted it, shifted left by one, with the low bit set once the count is
-// complete (clear while the message is being counted), and the size.
+// complete (clear at the top message while it is being counted), and the
+// size.
 type sizeStamp struct {
 	epoch atomic.Uint64
 	n     atomic.Int32
@@ -91,8 +93,8 @@ type enc struct {
 	changed bool
 }
 
-// statePool holds the states of calls made without an Encoder's
-// (appendCached).
+// statePool holds the states of calls made without an Encoder's (the
+// fast-path methods).
 var statePool = sync.Pool{New: func() any { return new(encState) }}
 
 // epoch returns a new epoch, shifted left by one.
@@ -121,8 +123,17 @@ func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Optio
 		st = new(encState)
 		*state = st
 	}
+	return st.encode(b, m, o)
+}
+
+// encode runs the direct encoder on m, as dynhook.Append describes.
+func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int, bool, error) {
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
 		limit: min(o.MaxDepth, maxDirectDepth), maxSize: o.MaxSize}
+	// Stamped before anything can give up, so that a count left
+	// incomplete never leaves an older complete one in place for
+	// appendCached to use.
+	m.size.epoch.Store(e.stamp)
 	n, ok := e.size(m, 1)
 	if !ok || n > o.MaxSize {
 		return b, 0, false, nil
@@ -204,15 +215,9 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.valid {
 		return 0, true
 	}
-	switch m.size.epoch.Load() {
-	case e.stamp | 1:
+	if m.size.epoch.Load() == e.stamp|1 {
 		return int(m.size.n.Load()), true
-	case e.stamp:
-		return 0, false // m contains itself
 	}
-	// Stamped before anything can give up, so that a count left
-	// incomplete never leaves an older complete one in place.
-	m.size.epoch.Store(e.stamp)
 	if depth > e.limit || len(m.ext) > 0 {
 		return 0, false
 	}
