@@ -49,26 +49,34 @@
 // encoder (package encoder) over the message's layout: proto.Marshal,
 // proto.Size and proto.MarshalOptions use them, and
 // proto.MarshalOptions{Deterministic: true} gives the bytes it gives for
-// a dynamicpb message of the same content. They keep the encoder's
-// checked walk and its limits: a message that contains itself fails with
-// encoder.ErrCycle, one nested deeper than encoder.DefaultMaxDepth with
-// encoder.ErrDepthExceeded (where dynamicpb's reflection recurses without
-// a limit), and every error matches proto.Error. proto.Size counts 0 for
-// such a message. encoder.Marshal walks a Message itself, whatever
+// a dynamicpb message of the same content. They keep the encoder's limits:
+// a message that contains itself fails with encoder.ErrCycle, one nested
+// deeper than encoder.DefaultMaxDepth with encoder.ErrDepthExceeded (where
+// dynamicpb's reflection recurses without a limit), and every error
+// matches proto.Error. proto.Size counts 0 for such a message.
+// encoder.Marshal and encoder.Encoder encode a Message themselves, whatever
 // MarshalOptions.Checked says, instead of calling these methods. A
 // message whose type is or holds a MessageSet type, which the encoder
 // refuses, is encoded by Size and Marshal through reflection, as a
 // dynamicpb message is (which the proto package supports only in a build
 // with the protolegacy tag).
 //
-// The encoder reads a Message's storage directly, as it reads dynamicpb's:
-// once per message, the fields whose touched bit is set, by presence bit,
-// value or oneof case word, with no protoreflect call per declared field.
-// A reused encoder.Encoder appending into a buffer with room allocates
-// nothing per call. proto.Marshal costs more than the Encoder: it calls
-// Size, then Marshal, which sizes the message again (MarshalUseCachedSize
-// is ignored; sizes are not cached in the message), and allocates its
-// output.
+// The encoder writes a Message straight from its storage, by a program
+// compiled once per message type: a size pass, then a write pass, over
+// the fields whose touched bit is set, with no protoreflect call per
+// field. The size pass leaves each nested message's size in the message,
+// stamped with the call, so that the write pass reads it, a message held
+// twice in one tree is counted once, and proto.Marshal, which calls Size
+// and then Marshal with MarshalUseCachedSize, sizes the message once, as
+// it does a generated one. Concurrent encodings of one message are safe:
+// each call has its own stamp, and a message not changed meanwhile always
+// counts the same. A message changed between the two passes fails with
+// encoder.ErrSizeMismatch, with nothing appended. Whatever this direct
+// encoder does not take (an extension set, a limit met, invalid UTF-8, a
+// required field not set, a cycle, nesting deeper than 10,000 levels
+// under a larger MaxDepth) goes to the encoder's checked walk, which gives
+// the same bytes or its detailed error. A reused encoder.Encoder
+// appending into a buffer with room allocates nothing per call.
 //
 // # Decoding
 //

@@ -39,7 +39,10 @@
 // repeated string extensions.
 // MarshalOptions.Checked sends generated messages through the checked
 // layout walk instead, with every guarantee below; dynamicpb messages
-// always take it.
+// always take it. Messages of package dynamic are written straight from
+// their storage by that package's direct encoder, with the same bytes and
+// guarantees, and whatever it does not take (extensions, errors, extreme
+// depth) goes to the checked walk.
 //
 // # How it works
 //

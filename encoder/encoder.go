@@ -69,8 +69,10 @@ type MarshalOptions struct {
 	// only by its final size check), and its size error names no field.
 	// Set Checked when generated messages may come from untrusted
 	// construction (cycles, extreme depth, shared subtrees). dynamicpb
-	// messages and this module's dynamic messages (package dynamic, whose
-	// own methods are this walk) always take the walk.
+	// messages always take the walk; this module's dynamic messages
+	// (package dynamic) are written from their storage with the walk's
+	// bytes and guarantees, and go to the walk for what that does not
+	// take (see package dynamic).
 	Checked bool
 
 	// UseCachedSize is accepted for drop-in compatibility and ignored: the

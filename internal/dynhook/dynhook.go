@@ -4,9 +4,11 @@
 // those messages. dynamic registers here, in its init, what the encoder
 // needs to know.
 //
-// The hooks: the Methods pointer, so that the encoder walks a dynamic
-// message instead of calling its fast-path methods (which call the
-// encoder), and Collect, so that the walker (internal/cursor) reads a
+// The hooks: the Methods pointer, so that the encoder encodes a dynamic
+// message itself instead of calling its fast-path methods (which call the
+// encoder); Append, the direct encoder over a dynamic message's storage,
+// which the encoder calls first; Collect, for what Append leaves to the
+// walk, so that the walker (internal/cursor) reads a
 // dynamic message's storage directly, as it reads dynamicpb's through
 // internal/dynstore, instead of calling Has and Get per declared field,
 // and Addr, so that the size pass keys a dynamic message by its address.
@@ -28,10 +30,10 @@ import (
 
 // Methods is the one *protoiface.Methods that every *dynamic.Message's
 // ProtoMethods returns, or nil when package dynamic is not linked in. Its
-// Marshal and Size encode with the encoder's checked walk, so the encoder
-// must not call them for such a message (it would call itself): it
-// compares a message's methods with Methods, one pointer comparison, and
-// walks the message instead.
+// Marshal and Size encode with the encoder, so the encoder must not call
+// them for such a message (it would call itself): it compares a message's
+// methods with Methods, one pointer comparison, and encodes the message
+// itself instead (Append, then the walk).
 var Methods *protoiface.Methods
 
 // MessageType is reflect.TypeFor[*dynamic.Message](), or nil when package
