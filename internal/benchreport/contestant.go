@@ -78,6 +78,12 @@ type Contestant struct {
 	// call to the next (an arena freed before each decode) leaves it
 	// false, and its held memory is not measured.
 	Holds bool
+	// Tolerate, for a contestant from another project, lets Run time it
+	// even if its verification fails, instead of failing the run: the
+	// failure is kept in its Result (Wrong) and the table marks it. Its
+	// output then differs from the others', so its numbers are read with
+	// that in mind.
+	Tolerate bool
 }
 
 // EqualReference is a Contestant.Equal for decoders of the reference
@@ -100,6 +106,8 @@ type Case struct {
 	Workload *Workload
 	// Contestant is how.
 	Contestant Contestant
+
+	wrong string // Run's verification failure of a tolerated contestant
 }
 
 // Name returns the sub-benchmark name, workload/contestant.

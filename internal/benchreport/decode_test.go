@@ -272,3 +272,55 @@ func TestRunDecoders(t *testing.T) {
 		t.Errorf("the JSON's table differs (%v):\n%s\nwant:\n%s", err, again.String(), out.String())
 	}
 }
+
+// TestRunTolerates checks that a tolerated contestant whose output is
+// wrong is timed, its failure kept in its result, marked in the table and
+// kept in the JSON, while one not tolerated still fails the run.
+func TestRunTolerates(t *testing.T) {
+	w := decodeWorkload(t)
+	cases := decodeCases(t, w)[:2]
+	lossy := cases[0].Contestant
+	lossy.Name = "unmarshal/lossy"
+	lossy.Decode = func(i int) (proto.Message, error) {
+		m := new(test3pb.TestAllTypes)
+		err := proto.Unmarshal(w.Ref(i), m)
+		m.SingularString = ""
+		return m, err
+	}
+	bad := &Case{Workload: w, Contestant: lossy}
+	if _, err := Run(append(cases, bad), Options{Count: 1, Benchtime: "1x"}); !errors.Is(err, ErrVerify) {
+		t.Fatalf("an intolerable failure: Run says %v", err)
+	}
+	bad.Contestant.Tolerate = true
+	rep, err := Run(append(cases, bad), Options{Count: 1, Benchtime: "1x", Held: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rep.Workloads[0].Results
+	if res[0].Wrong != "" || !strings.Contains(res[2].Wrong, "decode/unmarshal/lossy: call 1 message 0: the decoded message encodes differently") || res[2].NsPerOp <= 0 {
+		t.Fatalf("results: %q, %q, ns/op %v", res[0].Wrong, res[2].Wrong, res[2].NsPerOp)
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, rep, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if !strings.Contains(text, "\n  unmarshal/lossy (!)  ") || !strings.Contains(text, "\n  unmarshal/lossy (!) wrong output, timed all the same: decode/unmarshal/lossy: call 1") ||
+		strings.Contains(text, "generated (!)") {
+		t.Errorf("the table:\n%s", text)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"wrong":"decode/unmarshal/lossy: call 1`)) || bytes.Count(b, []byte(`"wrong"`)) != 1 {
+		t.Errorf("the JSON: %s", b)
+	}
+	// A tolerated contestant whose output is right is not marked.
+	bad.Contestant = cases[1].Contestant
+	bad.Contestant.Name, bad.Contestant.Tolerate = "unmarshal/fine", true
+	rep, err = Run(append(cases, bad), Options{Count: 1, Benchtime: "1x", Held: 1})
+	if err != nil || rep.Workloads[0].Results[2].Wrong != "" {
+		t.Errorf("a tolerated right contestant: %v, %+v", err, rep)
+	}
+}

@@ -75,8 +75,12 @@ type (
 		// Decoders whose messages can be held together: the bytes of
 		// heap that what one operation decodes (every message of the
 		// workload once) keeps alive (see Case.HeldBytes).
-		HeldBytesPerOp *float64  `json:"held_bytes_per_op,omitempty"`
-		Rounds         []float64 `json:"rounds_ns_per_op"`
+		HeldBytesPerOp *float64 `json:"held_bytes_per_op,omitempty"`
+		// Wrong is the verification failure of a contestant that was
+		// timed all the same (Contestant.Tolerate); "" for one whose
+		// output is right.
+		Wrong  string    `json:"wrong,omitempty"`
+		Rounds []float64 `json:"rounds_ns_per_op"`
 	}
 )
 
@@ -272,8 +276,13 @@ func writeTable(out io.Writer, w WorkloadResult) error {
 	width := len("contestant")
 	var cols []column
 	moves, held := false, false
+	var wrong []string
 	for _, r := range w.Results {
 		width = max(width, len(r.Contestant))
+		if r.Wrong != "" {
+			width = max(width, len(r.Contestant)+len(wrongMark))
+			wrong = append(wrong, fmt.Sprintf("  %s%s wrong output, timed all the same: %s\n", r.Contestant, wrongMark, r.Wrong))
+		}
 		moves = moves || r.MovesPerMsg != nil
 		held = held || r.HeldBytesPerOp != nil
 	}
@@ -298,7 +307,11 @@ func writeTable(out io.Writer, w WorkloadResult) error {
 	}
 	fmt.Fprintln(tw)
 	for _, r := range w.Results {
-		fmt.Fprintf(tw, "%-*s\t%s\t%.1f\t%s\t%s\t", width, r.Contestant,
+		name := r.Contestant
+		if r.Wrong != "" {
+			name += wrongMark
+		}
+		fmt.Fprintf(tw, "%-*s\t%s\t%.1f\t%s\t%s\t", width, name,
 			formatNs(r.NsPerOp), r.MBPerS, humanize.Comma(r.BytesPerOp), humanize.Comma(r.AllocsPerOp))
 		for _, col := range cols {
 			fmt.Fprintf(tw, "%s\t", FormatRatio(*col.field(&r)))
@@ -319,8 +332,20 @@ func writeTable(out io.Writer, w WorkloadResult) error {
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range wrong {
+		if _, err := io.WriteString(out, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// wrongMark follows the name of a contestant whose output is wrong, and
+// starts the line under the table that says how.
+const wrongMark = " (!)"
 
 // formatNs prints a time per operation with digit grouping, and a decimal
 // only where it matters.

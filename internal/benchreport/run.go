@@ -52,7 +52,8 @@ type Options struct {
 }
 
 // Run verifies every case (the error wraps ErrVerify and names the first
-// that fails), then times them: the cases of each workload (consecutive
+// that fails, except for a contestant that it tolerates, whose failure goes
+// into its Result.Wrong), then times them: the cases of each workload (consecutive
 // cases with the same Workload) run in Count rounds, each round running
 // every contestant of the workload once, back to back, with
 // testing.Benchmark. Each contestant's median round is reported, and each
@@ -68,8 +69,12 @@ func Run(cases []*Case, o Options) (*Report, error) {
 		return nil, errors.New("no cases to run")
 	}
 	for _, c := range cases {
+		c.wrong = ""
 		if err := c.Verify(); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrVerify, err)
+			if !c.Contestant.Tolerate {
+				return nil, fmt.Errorf("%w: %v", ErrVerify, err)
+			}
+			c.wrong = err.Error()
 		}
 	}
 	benchtime, restore, err := setBenchtime(o.Benchtime)
@@ -144,6 +149,7 @@ func measure(cs []*Case, count, held int, p *progress) (WorkloadResult, error) {
 	}
 	for i, c := range cs {
 		out.Results = append(out.Results, summarize(c.Contestant.Name, rounds[i]))
+		out.Results[i].Wrong = c.wrong
 		if c.Contestant.Decode != nil && c.Contestant.Holds {
 			b, err := c.HeldBytes(held)
 			if err != nil {
