@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -229,9 +231,6 @@ func (c *Case) verifyDecoded(i int) error {
 	if err != nil {
 		return fmt.Errorf("the decoded message does not encode: %v", err)
 	}
-	if !bytes.Equal(again, w.refs[i]) {
-		return fmt.Errorf("the decoded message encodes differently from the input: %s", describeDiff(again, w.refs[i]))
-	}
 	if c.Contestant.Equal == nil {
 		return errors.New("a decoder without Equal")
 	}
@@ -239,10 +238,32 @@ func (c *Case) verifyDecoded(i int) error {
 	if want.ProtoReflect().Descriptor() != m.ProtoReflect().Descriptor() {
 		return fmt.Errorf("the decoded %s has another descriptor than the message to compare it with", m.ProtoReflect().Descriptor().FullName())
 	}
-	if !proto.Equal(m, want) {
-		return errors.New("the decoded message differs from the one it must equal")
+	equal := proto.Equal(m, want)
+	if !bytes.Equal(again, w.refs[i]) {
+		diff := ""
+		if !equal {
+			diff = "; " + describeTextDiff(m, want)
+		}
+		return fmt.Errorf("the decoded message encodes differently from the input: %s%s", describeDiff(again, w.refs[i]), diff)
+	}
+	if !equal {
+		return fmt.Errorf("the decoded message differs from the one it must equal: %s", describeTextDiff(m, want))
 	}
 	return nil
+}
+
+// describeTextDiff names the first line where the text formats of got and
+// want, two messages of one descriptor, differ.
+func describeTextDiff(got, want proto.Message) string {
+	o := prototext.MarshalOptions{Multiline: true}
+	g, w := strings.Split(o.Format(got), "\n"), strings.Split(o.Format(want), "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("first difference at line %d of the text format: got %q, want %q",
+				i+1, strings.TrimSpace(g[i]), strings.TrimSpace(w[i]))
+		}
+	}
+	return fmt.Sprintf("the text format has %d lines, want %d", len(g), len(w))
 }
 
 // maxSortDepth bounds the nesting sortedMaps descends into; deeper

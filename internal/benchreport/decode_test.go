@@ -128,7 +128,8 @@ func TestVerifyDecoders(t *testing.T) {
 		want string
 	}{
 		{lossy, "call 1 message 1: the decoded message encodes differently"},
-		{unequal, "call 1 message 0: the decoded message differs"},
+		{lossy, "; first difference at line 2 of the text format: "},
+		{unequal, "call 1 message 0: the decoded message differs from the one it must equal: first difference at line 1 of the text format: "},
 		{otherDesc, "another descriptor"},
 		{failing, "boom"},
 		{nilMsg, "nil message"},
