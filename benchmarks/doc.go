@@ -1,11 +1,13 @@
 // Command benchmarks measures how fast protolayout encodes protobuf messages
-// next to google.golang.org/protobuf, on the same messages in one run.
+// next to google.golang.org/protobuf, on the same messages in one run, and
+// how fast messages of its package dynamic decode next to the generated
+// type, dynamicpb and hyperpb.
 //
 // It is a module of its own, github.com/protolayout/protolayout/benchmarks,
 // one of the repository's five (with the core, codec, examples and the
-// report's harness), so that what it needs (easyproto, the OTLP schema,
-// which brings in gRPC, and the harness's tools) stays out of the core's
-// go.mod. The machinery of the report (rounds, paired ratios,
+// report's harness), so that what it needs (easyproto, hyperpb, the OTLP
+// schema, which brings in gRPC, and the harness's tools) stays out of the
+// core's go.mod. The machinery of the report (rounds, paired ratios,
 // verification, the read floor, tables, JSON, progress) is the harness,
 // github.com/protolayout/protolayout/internal/benchreport, a nested module
 // that the protolayout command's bench subcommand shares; the workloads
@@ -49,6 +51,12 @@
 //     generated Go structs, walked by plain Go code (no protoreflect), fed
 //     to encoders that take values rather than message objects.
 //
+// and the unmarshal family, the decode section:
+//
+//   - otlp-decode, descriptors-decode: the otlp and descriptors workloads'
+//     reference bytes, decoded with proto.Unmarshal into a new message of
+//     each type per call.
+//
 // Each marshal workload exists three times: as the generated Go message,
 // as a dynamicpb message over descriptors loaded at run time from a
 // serialized FileDescriptorSet of the schema (protodesc.NewFiles), the
@@ -83,6 +91,30 @@
 //	handwritten                the hand-written protowire encoder (baseline)
 //	easyproto                  one reused easyproto.Marshaler, the same values (baseline)
 //	dynamicpb+marshal          build a dynamicpb message, then Deterministic proto.Marshal (baseline)
+//
+// and on the unmarshal family, proto.Unmarshal into a new message per call of:
+//
+//	unmarshal/generated        the generated type (baseline)
+//	unmarshal/dynamicpb        dynamicpb over the descriptor loaded at run time (baseline)
+//	unmarshal/dynamic          package dynamic over the same descriptor
+//	unmarshal/hyperpb          buf.build/go/hyperpb, its type compiled once from that descriptor, hyperpb.NewMessage per call
+//	unmarshal/hyperpb-shared   the same with one hyperpb.Shared, freed before each decode (arena reuse)
+//
+// The hyperpb contestants exist on amd64 and arm64, the platforms hyperpb
+// builds on. Each decoded message is checked before timing: encoded again
+// with proto.MarshalOptions{Deterministic: true} it must give the input
+// byte for byte, and it must be proto.Equal to the workload's message of
+// its descriptor (the generated message, or the dynamicpb or dynamic
+// twin). A wrong output fails the run, except for hyperpb's
+// (benchreport.Contestant.Tolerate): it is timed all the same and marked
+// "(!)" in the table, with the first difference under it ("wrong" in the
+// JSON). hyperpb v0.1.3 decodes an int64 field of a oneof to its low 32
+// bits, so it is marked on otlp-decode (AnyValue.int_value). The table
+// also has held B/op, the bytes of heap one decoded message keeps alive:
+// after the timed rounds, the live heap (runtime.MemStats.HeapAlloc after
+// runtime.GC) grows by that much for each of 8 decoded messages held at
+// once (benchreport.HeldBytes); it is not measured for hyperpb-shared,
+// whose message lives only until the next call.
 //
 // The Writer contestants run on the descriptor loaded at run time (the
 // dynamic twin's) and report their length moves per message (moves/msg,
@@ -143,7 +175,8 @@
 // proto/generated, to proto/dynamic and to floor/range (below 1.00x is
 // faster); the writer workload's table has the ratios to handwritten, to
 // easyproto and to dynamicpb+marshal instead, and the Writers' moves per
-// message. When standard error is a terminal it shows a progress bar over
+// message; the unmarshal family's, the ratios to unmarshal/generated and
+// unmarshal/dynamicpb and the memory held. When standard error is a terminal it shows a progress bar over
 // every contestant round, with the time elapsed and an estimate of the
 // time left, cleared before the tables are printed; otherwise (a pipe, a
 // log, CI) it gets a line per workload, per round with -count, and no
@@ -158,20 +191,24 @@
 //	-json             JSON instead of tables, with stable field names
 //	                  (vs_proto_generated, vs_proto_dynamic, vs_floor; on the
 //	                  writer workload vs_handwritten, vs_easyproto,
-//	                  vs_dynamicpb_marshal, moves_per_msg, ...)
+//	                  vs_dynamicpb_marshal, moves_per_msg, ...; on the
+//	                  unmarshal family vs_unmarshal_generated,
+//	                  vs_unmarshal_dynamicpb, held_bytes_per_op, wrong)
 //	-svg FILE         also draw the ratios as a bar chart into FILE: per
 //	                  workload, each contestant's time relative to
 //	                  proto/generated on a log scale, from a line at 1.0, and
-//	                  the writer workload relative to handwritten in a panel
-//	                  of its own (docs/benchmarks.svg is one)
+//	                  the writer workload relative to handwritten and the
+//	                  decode workloads relative to unmarshal/generated in
+//	                  panels of their own (docs/benchmarks.svg is one)
 //	-from FILE        read the results from FILE, written by -json, instead
 //	                  of measuring: print its tables (or JSON), draw its
 //	                  chart with -svg; -workload still filters
 //
-// With the defaults the whole run, 62 cases, takes about a minute on two
-// cores. On a shared machine the numbers are noisy, the large workload's
-// most of all (each encoder but the reused ones allocates 1 MiB per call);
-// use -count for ratios (many short rounds, such as -count 10 -benchtime
+// With the defaults the whole run, 114 cases (10 of them the decode
+// section's, about 7 s), takes a little over a minute on two cores. On a
+// shared machine the numbers are noisy, the large workload's most of all
+// (each encoder but the reused ones allocates 1 MiB per call); use -count
+// for ratios (many short rounds, such as -count 10 -benchtime
 // 200ms, cancel more of the load than a few long ones) and benchstat for
 // decisions.
 //
@@ -189,6 +226,10 @@
 //	go test ./benchmarks -run '^$' -bench 'Marshal/otlp/' -count 10 > old.txt
 //	go test ./benchmarks -run '^$' -bench 'Marshal/writer/' -count 10 -cpu 1 > old.txt
 //	go test ./benchmarks -run '^$' -bench 'Marshal/.*/protolayout/dynamic$' -count 10 > old.txt
+//
+// and the decoders as BenchmarkUnmarshal/<workload>/<contestant>:
+//
+//	go test ./benchmarks -run '^$' -bench 'Unmarshal/otlp-decode/' -benchmem -count 10 > old.txt
 //
 // benchstat compares each case with itself across the two files; for the
 // ratios between contestants within one run, use the report.

@@ -21,8 +21,8 @@ func main() {
 }
 
 // defaultBenchtime is the time of each contestant's round by default,
-// trimmed from go test's 1s so that the whole report (62 cases) takes
-// about a minute on two cores.
+// trimmed from go test's 1s so that the whole report (114 cases) takes
+// a little over a minute on two cores.
 const defaultBenchtime = "500ms"
 
 // config holds the command-line settings.
@@ -50,7 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.from, "from", "", "read the results from this `file`, written by -json, instead of measuring (-count and -benchtime are then ignored)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./benchmarks [flags]\n\n"+
-			"Encodes each workload with proto.Marshal and protolayout and prints a table per workload.\n\n")
+			"Encodes each workload with proto.Marshal and protolayout, decodes the otlp and descriptors\n"+
+			"workloads with proto.Unmarshal into each message type, and prints a table per workload.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +76,9 @@ var notes = []benchreport.Note{
 	{Label: "writer", Text: fmt.Sprintf("the writer workload encodes plain values; its ratios are to %s, %s and %s", baseHandwritten, baseEasyproto, baseDynamicpb)},
 	{Label: "floor", Text: "floor/* only read every populated field of the dynamic twin through protoreflect;\n" +
 		"they write nothing, and their MB/s counts the encoded size"},
+	{Label: "decode", Text: "the *-decode workloads proto.Unmarshal the reference bytes into a new message of each type;\n" +
+		fmt.Sprintf("their ratios are to %s and %s; held B/op is the live heap a decoded\n", benchreport.BaseUnmarshalGenerated, benchreport.BaseUnmarshalDynamicpb) +
+		fmt.Sprintf("message keeps (after runtime.GC, %d decoded messages held at once)", benchreport.DefaultHeld)},
 }
 
 func report(cfg config, stdout, stderr io.Writer) error {

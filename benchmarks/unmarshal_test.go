@@ -1,86 +1,81 @@
 package main
 
 import (
-	"bytes"
+	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/dynamicpb"
-
-	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
-// unmarshalTargets are the three kinds of message the decode benchmarks
-// fill from a workload's reference bytes: the generated type, dynamicpb
-// and protolayout's dynamic package over the descriptor loaded at run
-// time.
-func unmarshalTargets(w *workload) []struct {
-	name string
-	new  func() proto.Message
-} {
-	md := w.dynamic.ProtoReflect().Descriptor()
-	return []struct {
-		name string
-		new  func() proto.Message
-	}{
-		{"generated", func() proto.Message { return w.generated.ProtoReflect().New().Interface() }},
-		{"dynamicpb", func() proto.Message { return dynamicpb.NewMessage(md) }},
-		{"dynamic", func() proto.Message { return dynamic.NewMessage(md) }},
-	}
-}
-
-// unmarshalWorkloads are the workloads the decode benchmarks use.
-var unmarshalWorkloads = map[string]bool{"otlp": true, "descriptors": true}
-
-// TestUnmarshalTargets checks that the three targets decode each
-// workload to the same content.
-func TestUnmarshalTargets(t *testing.T) {
-	ws, err := workloads()
+// decodeCases returns the unmarshal family's cases, verified.
+func decodeCases(tb testing.TB) []*benchreport.Case {
+	tb.Helper()
+	all, err := cases(nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	for _, w := range ws {
-		if !unmarshalWorkloads[w.Name] {
-			continue
-		}
-		for _, tg := range unmarshalTargets(w) {
-			m := tg.new()
-			if err := proto.Unmarshal(w.Ref(0), m); err != nil {
-				t.Fatalf("%s/%s: %v", w.Name, tg.name, err)
-			}
-			b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(b, w.Ref(0)) {
-				t.Errorf("%s/%s: decoding then encoding changes the bytes", w.Name, tg.name)
-			}
+	var out []*benchreport.Case
+	for _, c := range all {
+		if c.Workload.Family == benchreport.FamilyUnmarshal {
+			out = append(out, c)
 		}
 	}
+	if len(out) == 0 {
+		tb.Fatal("no decoders")
+	}
+	return out
 }
 
-// BenchmarkUnmarshal decodes the OTLP and descriptors workloads with
-// proto.Unmarshal into a new message of each target.
+// BenchmarkUnmarshal decodes the OTLP and descriptors workloads' reference
+// bytes with proto.Unmarshal into a new message of each decoder of the
+// report (BenchmarkUnmarshal/otlp-decode/unmarshal/generated, ...).
 func BenchmarkUnmarshal(b *testing.B) {
-	ws, err := workloads()
-	if err != nil {
-		b.Fatal(err)
+	for _, c := range decodeCases(b) {
+		b.Run(c.Name(), c.Benchmark)
 	}
-	for _, w := range ws {
-		if !unmarshalWorkloads[w.Name] {
+}
+
+// TestDecodeWorkloads checks that the unmarshal family decodes the otlp
+// and descriptors workloads' bytes with every decoder.
+func TestDecodeWorkloads(t *testing.T) {
+	seen := map[string]int{}
+	for _, c := range decodeCases(t) {
+		seen[c.Workload.Name]++
+		if !strings.HasPrefix(c.Contestant.Name, "unmarshal/") || c.Contestant.Decode == nil {
+			t.Errorf("%s: not a decoder", c.Name())
+		}
+	}
+	for _, name := range []string{"otlp" + decodeSuffix, "descriptors" + decodeSuffix} {
+		if seen[name] != len(decodeContestants) {
+			t.Errorf("%s: %d decoders, want %d", name, seen[name], len(decodeContestants))
+		}
+	}
+}
+
+// TestHeldOTLP checks the memory held by a decoded OTLP export: positive
+// for every decoder that can be measured, and at least the input for the
+// generated type and dynamicpb, which copy every string and bytes value.
+func TestHeldOTLP(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is on the heap's side")
+	}
+	for _, c := range decodeCases(t) {
+		if c.Workload.Name != "otlp"+decodeSuffix || !c.Contestant.Holds {
 			continue
 		}
-		data := w.Ref(0)
-		for _, tg := range unmarshalTargets(w) {
-			b.Run(w.Name+"/"+tg.name, func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(data)))
-				for b.Loop() {
-					if err := proto.Unmarshal(data, tg.new()); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+		held, err := c.HeldBytes(4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %.0f bytes held (input %d)", c.Name(), held, c.Workload.Size())
+		if held <= 0 {
+			t.Errorf("%s: holds %.0f bytes", c.Name(), held)
+		}
+		switch c.Contestant.Name {
+		case benchreport.BaseUnmarshalGenerated, benchreport.BaseUnmarshalDynamicpb:
+			if held < float64(c.Workload.Size()) {
+				t.Errorf("%s: holds %.0f bytes, less than its input of %d", c.Name(), held, c.Workload.Size())
+			}
 		}
 	}
 }

@@ -53,6 +53,7 @@ var builders = []func() (*workload, error){
 	otlpWorkload, descriptorsWorkload,
 	scalarWorkload, textWorkload, nestedWorkload, collectionsWorkload, largeWorkload,
 	writerWorkload,
+	decodeWorkload(otlpWorkload), decodeWorkload(descriptorsWorkload),
 }
 
 // workloads returns the workloads, built once per process.

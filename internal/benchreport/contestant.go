@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -37,6 +39,12 @@ const (
 	// the digest of what it read and must equal the message's digest
 	// (Workload.Digest).
 	CheckDigest
+	// CheckDecodedMessage: for decoders (Contestant.Decode), the decoded
+	// message, encoded again with proto.MarshalOptions{Deterministic:
+	// true}, must equal the reference encoding byte for byte, and it must
+	// be proto.Equal to the contestant's Equal message (for
+	// EqualReference, the reference message itself).
+	CheckDecodedMessage
 )
 
 // Contestant is one way of encoding (or, for the floor, of reading) a
@@ -55,6 +63,35 @@ type Contestant struct {
 	// report metrics of the contestant's own with b.ReportMetric (see
 	// MetricMoves).
 	Metrics func(b *testing.B)
+
+	// Decode, set for decoders (the unmarshal family) instead of Encode,
+	// decodes the workload's i-th reference encoding once and returns
+	// the message. Its check is CheckDecodedMessage.
+	Decode func(i int) (proto.Message, error)
+	// Equal, for a decoder, returns the message the i-th decoded message
+	// must be proto.Equal to: one of the same descriptor and content
+	// (EqualReference when the decoder fills the reference messages'
+	// type; proto.Equal is false across descriptors).
+	Equal func(i int) proto.Message
+	// Holds, for a decoder, says that the messages Decode returns stay
+	// valid, and independent of one another, after later calls, so that
+	// the memory a decoded message holds can be measured by keeping
+	// several at once (HeldBytes). A decoder that reuses memory from one
+	// call to the next (an arena freed before each decode) leaves it
+	// false, and its held memory is not measured.
+	Holds bool
+	// Tolerate, for a contestant from another project, lets Run time it
+	// even if its verification fails, instead of failing the run: the
+	// failure is kept in its Result (Wrong) and the table marks it. Its
+	// output then differs from the others', so its numbers are read with
+	// that in mind.
+	Tolerate bool
+}
+
+// EqualReference is a Contestant.Equal for decoders of the reference
+// messages' own type: the i-th reference message.
+func EqualReference(w *Workload) func(i int) proto.Message {
+	return w.Message
 }
 
 // Metrics that the report knows, reported by a Contestant's Metrics.
@@ -71,16 +108,24 @@ type Case struct {
 	Workload *Workload
 	// Contestant is how.
 	Contestant Contestant
+
+	wrong string // Run's verification failure of a tolerated contestant
 }
 
 // Name returns the sub-benchmark name, workload/contestant.
 func (c *Case) Name() string { return c.Workload.Name + "/" + c.Contestant.Name }
 
 // Benchmark is the body of a benchmark of the case: each operation
-// encodes every message of the workload once, and SetBytes counts their
-// reference size.
+// encodes (or, for a decoder, decodes) every message of the workload
+// once, and SetBytes counts their reference size.
 func (c *Case) Benchmark(b *testing.B) {
 	encode, n := c.Contestant.Encode, c.Workload.Len()
+	if decode := c.Contestant.Decode; decode != nil {
+		encode = func(i int) ([]byte, error) {
+			_, err := decode(i)
+			return nil, err
+		}
+	}
 	b.ReportAllocs()
 	b.SetBytes(int64(c.Workload.Size()))
 	if n == 1 {
@@ -125,6 +170,12 @@ func (c *Case) Verify() error {
 // verifyOne checks one output.
 func (c *Case) verifyOne(i int) error {
 	w := c.Workload
+	if c.Contestant.Decode != nil {
+		return c.verifyDecoded(i)
+	}
+	if c.Contestant.Check == CheckDecodedMessage {
+		return errors.New("a CheckDecodedMessage contestant without Decode")
+	}
 	got, err := c.Contestant.Encode(i)
 	if err != nil {
 		return err
@@ -159,6 +210,60 @@ func (c *Case) verifyOne(i int) error {
 		return errors.New("output decodes to a different message")
 	}
 	return nil
+}
+
+// verifyDecoded checks one decoded message: encoded again
+// deterministically it must give the reference encoding, and it must
+// equal the contestant's Equal message.
+func (c *Case) verifyDecoded(i int) error {
+	w := c.Workload
+	if c.Contestant.Check != CheckDecodedMessage {
+		return fmt.Errorf("a decoder must be checked with CheckDecodedMessage, not %d", c.Contestant.Check)
+	}
+	m, err := c.Contestant.Decode(i)
+	if err != nil {
+		return err
+	}
+	if m == nil {
+		return errors.New("decoded a nil message")
+	}
+	again, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("the decoded message does not encode: %v", err)
+	}
+	if c.Contestant.Equal == nil {
+		return errors.New("a decoder without Equal")
+	}
+	want := c.Contestant.Equal(i)
+	if want.ProtoReflect().Descriptor() != m.ProtoReflect().Descriptor() {
+		return fmt.Errorf("the decoded %s has another descriptor than the message to compare it with", m.ProtoReflect().Descriptor().FullName())
+	}
+	equal := proto.Equal(m, want)
+	if !bytes.Equal(again, w.refs[i]) {
+		diff := ""
+		if !equal {
+			diff = "; " + describeTextDiff(m, want)
+		}
+		return fmt.Errorf("the decoded message encodes differently from the input: %s%s", describeDiff(again, w.refs[i]), diff)
+	}
+	if !equal {
+		return fmt.Errorf("the decoded message differs from the one it must equal: %s", describeTextDiff(m, want))
+	}
+	return nil
+}
+
+// describeTextDiff names the first line where the text formats of got and
+// want, two messages of one descriptor, differ.
+func describeTextDiff(got, want proto.Message) string {
+	o := prototext.MarshalOptions{Multiline: true}
+	g, w := strings.Split(o.Format(got), "\n"), strings.Split(o.Format(want), "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("first difference at line %d of the text format: got %q, want %q",
+				i+1, strings.TrimSpace(g[i]), strings.TrimSpace(w[i]))
+		}
+	}
+	return fmt.Sprintf("the text format has %d lines, want %d", len(g), len(w))
 }
 
 // maxSortDepth bounds the nesting sortedMaps descends into; deeper

@@ -34,7 +34,11 @@
 // empty name, encoders of message objects) has its ratios to
 // proto/generated, proto/dynamic and floor/range; the writer family
 // (encoders fed plain values) to handwritten, easyproto and
-// dynamicpb+marshal. A column whose baseline contestant is absent from a
+// dynamicpb+marshal; the unmarshal family (decoders, whose contestants
+// set Contestant.Decode and decode the reference encodings, see
+// ProtoUnmarshal) to unmarshal/generated and unmarshal/dynamicpb, with
+// the bytes of heap a decoded message keeps alive (Case.HeldBytes) beside
+// them. A column whose baseline contestant is absent from a
 // workload is left out of its table (and is 0 in the JSON): a workload of
 // dynamicpb messages only, as the command's bench measures, has no
 // proto/generated.

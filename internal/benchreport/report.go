@@ -3,6 +3,7 @@ package benchreport
 import (
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -66,16 +67,27 @@ type (
 		VsEasyproto        float64 `json:"vs_easyproto,omitempty"`
 		VsDynamicpbMarshal float64 `json:"vs_dynamicpb_marshal,omitempty"`
 		// Writer contestants: length moves per message.
-		MovesPerMsg      *float64  `json:"moves_per_msg,omitempty"`
-		MovedBytesPerMsg float64   `json:"moved_bytes_per_msg,omitempty"`
-		Rounds           []float64 `json:"rounds_ns_per_op"`
+		MovesPerMsg      *float64 `json:"moves_per_msg,omitempty"`
+		MovedBytesPerMsg float64  `json:"moved_bytes_per_msg,omitempty"`
+		// The unmarshal family's ratios.
+		VsUnmarshalGenerated float64 `json:"vs_unmarshal_generated,omitempty"`
+		VsUnmarshalDynamicpb float64 `json:"vs_unmarshal_dynamicpb,omitempty"`
+		// Decoders whose messages can be held together: the bytes of
+		// heap that what one operation decodes (every message of the
+		// workload once) keeps alive (see Case.HeldBytes).
+		HeldBytesPerOp *float64 `json:"held_bytes_per_op,omitempty"`
+		// Wrong is the verification failure of a contestant that was
+		// timed all the same (Contestant.Tolerate); "" for one whose
+		// output is right.
+		Wrong  string    `json:"wrong,omitempty"`
+		Rounds []float64 `json:"rounds_ns_per_op"`
 	}
 )
 
 // Ratio returns r's paired ratio to the baseline contestant named
 // baseline, one of the Base names, or 0 if it has none.
 func (r *Result) Ratio(baseline string) float64 {
-	for _, family := range []string{FamilyMarshal, FamilyWriter} {
+	for _, family := range Families {
 		for _, col := range familyColumns(family) {
 			if col.baseline == baseline {
 				return *col.field(r)
@@ -104,7 +116,13 @@ type column struct {
 
 // familyColumns returns the ratio columns of a family.
 func familyColumns(family string) []column {
-	if family == FamilyWriter {
+	switch family {
+	case FamilyUnmarshal:
+		return []column{
+			{BaseUnmarshalGenerated, "vs " + BaseUnmarshalGenerated, func(r *Result) *float64 { return &r.VsUnmarshalGenerated }},
+			{BaseUnmarshalDynamicpb, "vs " + BaseUnmarshalDynamicpb, func(r *Result) *float64 { return &r.VsUnmarshalDynamicpb }},
+		}
+	case FamilyWriter:
 		return []column{
 			{BaseHandwritten, "vs " + BaseHandwritten, func(r *Result) *float64 { return &r.VsHandwritten }},
 			{BaseEasyproto, "vs " + BaseEasyproto, func(r *Result) *float64 { return &r.VsEasyproto }},
@@ -198,8 +216,9 @@ var DefaultNotes = []Note{{Label: "floor", Text: "floor/* only read every popula
 
 // WriteText writes the header (machine, settings, notes) and one aligned
 // table per workload: ns/op, MB/s, B/op and allocs/op of each contestant
-// and its ratios to the family's baselines that the workload has, and the
-// Writers' moves where any contestant reports them.
+// and its ratios to the family's baselines that the workload has, the
+// Writers' moves where any contestant reports them, and the memory a
+// decoded message holds where any decoder reports it.
 func WriteText(out io.Writer, rep *Report, o TextOptions) error {
 	e := rep.Env
 	features := strings.Join(e.Features, " ")
@@ -256,10 +275,16 @@ func writeTable(out io.Writer, w WorkloadResult) error {
 		w.Name, w.Description, humanize.Bytes(uint64(w.Size)), humanize.Comma(int64(w.Size)), w.Seconds)
 	width := len("contestant")
 	var cols []column
-	moves := false
+	moves, held := false, false
+	var wrong []string
 	for _, r := range w.Results {
 		width = max(width, len(r.Contestant))
+		if r.Wrong != "" {
+			width = max(width, len(r.Contestant)+len(wrongMark))
+			wrong = append(wrong, fmt.Sprintf("  %s%s wrong output, timed all the same: %s\n", r.Contestant, wrongMark, r.Wrong))
+		}
 		moves = moves || r.MovesPerMsg != nil
+		held = held || r.HeldBytesPerOp != nil
 	}
 	for _, col := range familyColumns(w.Family) {
 		for _, r := range w.Results {
@@ -277,9 +302,16 @@ func writeTable(out io.Writer, w WorkloadResult) error {
 	if moves {
 		fmt.Fprintf(tw, "moves/msg\tmoved B/msg\t")
 	}
+	if held {
+		fmt.Fprintf(tw, "held B/op\t")
+	}
 	fmt.Fprintln(tw)
 	for _, r := range w.Results {
-		fmt.Fprintf(tw, "%-*s\t%s\t%.1f\t%s\t%s\t", width, r.Contestant,
+		name := r.Contestant
+		if r.Wrong != "" {
+			name += wrongMark
+		}
+		fmt.Fprintf(tw, "%-*s\t%s\t%.1f\t%s\t%s\t", width, name,
 			formatNs(r.NsPerOp), r.MBPerS, humanize.Comma(r.BytesPerOp), humanize.Comma(r.AllocsPerOp))
 		for _, col := range cols {
 			fmt.Fprintf(tw, "%s\t", FormatRatio(*col.field(&r)))
@@ -291,10 +323,29 @@ func writeTable(out io.Writer, w WorkloadResult) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t", mv, moved)
 		}
+		if held {
+			h := "-"
+			if r.HeldBytesPerOp != nil {
+				h = humanize.Comma(int64(math.Round(*r.HeldBytesPerOp)))
+			}
+			fmt.Fprintf(tw, "%s\t", h)
+		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range wrong {
+		if _, err := io.WriteString(out, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// wrongMark follows the name of a contestant whose output is wrong, and
+// starts the line under the table that says how.
+const wrongMark = " (!)"
 
 // formatNs prints a time per operation with digit grouping, and a decimal
 // only where it matters.

@@ -128,8 +128,8 @@ func TestReportJSON(t *testing.T) {
 
 // TestRatioAndFormat checks Result.Ratio's baselines and FormatRatio.
 func TestRatioAndFormat(t *testing.T) {
-	r := &Result{VsGenerated: 1, VsDynamic: 2, VsFloor: 3, VsHandwritten: 4, VsEasyproto: 5, VsDynamicpbMarshal: 6}
-	for i, b := range []string{BaseGenerated, BaseDynamic, BaseFloor, BaseHandwritten, BaseEasyproto, BaseDynamicpb, "other"} {
+	r := &Result{VsGenerated: 1, VsDynamic: 2, VsFloor: 3, VsHandwritten: 4, VsEasyproto: 5, VsDynamicpbMarshal: 6, VsUnmarshalGenerated: 7, VsUnmarshalDynamicpb: 8}
+	for i, b := range []string{BaseGenerated, BaseDynamic, BaseFloor, BaseHandwritten, BaseEasyproto, BaseDynamicpb, BaseUnmarshalGenerated, BaseUnmarshalDynamicpb, "other"} {
 		want := float64(i + 1)
 		if b == "other" {
 			want = 0
@@ -145,5 +145,8 @@ func TestRatioAndFormat(t *testing.T) {
 	}
 	if got := strings.Join(Baselines(FamilyWriter), " "); got != "handwritten easyproto dynamicpb+marshal" {
 		t.Errorf("Baselines(writer) = %s", got)
+	}
+	if got := strings.Join(Baselines(FamilyUnmarshal), " "); got != "unmarshal/generated unmarshal/dynamicpb" {
+		t.Errorf("Baselines(unmarshal) = %s", got)
 	}
 }

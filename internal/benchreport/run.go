@@ -45,14 +45,22 @@ type Options struct {
 	ProgressMode ProgressMode
 	// Prefix starts each progress line, as "benchmarks: "; "" for none.
 	Prefix string
+	// Held is the number of decoded messages kept at once to measure
+	// the memory a decoder's message holds (HeldBytes), after the timed
+	// rounds; 0 means DefaultHeld.
+	Held int
 }
 
 // Run verifies every case (the error wraps ErrVerify and names the first
-// that fails), then times them: the cases of each workload (consecutive
+// that fails, except for a contestant that it tolerates, whose failure goes
+// into its Result.Wrong), then times them: the cases of each workload (consecutive
 // cases with the same Workload) run in Count rounds, each round running
 // every contestant of the workload once, back to back, with
 // testing.Benchmark. Each contestant's median round is reported, and each
 // ratio is the median of the ratios within a round (see PairedRatio).
+// After a workload's rounds, each decoder whose messages can be held
+// together (Contestant.Holds) is measured for the memory one decoded
+// message holds (Case.HeldBytes).
 func Run(cases []*Case, o Options) (*Report, error) {
 	if o.Count < 1 {
 		return nil, fmt.Errorf("-count must be at least 1, not %d", o.Count)
@@ -61,8 +69,12 @@ func Run(cases []*Case, o Options) (*Report, error) {
 		return nil, errors.New("no cases to run")
 	}
 	for _, c := range cases {
+		c.wrong = ""
 		if err := c.Verify(); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrVerify, err)
+			if !c.Contestant.Tolerate {
+				return nil, fmt.Errorf("%w: %v", ErrVerify, err)
+			}
+			c.wrong = err.Error()
 		}
 	}
 	benchtime, restore, err := setBenchtime(o.Benchtime)
@@ -79,7 +91,7 @@ func Run(cases []*Case, o Options) (*Report, error) {
 		for n < len(cases) && cases[n].Workload == cases[0].Workload {
 			n++
 		}
-		res, err := measure(cases[:n], o.Count, p)
+		res, err := measure(cases[:n], o.Count, o.Held, p)
 		if err != nil {
 			return nil, err
 		}
@@ -109,8 +121,10 @@ func setBenchtime(v string) (benchtime string, restore func(), err error) {
 }
 
 // measure times the cases of one workload, count rounds of each with the
-// contestants interleaved, and keeps each contestant's median round.
-func measure(cs []*Case, count int, p *progress) (WorkloadResult, error) {
+// contestants interleaved, and keeps each contestant's median round; then
+// it measures the memory held by the decoders that allow it, keeping held
+// messages at once (DefaultHeld for 0).
+func measure(cs []*Case, count, held int, p *progress) (WorkloadResult, error) {
 	w := cs[0].Workload
 	rounds := make([][]testing.BenchmarkResult, len(cs))
 	start := time.Now()
@@ -135,6 +149,14 @@ func measure(cs []*Case, count int, p *progress) (WorkloadResult, error) {
 	}
 	for i, c := range cs {
 		out.Results = append(out.Results, summarize(c.Contestant.Name, rounds[i]))
+		out.Results[i].Wrong = c.wrong
+		if c.Contestant.Decode != nil && c.Contestant.Holds {
+			b, err := c.HeldBytes(held)
+			if err != nil {
+				return WorkloadResult{}, fmt.Errorf("%s: memory held: %v", c.Name(), err)
+			}
+			out.Results[i].HeldBytesPerOp = &b
+		}
 	}
 	index := func(name string) int {
 		return slices.IndexFunc(cs, func(c *Case) bool { return c.Contestant.Name == name })

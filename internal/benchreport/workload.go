@@ -16,7 +16,15 @@ const (
 	// FamilyWriter is the family of encoders fed plain values, with ratios
 	// to BaseHandwritten, BaseEasyproto and BaseDynamicpb.
 	FamilyWriter = "writer"
+	// FamilyUnmarshal is the family of decoders, whose contestants decode
+	// the reference encodings (Contestant.Decode), with ratios to
+	// BaseUnmarshalGenerated and BaseUnmarshalDynamicpb and the memory a
+	// decoded message holds.
+	FamilyUnmarshal = "unmarshal"
 )
+
+// Families are the workload families, in the order of the chart's panels.
+var Families = []string{FamilyMarshal, FamilyWriter, FamilyUnmarshal}
 
 // Resolver finds the extension and message types that decoding a
 // contestant's output may need, as proto.UnmarshalOptions.Resolver does.
@@ -29,13 +37,14 @@ type Resolver interface {
 // messages, the reference ones. Contestants may encode other objects of
 // the same content (a dynamicpb twin of a generated message, plain
 // values); their outputs are checked against the reference messages'
-// encodings.
+// encodings. The contestants of the unmarshal family decode the reference
+// encodings instead.
 type Workload struct {
 	// Name names the workload in tables, progress and JSON.
 	Name string
 	// Description follows the name in the table's title.
 	Description string
-	// Family is FamilyMarshal or FamilyWriter.
+	// Family is FamilyMarshal, FamilyWriter or FamilyUnmarshal.
 	Family string
 	// Resolver, if not nil, resolves extensions and message types when
 	// outputs are decoded for verification and when maps are looked for

@@ -1,12 +1,12 @@
 // Package chart draws a benchmark report's ratios as a bar chart in SVG,
 // with gonum's plot: one panel per family of workloads (the marshal
-// family, then the writer family), and in each a group of horizontal bars
+// family, the writer family, then the unmarshal family), and in each a group of horizontal bars
 // per workload, one bar per contestant, its time relative to the panel's
 // baseline on a log scale, from a reference line at 1.0 (left of it is
 // faster). The baseline of a panel is the first of its family's baselines
 // (benchreport.Baselines) that ran in it: proto/generated for the marshal
 // family, proto/dynamic where only dynamic contestants ran, handwritten
-// for the writer family.
+// for the writer family, unmarshal/generated for the unmarshal family.
 //
 // It is a package of its own so that a program that prints the report
 // without drawing it does not link gonum's plot and fonts.
@@ -78,10 +78,11 @@ func (p *panel) height() vg.Length {
 	return vg.Length(p.bars()*barHeight+len(p.workloads)*groupGap) + panelExtra
 }
 
-// panels splits the report by family, the marshal family first.
+// panels splits the report by family, in the order of
+// benchreport.Families.
 func panels(rep *benchreport.Report) []*panel {
 	var out []*panel
-	for _, family := range []string{benchreport.FamilyMarshal, benchreport.FamilyWriter} {
+	for _, family := range benchreport.Families {
 		p := &panel{family: family}
 		for _, w := range rep.Workloads {
 			if w.Family == family {
@@ -151,8 +152,11 @@ func write(w io.Writer, rep *benchreport.Report, format string) error {
 func (p *panel) plot(rep *benchreport.Report, first bool) *plot.Plot {
 	pl := plot.New()
 	family := "encoding message objects"
-	if p.family == benchreport.FamilyWriter {
+	switch p.family {
+	case benchreport.FamilyWriter:
 		family = "encoding plain values (the writer family)"
+	case benchreport.FamilyUnmarshal:
+		family = "decoding into new messages (the unmarshal family)"
 	}
 	pl.Title.Text = fmt.Sprintf("Time relative to %s, %s", p.baseline, family)
 	if first {

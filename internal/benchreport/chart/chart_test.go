@@ -11,8 +11,8 @@ import (
 	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
-// report is a hand-made report of two marshal workloads and a writer
-// workload.
+// report is a hand-made report of two marshal workloads, a writer
+// workload and an unmarshal workload.
 func report() *benchreport.Report {
 	return &benchreport.Report{
 		Env:       benchreport.Env{CPU: "Test CPU", GoVersion: "go1.26.0", GOOS: "linux", GOARCH: "amd64"},
@@ -31,6 +31,11 @@ func report() *benchreport.Report {
 			{Name: "writer-workload", Family: benchreport.FamilyWriter, Results: []benchreport.Result{
 				{Contestant: "writer/learned", VsHandwritten: 1.06},
 				{Contestant: benchreport.BaseHandwritten, VsHandwritten: 1},
+			}},
+			{Name: "decode-workload", Family: benchreport.FamilyUnmarshal, Results: []benchreport.Result{
+				{Contestant: benchreport.BaseUnmarshalGenerated, VsUnmarshalGenerated: 1},
+				{Contestant: benchreport.BaseUnmarshalDynamicpb, VsUnmarshalGenerated: 2.87},
+				{Contestant: "unmarshal/dynamic", VsUnmarshalGenerated: 1.37},
 			}},
 		},
 	}
@@ -77,10 +82,11 @@ func TestWriteSVG(t *testing.T) {
 	}
 	s := texts(t, out.Bytes())
 	for _, want := range []string{
-		"alpha-workload", "beta-workload", "writer-workload",
-		"proto/dynamic", "floor/range", "protolayout/dynamic-reuse", "writer/learned",
-		"Time relative to proto/generated", "Time relative to handwritten", "Test CPU", "median of 3 paired rounds",
-		"4.79x", "0.25x", "0.00066x", "1.06x", "1x",
+		"alpha-workload", "beta-workload", "writer-workload", "decode-workload",
+		"proto/dynamic", "floor/range", "protolayout/dynamic-reuse", "writer/learned", "unmarshal/dynamicpb", "unmarshal/dynamic",
+		"Time relative to proto/generated", "Time relative to handwritten", "Time relative to unmarshal/generated",
+		"Test CPU", "median of 3 paired rounds",
+		"4.79x", "0.25x", "0.00066x", "1.06x", "2.87x", "1.37x", "1x",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the chart lacks %q; its text: %s", want, s)
