@@ -52,9 +52,8 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 		return protoiface.SizeOutput{Size: proto.Size(slowMessage{m})}
 	}
 	if m, ok := in.Message.(*Message); ok && m != nil {
-		st := statePool.Get().(*encState)
+		var st *encState
 		_, n, handled, _ := st.encode(nil, m, dynhook.Options{SizeOnly: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
-		statePool.Put(st)
 		if handled {
 			return protoiface.SizeOutput{Size: n}
 		}
@@ -88,10 +87,9 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		}
-		st := statePool.Get().(*encState)
+		var st *encState
 		b, _, handled, err := st.encode(in.Buf, m, dynhook.Options{Deterministic: o.Deterministic, Partial: true,
 			MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
-		statePool.Put(st)
 		if handled {
 			return protoiface.MarshalOutput{Buf: b}, err
 		}

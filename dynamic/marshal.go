@@ -82,7 +82,11 @@ type mapEntry struct {
 
 // enc is one call of the direct encoder.
 type enc struct {
+	// st is the caller's state, or nil: a call without one takes
+	// epochs from the shared counter, and the map scratch from statePool
+	// if it needs it (pooled is then set).
 	st      *encState
+	pooled  bool
 	stamp   uint64 // the call's epoch, shifted left by one
 	det     bool
 	partial bool
@@ -97,8 +101,11 @@ type enc struct {
 // fast-path methods).
 var statePool = sync.Pool{New: func() any { return new(encState) }}
 
-// epoch returns a new epoch, shifted left by one.
+// epoch returns a new epoch, shifted left by one; st may be nil.
 func (st *encState) epoch() uint64 {
+	if st == nil {
+		return epochs.Add(1) << 1
+	}
 	if st.next == st.end {
 		st.end = epochs.Add(epochBlock) + 1
 		st.next = st.end - epochBlock
@@ -126,7 +133,8 @@ func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Optio
 	return st.encode(b, m, o)
 }
 
-// encode runs the direct encoder on m, as dynhook.Append describes.
+// encode runs the direct encoder on m, as dynhook.Append describes; st
+// may be nil (see enc).
 func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int, bool, error) {
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
 		limit: min(o.MaxDepth, maxDirectDepth), maxSize: o.MaxSize}
@@ -167,9 +175,25 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool, error) {
 
 // release drops what the call left in the scratch space.
 func (e *enc) release() {
+	if e.st == nil {
+		return
+	}
 	if cap(e.st.entries) > maxKeptEntries {
 		e.st.entries = nil
 	}
+	if e.pooled {
+		statePool.Put(e.st)
+		e.st, e.pooled = nil, false
+	}
+}
+
+// scratch returns the call's state, taking one from statePool for a
+// call made without one.
+func (e *enc) scratch() *encState {
+	if e.st == nil {
+		e.st, e.pooled = statePool.Get().(*encState), true
+	}
+	return e.st
 }
 
 // appendCached writes m after b with the sizes its last size pass left
@@ -181,9 +205,7 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool, error) {
 		return b, false, nil
 	}
 	n := int(m.size.n.Load())
-	st := statePool.Get().(*encState)
-	defer statePool.Put(st)
-	e := enc{st: st, stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: math.MaxInt32}
+	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: math.MaxInt32}
 	out, _, ok, err := e.finish(b, m, n)
 	if err != nil {
 		// The sizes were not this message's as it is now: count again.
@@ -730,17 +752,18 @@ func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, boo
 		return b, true
 	}
 	// Nested maps append their entries after these and truncate back.
-	start := len(e.st.entries)
+	st := e.scratch()
+	start := len(st.entries)
 	if mp.strs != nil {
 		for k, v := range mp.strs {
-			e.st.entries = append(e.st.entries, mapEntry{s: k, v: v})
+			st.entries = append(st.entries, mapEntry{s: k, v: v})
 		}
 	} else {
 		for k, v := range mp.words {
-			e.st.entries = append(e.st.entries, mapEntry{w: k, v: v})
+			st.entries = append(st.entries, mapEntry{w: k, v: v})
 		}
 	}
-	entries := e.st.entries[start:]
+	entries := st.entries[start:]
 	switch f.keyOrder {
 	case orderString:
 		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
@@ -756,7 +779,7 @@ func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, boo
 		}
 	}
 	clear(entries)
-	e.st.entries = e.st.entries[:start]
+	st.entries = st.entries[:start]
 	return b, ok
 }
 
