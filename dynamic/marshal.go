@@ -248,18 +248,46 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return 0, false
 	}
 	n := 0
-	s := m.shape
 	fields := p.fields
-	touched := m.words[s.touched:][:p.touchedWords]
-	if s.inOrder {
-		for k, t := range touched {
-			for t != 0 {
-				i := k*64 + bits.TrailingZeros64(t)
-				if i >= p.regular {
-					break
+	if p.touchedWords == 1 {
+		// Up to 64 fields: the set regular fields by position, their
+		// commonest cases here rather than through sizeField.
+		words := m.words
+		for t := p.regularSet(m); t != 0; t &= t - 1 {
+			f := &fields[bits.TrailingZeros64(t)]
+			switch f.op {
+			case opVarint:
+				w := words[f.slot]
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+					continue
 				}
-				t &= t - 1
-				x, ok := e.sizeField(m, &fields[i], depth)
+				n += f.tagLen + protowire.SizeVarint(w)
+			case opFixed32, opFixed64:
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && words[f.slot] == 0 {
+					continue
+				}
+				n += f.tagLen + 4
+				if f.op == opFixed64 {
+					n += 4
+				}
+			case opString:
+				x := m.strs[f.slot]
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
+					continue
+				}
+				n += f.tagLen + protowire.SizeBytes(len(x))
+			case opMessage:
+				c := m.msgs[f.slot]
+				if c == nil {
+					continue
+				}
+				x, ok := e.size(c, depth+1)
+				if !ok {
+					return 0, false
+				}
+				n += f.tagLen + protowire.SizeBytes(x)
+			default:
+				x, ok := e.sizeField(m, f, depth)
 				if !ok {
 					return 0, false
 				}
@@ -267,16 +295,35 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 			}
 		}
 	} else {
-		for pos := range p.regular {
-			f := &fields[pos]
-			if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
-				continue
+		s := m.shape
+		touched := m.words[s.touched:][:p.touchedWords]
+		if s.inOrder {
+			for k, t := range touched {
+				for t != 0 {
+					i := k*64 + bits.TrailingZeros64(t)
+					if i >= p.regular {
+						break
+					}
+					t &= t - 1
+					x, ok := e.sizeField(m, &fields[i], depth)
+					if !ok {
+						return 0, false
+					}
+					n += x
+				}
 			}
-			x, ok := e.sizeField(m, f, depth)
-			if !ok {
-				return 0, false
+		} else {
+			for pos := range p.regular {
+				f := &fields[pos]
+				if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
+					continue
+				}
+				x, ok := e.sizeField(m, f, depth)
+				if !ok {
+					return 0, false
+				}
+				n += x
 			}
-			n += x
 		}
 	}
 	for _, o := range p.oneofs {
@@ -295,6 +342,21 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	m.size.n.Store(int32(n))
 	m.size.epoch.Store(e.stamp | 1)
 	return n, true
+}
+
+// regularSet returns the positions in the layout of the regular fields
+// of m (those outside real oneofs) that were stored to, as bits, for a
+// message of at most 64 fields.
+func (p *encProgram) regularSet(m *Message) uint64 {
+	t := m.words[m.shape.touched]
+	if !m.shape.inOrder {
+		var pos uint64
+		for ; t != 0; t &= t - 1 {
+			pos |= 1 << p.position[bits.TrailingZeros64(t)]
+		}
+		t = pos
+	}
+	return t & p.regularMask
 }
 
 // hasRequired reports whether every required field of m is set.
@@ -539,31 +601,90 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	if p.messageSet || len(m.ext) > 0 {
 		return b, false
 	}
-	s := m.shape
 	fields := p.fields
-	touched := m.words[s.touched:][:p.touchedWords]
 	ok := true
-	if s.inOrder {
-		for k, t := range touched {
-			for t != 0 {
-				i := k*64 + bits.TrailingZeros64(t)
-				if i >= p.regular {
-					break
+	if p.touchedWords == 1 {
+		// As in size: the commonest cases here.
+		words := m.words
+		for t := p.regularSet(m); t != 0; t &= t - 1 {
+			f := &fields[bits.TrailingZeros64(t)]
+			switch f.op {
+			case opVarint:
+				w := words[f.slot]
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+					continue
 				}
-				t &= t - 1
-				if b, ok = e.appendField(b, m, &fields[i], depth); !ok {
+				b = appendTag(b, f)
+				if w < 0x80 {
+					b = append(b, byte(w))
+				} else {
+					b = protowire.AppendVarint(b, w)
+				}
+			case opFixed32, opFixed64:
+				w := words[f.slot]
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+					continue
+				}
+				b = appendTag(b, f)
+				if f.op == opFixed32 {
+					b = protowire.AppendFixed32(b, uint32(w))
+				} else {
+					b = protowire.AppendFixed64(b, w)
+				}
+			case opString:
+				x := m.strs[f.slot]
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
+					continue
+				}
+				if f.utf8 && !utf8.ValidString(x) {
+					return b, false
+				}
+				b = appendTag(b, f)
+				if len(x) < 0x80 {
+					b = append(b, byte(len(x)))
+				} else {
+					b = protowire.AppendVarint(b, uint64(len(x)))
+				}
+				b = append(b, x...)
+			case opMessage:
+				c := m.msgs[f.slot]
+				if c == nil {
+					continue
+				}
+				if b, ok = e.appendNested(b, f, opMessage, c, depth+1); !ok {
+					return b, false
+				}
+			default:
+				if b, ok = e.appendField(b, m, f, depth); !ok {
 					return b, false
 				}
 			}
 		}
 	} else {
-		for pos := range p.regular {
-			f := &fields[pos]
-			if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
-				continue
+		s := m.shape
+		touched := m.words[s.touched:][:p.touchedWords]
+		if s.inOrder {
+			for k, t := range touched {
+				for t != 0 {
+					i := k*64 + bits.TrailingZeros64(t)
+					if i >= p.regular {
+						break
+					}
+					t &= t - 1
+					if b, ok = e.appendField(b, m, &fields[i], depth); !ok {
+						return b, false
+					}
+				}
 			}
-			if b, ok = e.appendField(b, m, f, depth); !ok {
-				return b, false
+		} else {
+			for pos := range p.regular {
+				f := &fields[pos]
+				if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
+					continue
+				}
+				if b, ok = e.appendField(b, m, f, depth); !ok {
+					return b, false
+				}
 			}
 		}
 	}
@@ -887,6 +1008,9 @@ type encProgram struct {
 	// regular is the layout's Regular; touchedWords the length of the
 	// touched bits in words.
 	regular, touchedWords int
+	// regularMask has a bit per regular field's position, for messages
+	// of at most 64 fields.
+	regularMask uint64
 	// requiredPos lists the positions of required fields; required is
 	// set when there are any.
 	requiredPos []int32
@@ -917,6 +1041,7 @@ func buildProgram(s *shape) *encProgram {
 		requiredPos:  l.RequiredFields,
 		required:     len(l.RequiredFields) > 0,
 		messageSet:   l.MessageSet,
+		regularMask:  1<<l.Regular - 1,
 	}
 	for _, o := range l.Oneofs {
 		p.oneofs = append(p.oneofs, s.oneofs[o.Index])

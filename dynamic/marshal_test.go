@@ -28,9 +28,22 @@ func directOptions(det bool) dynhook.Options {
 // every message of every test type without extensions (MessageSet types
 // aside, which it leaves to the walk), filled at random, and writes the
 // bytes the checked walk writes for the dynamicpb twin, with the size it
-// counts, appending after a prefix.
+// counts, appending after a prefix; the types cover each of its field
+// loops (up to 64 fields or more, in index order or not).
 func TestDirectEncodesOrdinaryMessages(t *testing.T) {
+	paths := map[[2]bool]int{}
+	defer func() {
+		for _, small := range []bool{false, true} {
+			for _, inOrder := range []bool{false, true} {
+				if paths[[2]bool{small, inOrder}] == 0 {
+					t.Errorf("no test type with at most 64 fields %v, in index order %v", small, inOrder)
+				}
+			}
+		}
+	}()
 	for _, tw := range protobuftest.Twins() {
+		small, inOrder := dynamic.Paths(dynamic.NewMessage(tw.Dyn.Descriptor()))
+		paths[[2]bool{small, inOrder}]++
 		for seed := range uint64(4) {
 			dpb, dyn := filled(protobuftest.Twin{Name: tw.Name, Dyn: tw.Dyn}, seed, protobuftest.RandOptions{Unknown: true})
 			want, err := encoder.MarshalOptions{Deterministic: true}.Marshal(dpb)
