@@ -1,6 +1,8 @@
 package dynamic
 
 import (
+	"reflect"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/dynhook"
@@ -24,3 +26,16 @@ func Paths(m *Message) (small, inOrder bool) {
 	p := m.shape.program()
 	return p.touchedWords == 1, m.shape.inOrder
 }
+
+// MapEntryBytes is the size of one kept map entry of the direct
+// encoder's scratch, and MaxKeptEntries how many it keeps.
+var MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[mapEntry]().Size()), maxKeptEntries
+
+// DirectAppendState runs the direct encoder on m with the scratch space
+// in state, as an Encoder keeps it.
+func DirectAppendState(state *any, b []byte, m protoreflect.Message, o dynhook.Options) ([]byte, int, bool, error) {
+	return directAppend(state, b, m, o)
+}
+
+// KeptEntries returns the capacity of the map scratch in state.
+func KeptEntries(state any) int { return cap(state.(*encState).entries) }

@@ -385,3 +385,32 @@ func TestDirectDeeperThanItFollows(t *testing.T) {
 		t.Fatalf("%d levels: %d bytes, %v; want %d bytes, %v", depth, len(got), err, len(want), werr)
 	}
 }
+
+// TestDirectMapScratchBounded checks what the direct encoder keeps between
+// calls for sorting map entries: the entries of a map of 100 are kept
+// for the next call, those of a map of 10,000 are not, and what is kept is
+// at most 192 KiB, as the encoder's documentation says.
+func TestDirectMapScratchBounded(t *testing.T) {
+	if n := dynamic.MapEntryBytes * dynamic.MaxKeptEntries; n > 192<<10 {
+		t.Fatalf("up to %d bytes of map entries kept, more than 192 KiB", n)
+	}
+	md := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.Descriptor()
+	fd := md.Fields().ByName("map_int32_int32")
+	for _, c := range []struct {
+		entries int
+		kept    bool
+	}{{100, true}, {10000, false}} {
+		m := dynamic.NewMessage(md)
+		mp := m.Mutable(fd).Map()
+		for i := range c.entries {
+			mp.Set(protoreflect.ValueOfInt32(int32(i)).MapKey(), protoreflect.ValueOfInt32(1))
+		}
+		var state any
+		if _, _, handled, err := dynamic.DirectAppendState(&state, nil, m, directOptions(true)); !handled || err != nil {
+			t.Fatalf("%d entries: handled %v, %v", c.entries, handled, err)
+		}
+		if kept := dynamic.KeptEntries(state); kept > dynamic.MaxKeptEntries || (kept > 0) != c.kept {
+			t.Errorf("a map of %d entries: %d kept", c.entries, kept)
+		}
+	}
+}

@@ -222,7 +222,9 @@ func putEncoder(e *Encoder) {
 // of its recent calls (it is remembered for the 16 calls after it), with
 // an allowance of 4 MiB whatever the outputs and never more than 1 GiB:
 // an Encoder that encoded one huge message and then only small ones gives
-// the huge scratch back 17 calls later. The pooled
+// the huge scratch back 17 calls later. (Messages of package dynamic,
+// which that package's direct encoder writes, add at most 4,096 map
+// entries kept for sorting, 192 KiB.) The pooled
 // Encoders of Marshal and MarshalOptions keep the same, so that once warm
 // Marshal allocates its output and nothing else.
 //
