@@ -70,8 +70,10 @@
 // and then Marshal with MarshalUseCachedSize, sizes the message once, as
 // it does a generated one. Concurrent encodings of one message are safe:
 // each call has its own stamp, and a message not changed meanwhile always
-// counts the same. A message changed between the two passes fails with
-// encoder.ErrSizeMismatch, with nothing appended. Whatever this direct
+// counts the same. A message changed between the two passes is never
+// written with the lengths counted before: the walk reads it again. A
+// Message can be copied (*m = *dynamic.NewMessage(md), as Connect's
+// initializers do with dynamicpb). Whatever this direct
 // encoder does not take (an extension set, a limit met, invalid UTF-8, a
 // required field not set, a cycle, nesting deeper than 10,000 levels
 // under a larger MaxDepth) goes to the encoder's checked walk, which gives

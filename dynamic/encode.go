@@ -53,7 +53,7 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 	}
 	if m, ok := in.Message.(*Message); ok && m != nil {
 		var st *encState
-		_, n, handled, _ := st.encode(nil, m, dynhook.Options{SizeOnly: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
+		_, n, handled := st.encode(nil, m, dynhook.Options{SizeOnly: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
 		if handled {
 			return protoiface.SizeOutput{Size: n}
 		}
@@ -83,25 +83,19 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 		if in.Flags&protoiface.MarshalUseCachedSize != 0 {
 			// proto.Marshal has just called Size, which left the sizes
 			// in the messages: write with them.
-			if b, ok, _ := appendCached(in.Buf, m, o.Deterministic); ok {
+			if b, ok := appendCached(in.Buf, m, o.Deterministic); ok {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		}
 		var st *encState
-		b, _, handled, err := st.encode(in.Buf, m, dynhook.Options{Deterministic: o.Deterministic, Partial: true,
+		b, _, handled := st.encode(in.Buf, m, dynhook.Options{Deterministic: o.Deterministic, Partial: true,
 			MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
 		if handled {
-			return protoiface.MarshalOutput{Buf: b}, err
+			return protoiface.MarshalOutput{Buf: b}, nil
 		}
 	}
 	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())
 	return protoiface.MarshalOutput{Buf: b}, err
-}
-
-// sizeMismatch is the error of an encoding that found a message changed
-// during the call.
-func sizeMismatch(name protoreflect.FullName) error {
-	return &encoder.Error{Err: encoder.ErrSizeMismatch, Message: name}
 }
 
 // reachesMessageSet reports whether m's type is, or holds a field of, a

@@ -10,7 +10,7 @@ import (
 
 // DirectAppend runs the direct encoder on m as the encoder calls it, with
 // fresh scratch space.
-func DirectAppend(b []byte, m protoreflect.Message, o dynhook.Options) ([]byte, int, bool, error) {
+func DirectAppend(b []byte, m protoreflect.Message, o dynhook.Options) ([]byte, int, bool) {
 	var state any
 	return directAppend(&state, b, m, o)
 }
@@ -33,7 +33,7 @@ var MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[mapEntry]().Size()), max
 
 // DirectAppendState runs the direct encoder on m with the scratch space
 // in state, as an Encoder keeps it.
-func DirectAppendState(state *any, b []byte, m protoreflect.Message, o dynhook.Options) ([]byte, int, bool, error) {
+func DirectAppendState(state *any, b []byte, m protoreflect.Message, o dynhook.Options) ([]byte, int, bool) {
 	return directAppend(state, b, m, o)
 }
 

@@ -23,9 +23,11 @@ import (
 // walk, which then gives the same bytes or its detailed error: it gives
 // up on anything out of the ordinary (an extension set, a MessageSet
 // type, a limit met, invalid UTF-8, a required field not set, a cycle),
-// so that it has no error paths of its own to get wrong, except one: a
-// message whose written length is not the size its size pass counted
-// changed during the call, and the call fails with ErrSizeMismatch.
+// so that it has no error paths of its own to get wrong. That includes a
+// message whose written length is not the size its size pass counted: it
+// changed during the call (or holds a stale stamp, below), and the walk,
+// which reads it again, encodes it or fails with ErrSizeMismatch. No
+// bytes whose lengths disagree with their contents are ever returned.
 //
 // Sizes are kept in the messages themselves (Message.size), stamped with
 // the epoch of the call that counted them, so that the write pass reads
@@ -37,15 +39,34 @@ import (
 // goroutines that encode the same message at the same time stamp it with
 // theirs, and a call that finds another's stamp counts again; a message
 // not changed meanwhile always counts the same, so the sizes written by
-// one call and read by another agree.
+// one call and read by another agree. Stamps are 32 bits, so that a
+// Message can be copied (as dynamicpb's can) and atomics of 32 bits serve
+// on every platform: after 2^31 calls an epoch comes back, and a message
+// last counted by the call 2^31 calls earlier, and changed since, may
+// show a stale size; the length check of the write pass catches it, and
+// the walk takes the message.
 
 // sizeStamp is a message's cached size: the epoch of the call that
 // counted it, shifted left by one, with the low bit set once the count is
 // complete (clear at the top message while it is being counted), and the
 // size.
 type sizeStamp struct {
-	epoch atomic.Uint64
-	n     atomic.Int32
+	epoch uint32
+	n     int32
+}
+
+// load returns the stamp's epoch and size.
+func (z *sizeStamp) load() (uint32, int) {
+	return atomic.LoadUint32(&z.epoch), int(atomic.LoadInt32(&z.n))
+}
+
+// stamp returns the stamp's epoch.
+func (z *sizeStamp) stamp() uint32 { return atomic.LoadUint32(&z.epoch) }
+
+// store records a complete count of n bytes by the call of epoch e.
+func (z *sizeStamp) store(e uint32, n int) {
+	atomic.StoreInt32(&z.n, int32(n))
+	atomic.StoreUint32(&z.epoch, e|1)
 }
 
 // epochs hands out blocks of epochs to encoding states; epoch 0 is never
@@ -87,7 +108,7 @@ type enc struct {
 	// if it needs it (pooled is then set).
 	st      *encState
 	pooled  bool
-	stamp   uint64 // the call's epoch, shifted left by one
+	stamp   uint32 // the call's epoch, shifted left by one
 	det     bool
 	partial bool
 	limit   int // the deepest level followed
@@ -102,9 +123,9 @@ type enc struct {
 var statePool = sync.Pool{New: func() any { return new(encState) }}
 
 // epoch returns a new epoch, shifted left by one; st may be nil.
-func (st *encState) epoch() uint64 {
+func (st *encState) epoch() uint32 {
 	if st == nil {
-		return epochs.Add(1) << 1
+		return uint32(epochs.Add(1) << 1)
 	}
 	if st.next == st.end {
 		st.end = epochs.Add(epochBlock) + 1
@@ -112,7 +133,7 @@ func (st *encState) epoch() uint64 {
 	}
 	e := st.next
 	st.next++
-	return e << 1
+	return uint32(e << 1)
 }
 
 func init() {
@@ -120,10 +141,10 @@ func init() {
 }
 
 // directAppend implements dynhook.Append.
-func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Options) ([]byte, int, bool, error) {
+func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Options) ([]byte, int, bool) {
 	m, ok := mr.(*Message)
 	if !ok || m == nil {
-		return b, 0, false, nil
+		return b, 0, false
 	}
 	st, _ := (*state).(*encState)
 	if st == nil {
@@ -135,19 +156,19 @@ func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Optio
 
 // encode runs the direct encoder on m, as dynhook.Append describes; st
 // may be nil (see enc).
-func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int, bool, error) {
+func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int, bool) {
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
 		limit: min(o.MaxDepth, maxDirectDepth), maxSize: o.MaxSize}
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
-	m.size.epoch.Store(e.stamp)
+	atomic.StoreUint32(&m.size.epoch, e.stamp)
 	n, ok := e.size(m, 1)
 	if !ok || n > o.MaxSize {
-		return b, 0, false, nil
+		return b, 0, false
 	}
 	if o.SizeOnly {
-		return b, n, true, nil
+		return b, n, true
 	}
 	return e.finish(b, m, n)
 }
@@ -157,20 +178,17 @@ func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int
 var betweenPasses func(*Message)
 
 // finish writes m, whose size pass counted n bytes, after b.
-func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool, error) {
+func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	if betweenPasses != nil {
 		betweenPasses(m)
 	}
 	out := grow(b, n)
 	out, ok := e.append(out, m, 1)
 	e.release()
-	if !ok {
-		return b, 0, false, nil
+	if !ok || e.changed || len(out)-len(b) != n {
+		return b, 0, false
 	}
-	if e.changed || len(out)-len(b) != n {
-		return b, 0, true, sizeMismatch(m.desc.FullName())
-	}
-	return out, n, true, nil
+	return out, n, true
 }
 
 // release drops what the call left in the scratch space.
@@ -199,19 +217,14 @@ func (e *enc) scratch() *encState {
 // appendCached writes m after b with the sizes its last size pass left
 // in it, as proto.Marshal asks with MarshalUseCachedSize after calling
 // Size: ok is false when m holds no complete count, or the write gives up.
-func appendCached(b []byte, m *Message, det bool) ([]byte, bool, error) {
-	stamp := m.size.epoch.Load()
+func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
+	stamp, n := m.size.load()
 	if stamp&1 == 0 {
-		return b, false, nil
+		return b, false
 	}
-	n := int(m.size.n.Load())
 	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: math.MaxInt32}
-	out, _, ok, err := e.finish(b, m, n)
-	if err != nil {
-		// The sizes were not this message's as it is now: count again.
-		return b, false, nil
-	}
-	return out, ok, nil
+	out, _, ok := e.finish(b, m, n)
+	return out, ok
 }
 
 // grow returns b with room for n more bytes.
@@ -225,8 +238,8 @@ func grow(b []byte, n int) []byte {
 // childSize returns the size of c, a nested message, counted by this
 // call: from its stamp, or counted now.
 func (e *enc) childSize(c *Message, depth int) (int, bool) {
-	if c.size.epoch.Load() == e.stamp|1 {
-		return int(c.size.n.Load()), true
+	if stamp, n := c.size.load(); stamp == e.stamp|1 {
+		return n, true
 	}
 	return e.size(c, depth)
 }
@@ -237,8 +250,8 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.valid {
 		return 0, true
 	}
-	if m.size.epoch.Load() == e.stamp|1 {
-		return int(m.size.n.Load()), true
+	if stamp, n := m.size.load(); stamp == e.stamp|1 {
+		return n, true
 	}
 	if depth > e.limit || len(m.ext) > 0 {
 		return 0, false
@@ -339,8 +352,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if n > e.maxSize {
 		return 0, false
 	}
-	m.size.n.Store(int32(n))
-	m.size.epoch.Store(e.stamp | 1)
+	m.size.store(e.stamp, n)
 	return n, true
 }
 

@@ -312,7 +312,7 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		}
 		return n, nil
 	}
-	if _, n, ok, _ := e.direct(nil, mr, true); ok {
+	if _, n, ok := e.direct(nil, mr, true); ok {
 		return n, nil
 	}
 	n, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
@@ -352,10 +352,7 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 	if pm := e.opts.fast(mr); pm != nil {
 		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
 	}
-	if out, _, ok, err := e.direct(b, mr, false); ok {
-		if err != nil {
-			return b, err
-		}
+	if out, _, ok := e.direct(b, mr, false); ok {
 		return result(b, out, fresh, mr), nil
 	}
 	return e.walkAppend(b, mr, fresh)
@@ -365,9 +362,9 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 // straight from its storage (dynhook.Append), and reports whether it did;
 // any other message, and one it leaves to the walk, gives false. Its
 // output, or size, is the walk's.
-func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool, err error) {
+func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
 	if dynhook.Append == nil || mr.ProtoMethods() != dynhook.Methods {
-		return b, 0, false, nil
+		return b, 0, false
 	}
 	o := dynhook.Options{
 		Deterministic: e.opts.Deterministic,

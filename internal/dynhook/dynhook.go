@@ -90,9 +90,9 @@ type Options struct {
 // message before its checked walk. It reports handled false, with b
 // unchanged, whenever it does not encode m (an extension set, a
 // MessageSet type, a limit met, invalid UTF-8, a required field not set,
-// a cycle): the encoder then walks m, which gives the same bytes or the
-// detailed error. With handled true it returns the output, or b and an
-// error (a message changed during the call). With o.SizeOnly it appends
-// nothing and returns the size as n. state is scratch space the caller
-// keeps between calls (an Encoder's), nil at first.
-var Append func(state *any, b []byte, m protoreflect.Message, o Options) (out []byte, n int, handled bool, err error)
+// a cycle, a message that changed during the call): the encoder then
+// walks m, which gives the same bytes or the detailed error. With
+// o.SizeOnly it appends nothing and returns the size as n. state is
+// scratch space the caller keeps between calls (an Encoder's), nil at
+// first.
+var Append func(state *any, b []byte, m protoreflect.Message, o Options) (out []byte, n int, handled bool)
