@@ -491,14 +491,14 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		l.strs = append(l.strs, o.string(v))
+		l.strs = append(grow(&o.lstrs, l.strs, 8, 64), o.string(v))
 		return n, nil
 	case protoreflect.BytesKind:
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.bytes = append(l.bytes, o.copyBytes(v))
+		l.bytes = append(grow(&o.lbytes, l.bytes, 4, 32), o.copyBytes(v))
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -516,7 +516,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if err := o.message(v, sub, depth); err != nil {
 			return 0, err
 		}
-		l.msgs = append(l.msgs, sub)
+		l.msgs = append(grow(&o.lmsgs, l.msgs, 8, 256), sub)
 		return n, nil
 	}
 	if wt != protowire.BytesType {

@@ -29,6 +29,11 @@ type arena struct {
 	msgs   slab[Message]
 	words  slab[uint64]
 	ls     slab[list]
+	// lstrs, lbytes and lmsgs hold the elements of decoded lists of
+	// strings, bytes and messages (see grow).
+	lstrs  slab[string]
+	lbytes slab[[]byte]
+	lmsgs  slab[*Message]
 	blocks [arenaShapes]shapeChunk
 	nblock int
 	more   map[*shape]*slots.Chunk
@@ -64,8 +69,12 @@ type slab[T any] struct {
 
 // take returns n zero Ts, with no spare capacity, from the slab's chunk,
 // allocating a new chunk (first of size first, doubling up to limit)
-// when the chunk has fewer than n left.
+// when the chunk has fewer than n left; more than half a chunk of the
+// limit's size is allocated on its own, leaving the chunk as it is.
 func (s *slab[T]) take(n, first, limit int) []T {
+	if n > limit/2 {
+		return make([]T, n)
+	}
 	if len(s.free) < n {
 		size := s.next
 		if size == 0 {
@@ -76,6 +85,20 @@ func (s *slab[T]) take(n, first, limit int) []T {
 	}
 	r := s.free[:n:n]
 	s.free = s.free[n:]
+	return r
+}
+
+// grow returns s, or a copy of s with room for more elements when it has
+// none left, cut from sl (in chunks first long at first, doubling up to
+// limit), with twice the capacity, four at least. The old array's
+// elements are cleared, so that the chunk holding it keeps nothing alive.
+func grow[T any](sl *slab[T], s []T, first, limit int) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	r := sl.take(max(4, 2*len(s)), first, limit)[:len(s)]
+	copy(r, s)
+	clear(s)
 	return r
 }
 
