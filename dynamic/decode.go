@@ -491,14 +491,14 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		l.strs = append(grow(&o.lstrs, l.strs, 8, 64), o.string(v))
+		l.setStrs(append(grow(&o.lstrs, l.strs(), 8, 64), o.string(v)))
 		return n, nil
 	case protoreflect.BytesKind:
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.bytes = append(grow(&o.lbytes, l.bytes, 4, 32), o.copyBytes(v))
+		l.setBytes(append(grow(&o.lbytes, l.bytes(), 4, 32), o.copyBytes(v)))
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -516,7 +516,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if err := o.message(v, sub, depth); err != nil {
 			return 0, err
 		}
-		l.msgs = append(grow(&o.lmsgs, l.msgs, 8, 256), sub)
+		l.setMsgs(append(grow(&o.lmsgs, l.msgs(), 8, 256), sub))
 		return n, nil
 	}
 	if wt != protowire.BytesType {
@@ -524,7 +524,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.words = append(l.words, w)
+		l.setWords(append(l.words(), w))
 		return n, nil
 	}
 	v, n := protowire.ConsumeBytes(b)
@@ -544,21 +544,24 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			}
 		}
 	}
-	if cap(l.words)-len(l.words) < count {
-		if len(l.words) == 0 {
-			l.words = o.words.take(count, 32, 256)[:0]
+	words := l.words()
+	if cap(words)-len(words) < count {
+		if len(words) == 0 {
+			words = o.words.take(count, 32, 256)[:0]
 		} else {
-			l.words = slices.Grow(l.words, count)
+			words = slices.Grow(words, count)
 		}
 	}
 	for len(v) > 0 {
 		w, k := scalar(df.kind, df.wire, v)
 		if k < 0 {
+			l.setWords(words)
 			return 0, errDecode
 		}
-		l.words = append(l.words, w)
+		words = append(words, w)
 		v = v[k:]
 	}
+	l.setWords(words)
 	return n, nil
 }
 
@@ -858,7 +861,7 @@ func (m *Message) checkInitialized() error {
 				}
 			case classList:
 				if l := m.lists()[f.slot]; l != nil {
-					for _, sub := range l.msgs {
+					for _, sub := range l.msgs() {
 						if err = sub.checkInitialized(); err != nil {
 							break
 						}

@@ -26,9 +26,9 @@ import (
 // holds the chunks of the first arenaShapes shapes met, found by a scan,
 // and more those of the others.
 type arena struct {
-	msgs   slab[Message]
-	words  slab[uint64]
-	ls     slab[list]
+	msgs  slab[Message]
+	words slab[uint64]
+	ls    slab[list]
 	// lstrs, lbytes and lmsgs hold the elements of decoded lists of
 	// strings, bytes and messages (see grow).
 	lstrs  slab[string]

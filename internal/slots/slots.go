@@ -197,3 +197,28 @@ func newLayout(types []reflect.Type, lens []int) Layout {
 	}
 	return l
 }
+
+// A Vec holds one slice of any element type in three words, a slice
+// header without its element type, so that a value that keeps a slice of
+// one of several types (chosen when it is made) needs room for one only.
+// The zero Vec holds a nil slice. Its pointer is an unsafe.Pointer, which
+// the collector follows to the slice's array, whose own type tells the
+// collector what the array holds.
+type Vec struct {
+	p        unsafe.Pointer
+	len, cap int
+}
+
+// Len returns the length of the slice v holds.
+func (v *Vec) Len() int { return v.len }
+
+// Get returns the slice v holds, which must have been stored by Set with
+// the same T (or be nil).
+func Get[T any](v *Vec) []T {
+	return unsafe.Slice((*T)(v.p), v.cap)[:v.len]
+}
+
+// Set stores s in v.
+func Set[T any](v *Vec, s []T) {
+	v.p, v.len, v.cap = unsafe.Pointer(unsafe.SliceData(s)), len(s), cap(s)
+}

@@ -79,3 +79,33 @@ type Chunk struct{}
 
 // Take returns a new zeroed block of l (l.New()); the sizes are ignored.
 func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block { return l.New() }
+
+// A Vec holds one slice of any element type, chosen when it is first
+// stored. The zero Vec holds a nil slice.
+type Vec struct {
+	// s is a *[]T once a slice has been stored.
+	s   any
+	len int
+}
+
+// Len returns the length of the slice v holds.
+func (v *Vec) Len() int { return v.len }
+
+// Get returns the slice v holds, which must have been stored by Set with
+// the same T (or be nil).
+func Get[T any](v *Vec) []T {
+	if v.s == nil {
+		return nil
+	}
+	return *v.s.(*[]T)
+}
+
+// Set stores s in v.
+func Set[T any](v *Vec, s []T) {
+	if p, ok := v.s.(*[]T); ok {
+		*p = s
+	} else {
+		v.s = &s
+	}
+	v.len = len(s)
+}

@@ -191,3 +191,45 @@ func TestNewLayoutPanics(t *testing.T) {
 		}()
 	}
 }
+
+// A Vec gives back the slice stored in it, nil and empty alike, and keeps
+// its elements alive.
+func TestVec(t *testing.T) {
+	var v Vec
+	if Get[string](&v) != nil || v.Len() != 0 {
+		t.Fatal("the zero Vec holds a slice")
+	}
+	Set(&v, []string{})
+	if s := Get[string](&v); s == nil || len(s) != 0 {
+		t.Fatalf("empty slice read back as %#v", s)
+	}
+	var s []string
+	for i := range 100 {
+		s = append(Get[string](&v), strconv.Itoa(i))
+		Set(&v, s)
+	}
+	runtime.GC()
+	got := Get[string](&v)
+	if v.Len() != 100 || len(got) != 100 || cap(got) != cap(s) {
+		t.Fatalf("Len %d, len %d, cap %d; want 100, 100, %d", v.Len(), len(got), cap(got), cap(s))
+	}
+	for i, x := range got {
+		if x != strconv.Itoa(i) {
+			t.Fatalf("element %d = %q", i, x)
+		}
+	}
+	Set(&v, got[:3])
+	if v.Len() != 3 || len(Get[string](&v)) != 3 {
+		t.Fatal("a truncated slice reads back with another length")
+	}
+	Set[string](&v, nil)
+	if Get[string](&v) != nil || v.Len() != 0 {
+		t.Fatal("nil reads back as not nil")
+	}
+	var p Vec
+	Set(&p, []*node{{v: 7}})
+	runtime.GC()
+	if n := Get[*node](&p); len(n) != 1 || n[0].v != 7 {
+		t.Fatalf("pointer slice read back as %v", n)
+	}
+}
