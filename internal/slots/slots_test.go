@@ -11,8 +11,8 @@ import (
 // node is a pointer target of the tests; its pointer keeps it out of the
 // tiny allocator, whose blocks outlive their objects.
 type node struct {
-	v    int
-	next *node
+	v int
+	_ *node
 }
 
 // The parts of the blocks used in tests: words, strings, bytes, pointers.
