@@ -135,7 +135,7 @@ func (a *arena) chunk(s *shape) *slots.Chunk {
 
 // newList returns a new empty list for fd, of elements of kind k.
 func (a *arena) newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
-	l := &a.ls.take(1, 2, 16)[0]
+	l := &a.ls.take(1, 4, 64)[0]
 	l.fd, l.kind, l.valid = fd, k, true
 	return l
 }
