@@ -880,7 +880,11 @@ func (m *Message) checkInitialized() error {
 			}
 		}
 	}
-	for _, x := range m.exts() {
+	ext := m.exts()
+	if len(ext) == 0 { // ranging over a nil map still starts an iteration
+		return nil
+	}
+	for _, x := range ext {
 		if x.fd.Message() == nil {
 			continue
 		}

@@ -305,9 +305,11 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 			}
 		}
 	}
-	for _, x := range m.exts() {
-		if extensionSet(x.fd, x.v) && !f(x.fd, x.v) {
-			return
+	if ext := m.exts(); len(ext) > 0 { // ranging over a nil map still starts an iteration
+		for _, x := range ext {
+			if extensionSet(x.fd, x.v) && !f(x.fd, x.v) {
+				return
+			}
 		}
 	}
 }
