@@ -250,7 +250,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 	if depth--; depth < 0 {
 		return errRecursionDepth
 	}
-	if !m.valid {
+	if !m.IsValid() {
 		if len(b) == 0 {
 			return nil
 		}
@@ -292,7 +292,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				return errDecode
 			}
 			if !o.discard {
-				m.unknown = append(m.unknown, b[:n+vn]...)
+				m.appendUnknown(b[:n+vn])
 			}
 		}
 		b = rest[vn:]
@@ -339,7 +339,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df)
-		m.words[df.slot] = w
+		m.words()[df.slot] = w
 		return n, nil
 	case modeString:
 		if wt != protowire.BytesType {
@@ -353,7 +353,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
 		m.set(df)
-		m.strs[df.slot] = o.string(v)
+		m.strs()[df.slot] = o.string(v)
 		return n, nil
 	case modeBytes:
 		if wt != protowire.BytesType {
@@ -364,7 +364,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df)
-		m.bytes[df.slot] = o.copyBytes(v)
+		m.bytes()[df.slot] = o.copyBytes(v)
 		return n, nil
 	case modeMessage, modeGroup:
 		var v []byte
@@ -384,11 +384,11 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df)
-		sub := m.msgs[df.slot]
+		sub := m.msgs()[df.slot]
 		if sub == nil {
 			fd := m.desc.Fields().Get(int(df.index))
 			sub = o.newMessage(fd.Message(), df.rec.childShape(fd))
-			m.msgs[df.slot] = sub
+			m.msgs()[df.slot] = sub
 		}
 		return n, o.message(v, sub, depth)
 	case modeList:
@@ -406,18 +406,18 @@ var emptyBuf [0]byte
 // clearing the member set before), and its touched bit.
 func (m *Message) set(df *decField) {
 	i := int(df.index)
-	m.words[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
+	m.words()[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
 	if df.oneof >= 0 {
-		if c := m.words[df.oneof]; c != uint64(i)+1 {
+		if c := m.words()[df.oneof]; c != uint64(i)+1 {
 			if c != 0 {
 				m.clearSlot(&m.shape.fields[c-1])
 			}
-			m.words[df.oneof] = uint64(i) + 1
+			m.words()[df.oneof] = uint64(i) + 1
 		}
 		return
 	}
 	if df.bit >= 0 {
-		m.words[df.bit>>6] |= 1 << (df.bit & 63)
+		m.words()[df.bit>>6] |= 1 << (df.bit & 63)
 	}
 }
 
@@ -476,10 +476,10 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	if wt != df.wire && !(df.packable && wt == protowire.BytesType) {
 		return 0, errUnknown
 	}
-	l := m.lists[df.slot]
+	l := m.lists()[df.slot]
 	if l == nil {
 		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
-		m.lists[df.slot] = l
+		m.lists()[df.slot] = l
 		m.touch(int(df.index))
 	}
 	switch df.kind {
@@ -491,14 +491,14 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		l.strs = append(l.strs, o.string(v))
+		l.setStrs(append(grow(&o.lstrs, l.strs(), 8, 64), o.string(v)))
 		return n, nil
 	case protoreflect.BytesKind:
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.bytes = append(l.bytes, o.copyBytes(v))
+		l.setBytes(append(grow(&o.lbytes, l.bytes(), 4, 32), o.copyBytes(v)))
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -516,7 +516,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if err := o.message(v, sub, depth); err != nil {
 			return 0, err
 		}
-		l.msgs = append(l.msgs, sub)
+		l.setMsgs(append(grow(&o.lmsgs, l.msgs(), 8, 256), sub))
 		return n, nil
 	}
 	if wt != protowire.BytesType {
@@ -524,7 +524,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.words = append(l.words, w)
+		l.setWords(append(l.words(), w))
 		return n, nil
 	}
 	v, n := protowire.ConsumeBytes(b)
@@ -544,21 +544,24 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			}
 		}
 	}
-	if cap(l.words)-len(l.words) < count {
-		if len(l.words) == 0 {
-			l.words = o.words.take(count, 32, 256)[:0]
+	words := l.words()
+	if cap(words)-len(words) < count {
+		if len(words) == 0 {
+			words = o.words.take(count, 32, 256)[:0]
 		} else {
-			l.words = slices.Grow(l.words, count)
+			words = slices.Grow(words, count)
 		}
 	}
 	for len(v) > 0 {
 		w, k := scalar(df.kind, df.wire, v)
 		if k < 0 {
+			l.setWords(words)
 			return 0, errDecode
 		}
-		l.words = append(l.words, w)
+		words = append(words, w)
 		v = v[k:]
 	}
+	l.setWords(words)
 	return n, nil
 }
 
@@ -576,10 +579,10 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 	if n < 0 {
 		return 0, errDecode
 	}
-	mp := m.maps[df.slot]
+	mp := m.maps()[df.slot]
 	if mp == nil {
 		mp = newMap(m.desc.Fields().Get(int(df.index)))
-		m.maps[df.slot] = mp
+		m.maps()[df.slot] = mp
 		m.touch(int(df.index))
 	}
 	kf, vf := df.lf.MapKey, df.lf.MapValue
@@ -734,7 +737,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 		return 0, errUnknown
 	}
 	// The value in place, or a new one, as Mutable would give it.
-	x, ok := m.ext[num]
+	x, ok := m.exts()[num]
 	if !ok || x.fd != protoreflect.FieldDescriptor(xd) {
 		x = extension{fd: xd}
 		if xd.IsList() || xd.Message() != nil {
@@ -791,10 +794,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 			x.v = e
 		}
 	}
-	if m.ext == nil {
-		m.ext = make(map[protoreflect.FieldNumber]extension)
-	}
-	m.ext[num] = x
+	m.setExt(num, x)
 	return n, nil
 }
 
@@ -840,14 +840,14 @@ func (m *Message) checkInitialized() error {
 	}
 	fds := m.desc.Fields()
 	for _, i := range t.required {
-		if !m.valid || !m.has(&m.shape.fields[i], int(i)) {
+		if !m.IsValid() || !m.has(&m.shape.fields[i], int(i)) {
 			return errRequiredNotSet(fds.Get(int(i)).FullName())
 		}
 	}
-	if !m.valid {
+	if !m.IsValid() {
 		return nil
 	}
-	touched := m.words[m.shape.touched:][:(len(m.shape.fields)+63)/64]
+	touched := m.words()[m.shape.touched:][:(len(m.shape.fields)+63)/64]
 	for k, w := range touched {
 		for w != 0 {
 			i := k*64 + bits.TrailingZeros64(w)
@@ -856,19 +856,19 @@ func (m *Message) checkInitialized() error {
 			var err error
 			switch f.class {
 			case classMessage:
-				if sub := m.msgs[f.slot]; sub != nil && m.has(f, i) {
+				if sub := m.msgs()[f.slot]; sub != nil && m.has(f, i) {
 					err = sub.checkInitialized()
 				}
 			case classList:
-				if l := m.lists[f.slot]; l != nil {
-					for _, sub := range l.msgs {
+				if l := m.lists()[f.slot]; l != nil {
+					for _, sub := range l.msgs() {
 						if err = sub.checkInitialized(); err != nil {
 							break
 						}
 					}
 				}
 			case classMap:
-				if mp := m.maps[f.slot]; mp != nil && mp.vd.Message() != nil {
+				if mp := m.maps()[f.slot]; mp != nil && mp.vd.Message() != nil {
 					mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
 						err = checkMessageInitialized(v.Message())
 						return err == nil
@@ -880,7 +880,11 @@ func (m *Message) checkInitialized() error {
 			}
 		}
 	}
-	for _, x := range m.ext {
+	ext := m.exts()
+	if len(ext) == 0 { // ranging over a nil map still starts an iteration
+		return nil
+	}
+	for _, x := range ext {
 		if x.fd.Message() == nil {
 			continue
 		}

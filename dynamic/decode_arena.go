@@ -3,6 +3,7 @@ package dynamic
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/slots"
 	"github.com/protolayout/protolayout/internal/strview"
 )
 
@@ -19,20 +20,41 @@ import (
 // the bytes a string covers, since a bytes value spans only its own
 // copy). A string or bytes value so keeps up to dataChunk bytes of other
 // values alive, never the caller's buffer.
+//
+// A message's header comes from a chunk of Messages, and its storage
+// block from a chunk of blocks of its shape (internal/slots): blocks
+// holds the chunks of the first arenaShapes shapes met, found by a scan,
+// and more those of the others.
 type arena struct {
 	msgs  slab[Message]
 	words slab[uint64]
-	strs  slab[string]
-	bytes slab[[]byte]
-	ptrs  slab[*Message]
-	lists slab[*list]
-	maps  slab[*dmap]
 	ls    slab[list]
+	// lstrs, lbytes and lmsgs hold the elements of decoded lists of
+	// strings, bytes and messages (see grow).
+	lstrs  slab[string]
+	lbytes slab[[]byte]
+	lmsgs  slab[*Message]
+	blocks [arenaShapes]shapeChunk
+	nblock int
+	more   map[*shape]*slots.Chunk
 
 	// data is the current data chunk: the copies made so far, and
 	// room for more; dataNext is the size of the next one.
 	data     []byte
 	dataNext int
+}
+
+// arenaShapes is how many shapes' block chunks an arena finds by a scan.
+const arenaShapes = 16
+
+// blockChunk is the most bytes of blocks a chunk holds (but one block at
+// least).
+const blockChunk = 4 << 10
+
+// shapeChunk is the chunk of blocks of one shape.
+type shapeChunk struct {
+	s *shape
+	c slots.Chunk
 }
 
 // dataChunk is the most input a string or bytes chunk copies beyond the
@@ -47,8 +69,12 @@ type slab[T any] struct {
 
 // take returns n zero Ts, with no spare capacity, from the slab's chunk,
 // allocating a new chunk (first of size first, doubling up to limit)
-// when the chunk has fewer than n left.
+// when the chunk has fewer than n left; more than half a chunk of the
+// limit's size is allocated on its own, leaving the chunk as it is.
 func (s *slab[T]) take(n, first, limit int) []T {
+	if n > limit/2 {
+		return make([]T, n)
+	}
 	if len(s.free) < n {
 		size := s.next
 		if size == 0 {
@@ -62,34 +88,54 @@ func (s *slab[T]) take(n, first, limit int) []T {
 	return r
 }
 
+// grow returns s, or a copy of s with room for more elements when it has
+// none left, cut from sl (in chunks first long at first, doubling up to
+// limit), with twice the capacity, four at least. The old array's
+// elements are cleared, so that the chunk holding it keeps nothing alive.
+func grow[T any](sl *slab[T], s []T, first, limit int) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	r := sl.take(max(4, 2*len(s)), first, limit)[:len(s)]
+	copy(r, s)
+	clear(s)
+	return r
+}
+
 // newMessage returns a new empty message of md, whose shape is s.
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	m := &a.msgs.take(1, 2, 16)[0]
-	m.desc, m.shape, m.valid = md, s, true
-	if s.words > 0 {
-		m.words = a.words.take(int(s.words), 32, 256)
-	}
-	if n := int(s.counts[classString]); n > 0 {
-		m.strs = a.strs.take(n, 8, 32)
-	}
-	if n := int(s.counts[classBytes]); n > 0 {
-		m.bytes = a.bytes.take(n, 4, 16)
-	}
-	if n := int(s.counts[classMessage]); n > 0 {
-		m.msgs = a.ptrs.take(n, 8, 32)
-	}
-	if n := int(s.counts[classList]); n > 0 {
-		m.lists = a.lists.take(n, 8, 32)
-	}
-	if n := int(s.counts[classMap]); n > 0 {
-		m.maps = a.maps.take(n, 4, 16)
-	}
+	m := &a.msgs.take(1, 4, 64)[0]
+	m.desc, m.shape = md, s
+	m.block = a.chunk(s).Take(&s.slots, 2, 64, blockChunk)
 	return m
+}
+
+// chunk returns the chunk of s's blocks.
+func (a *arena) chunk(s *shape) *slots.Chunk {
+	for i := range a.nblock {
+		if a.blocks[i].s == s {
+			return &a.blocks[i].c
+		}
+	}
+	if a.nblock < len(a.blocks) {
+		a.blocks[a.nblock].s = s
+		a.nblock++
+		return &a.blocks[a.nblock-1].c
+	}
+	c := a.more[s]
+	if c == nil {
+		if a.more == nil {
+			a.more = make(map[*shape]*slots.Chunk)
+		}
+		c = new(slots.Chunk)
+		a.more[s] = c
+	}
+	return c
 }
 
 // newList returns a new empty list for fd, of elements of kind k.
 func (a *arena) newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
-	l := &a.ls.take(1, 2, 16)[0]
+	l := &a.ls.take(1, 4, 64)[0]
 	l.fd, l.kind, l.valid = fd, k, true
 	return l
 }

@@ -18,8 +18,9 @@
 // oneof and storage class for the members of a oneof, with a word naming
 // the member set), presence bits, a bit per field marking those ever
 // stored to (so that Range skips the others), scalars unboxed in 64-bit
-// words, strings, bytes, messages, lists and maps each in a typed slice,
-// raw unknown fields, and extensions apart in a map by number. Storage
+// words, strings, bytes, messages, lists and maps each in a typed slice
+// (the slices laid end to end in one block, a single allocation), and,
+// apart, raw unknown fields and extensions in a map by number. Storage
 // is sized by the fields the type declares, not by those set, as with
 // generated messages. That layout is compiled from the message's
 // protolayout layout and cached by descriptor identity, and, like the

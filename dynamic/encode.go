@@ -134,12 +134,12 @@ func reachesMessageSet(m *Message) bool {
 // is left to protoreflect.
 func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field, exts []dynhook.Extension) ([]dynhook.Field, []dynhook.Extension, bool) {
 	m, ok := mr.(*Message)
-	if !ok || m == nil || !m.valid || m.shape.layout != lay {
+	if !ok || m == nil || !m.IsValid() || m.shape.layout != lay {
 		return set, exts, false
 	}
 	s := m.shape
 	fields, lfs := s.fields, lay.Fields
-	touched := m.words[s.touched:][:(len(fields)+63)/64]
+	touched := m.words()[s.touched:][:(len(fields)+63)/64]
 	if s.inOrder {
 		// Position is index: visit the touched fields by their bits.
 		for k, t := range touched {
@@ -167,7 +167,7 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 	}
 	for k := range lay.Oneofs {
 		o := &lay.Oneofs[k]
-		c := m.words[s.oneofs[o.Index]]
+		c := m.words()[s.oneofs[o.Index]]
 		if c == 0 {
 			continue
 		}
@@ -179,8 +179,8 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 			}
 		}
 	}
-	if len(m.ext) > 0 { // ranging over a nil map still starts an iteration
-		for _, x := range m.ext {
+	if ext := m.exts(); len(ext) > 0 { // ranging over a nil map still starts an iteration
+		for _, x := range ext {
 			if extensionSet(x.fd, x.v) {
 				exts = append(exts, dynhook.Extension{FD: x.fd, V: x.v})
 			}
@@ -193,34 +193,34 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 // oneofs, and whether it is set, as has and value tell, reading each
 // slot once.
 func (m *Message) regular(f *field) (protoreflect.Value, bool) {
-	present := f.bit < 0 || m.words[f.bit>>6]&(1<<(f.bit&63)) != 0
+	present := f.bit < 0 || m.words()[f.bit>>6]&(1<<(f.bit&63)) != 0
 	switch f.class {
 	case classScalar:
-		w := m.words[f.slot]
+		w := m.words()[f.slot]
 		if f.bit < 0 {
 			present = w != 0
 		}
 		return fromWord(f.kind, w), present
 	case classString:
-		x := m.strs[f.slot]
+		x := m.strs()[f.slot]
 		if f.bit < 0 {
 			present = x != ""
 		}
 		return protoreflect.ValueOfString(x), present
 	case classBytes:
-		x := m.bytes[f.slot]
+		x := m.bytes()[f.slot]
 		if f.bit < 0 {
 			present = len(x) > 0
 		}
 		return protoreflect.ValueOfBytes(x), present
 	case classMessage:
-		x := m.msgs[f.slot]
+		x := m.msgs()[f.slot]
 		return protoreflect.ValueOfMessage(x), x != nil
 	case classList:
-		x := m.lists[f.slot]
+		x := m.lists()[f.slot]
 		return protoreflect.ValueOfList(x), x != nil && x.Len() > 0
 	default:
-		x := m.maps[f.slot]
+		x := m.maps()[f.slot]
 		return protoreflect.ValueOfMap(x), x != nil && x.Len() > 0
 	}
 }

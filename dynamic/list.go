@@ -2,22 +2,75 @@ package dynamic
 
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/slots"
 )
 
 // list is the protoreflect.List of a repeated field (or extension): its
-// elements in the slice of their class, as a message keeps its fields
-// (scalars as words, see toWord).
+// elements in a slice of their class, as a message keeps its fields
+// (scalars as words, see toWord), which words, strs, bytes or msgs
+// returns, by kind.
 type list struct {
-	fd   protoreflect.FieldDescriptor
-	kind protoreflect.Kind
+	fd protoreflect.FieldDescriptor
+	// elems holds the one slice of the list's class.
+	elems slots.Vec
+	kind  protoreflect.Kind
 	// valid is false for the read-only empty list Get returns for an
 	// unset field.
 	valid bool
-	words []uint64
-	strs  []string
-	bytes [][]byte
-	msgs  []*Message
 }
+
+// words returns the elements of a list of scalars; strs, bytes and msgs
+// those of lists of the other classes. Each returns nil for a list of
+// another class.
+func (l *list) words() []uint64 {
+	if classOfKind(l.kind) != classScalar {
+		return nil
+	}
+	return slots.Get[uint64](&l.elems)
+}
+
+func (l *list) strs() []string {
+	if l.kind != protoreflect.StringKind {
+		return nil
+	}
+	return slots.Get[string](&l.elems)
+}
+
+func (l *list) bytes() [][]byte {
+	if l.kind != protoreflect.BytesKind {
+		return nil
+	}
+	return slots.Get[[]byte](&l.elems)
+}
+
+func (l *list) msgs() []*Message {
+	if classOfKind(l.kind) != classMessage {
+		return nil
+	}
+	return slots.Get[*Message](&l.elems)
+}
+
+// classOfKind returns the class of an element of kind k.
+func classOfKind(k protoreflect.Kind) class {
+	switch k {
+	case protoreflect.StringKind:
+		return classString
+	case protoreflect.BytesKind:
+		return classBytes
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return classMessage
+	default:
+		return classScalar
+	}
+}
+
+// setWords stores s as the elements of a list of scalars; setStrs,
+// setBytes and setMsgs do so for the other classes.
+func (l *list) setWords(s []uint64)  { slots.Set(&l.elems, s) }
+func (l *list) setStrs(s []string)   { slots.Set(&l.elems, s) }
+func (l *list) setBytes(s [][]byte)  { slots.Set(&l.elems, s) }
+func (l *list) setMsgs(s []*Message) { slots.Set(&l.elems, s) }
 
 // newList returns a new empty list for fd, whose elements are of kind k.
 func newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
@@ -40,30 +93,19 @@ func (l *list) readOnly() {
 }
 
 // Len reports the number of elements.
-func (l *list) Len() int {
-	switch l.kind {
-	case protoreflect.StringKind:
-		return len(l.strs)
-	case protoreflect.BytesKind:
-		return len(l.bytes)
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return len(l.msgs)
-	default:
-		return len(l.words)
-	}
-}
+func (l *list) Len() int { return l.elems.Len() }
 
 // Get returns element i; it panics if i is out of range.
 func (l *list) Get(i int) protoreflect.Value {
 	switch l.kind {
 	case protoreflect.StringKind:
-		return protoreflect.ValueOfString(l.strs[i])
+		return protoreflect.ValueOfString(l.strs()[i])
 	case protoreflect.BytesKind:
-		return protoreflect.ValueOfBytes(l.bytes[i])
+		return protoreflect.ValueOfBytes(l.bytes()[i])
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return protoreflect.ValueOfMessage(l.msgs[i])
+		return protoreflect.ValueOfMessage(l.msgs()[i])
 	default:
-		return fromWord(l.kind, l.words[i])
+		return fromWord(l.kind, l.words()[i])
 	}
 }
 
@@ -73,13 +115,17 @@ func (l *list) Set(i int, v protoreflect.Value) {
 	l.readOnly()
 	switch l.kind {
 	case protoreflect.StringKind:
-		l.strs[i] = l.stringOf(v)
+		x := l.stringOf(v)
+		l.strs()[i] = x
 	case protoreflect.BytesKind:
-		l.bytes[i] = l.bytesOf(v)
+		x := l.bytesOf(v)
+		l.bytes()[i] = x
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		l.msgs[i] = checkMessage(l.fd, v)
+		x := checkMessage(l.fd, v)
+		l.msgs()[i] = x
 	default:
-		l.words[i] = l.wordOf(v)
+		x := l.wordOf(v)
+		l.words()[i] = x
 	}
 }
 
@@ -88,13 +134,13 @@ func (l *list) Append(v protoreflect.Value) {
 	l.readOnly()
 	switch l.kind {
 	case protoreflect.StringKind:
-		l.strs = append(l.strs, l.stringOf(v))
+		l.setStrs(append(l.strs(), l.stringOf(v)))
 	case protoreflect.BytesKind:
-		l.bytes = append(l.bytes, l.bytesOf(v))
+		l.setBytes(append(l.bytes(), l.bytesOf(v)))
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		l.msgs = append(l.msgs, checkMessage(l.fd, v))
+		l.setMsgs(append(l.msgs(), checkMessage(l.fd, v)))
 	default:
-		l.words = append(l.words, l.wordOf(v))
+		l.setWords(append(l.words(), l.wordOf(v)))
 	}
 }
 
@@ -131,7 +177,7 @@ func (l *list) AppendMutable() protoreflect.Value {
 	}
 	l.readOnly()
 	m := NewMessage(l.fd.Message())
-	l.msgs = append(l.msgs, m)
+	l.setMsgs(append(l.msgs(), m))
 	return protoreflect.ValueOfMessage(m)
 }
 
@@ -141,16 +187,19 @@ func (l *list) Truncate(n int) {
 	// Clear what is cut off, so that it is not kept alive.
 	switch l.kind {
 	case protoreflect.StringKind:
-		clear(l.strs[n:])
-		l.strs = l.strs[:n]
+		s := l.strs()
+		clear(s[n:])
+		l.setStrs(s[:n])
 	case protoreflect.BytesKind:
-		clear(l.bytes[n:])
-		l.bytes = l.bytes[:n]
+		s := l.bytes()
+		clear(s[n:])
+		l.setBytes(s[:n])
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		clear(l.msgs[n:])
-		l.msgs = l.msgs[:n]
+		s := l.msgs()
+		clear(s[n:])
+		l.setMsgs(s[:n])
 	default:
-		l.words = l.words[:n]
+		l.setWords(l.words()[:n])
 	}
 }
 

@@ -182,7 +182,7 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	if betweenPasses != nil {
 		betweenPasses(m)
 	}
-	out := grow(b, n)
+	out := growBuf(b, n)
 	out, ok := e.append(out, m, 1)
 	e.release()
 	if !ok || e.changed || len(out)-len(b) != n {
@@ -227,8 +227,8 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	return out, ok
 }
 
-// grow returns b with room for n more bytes.
-func grow(b []byte, n int) []byte {
+// growBuf returns b with room for n more bytes.
+func growBuf(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b
 	}
@@ -247,13 +247,13 @@ func (e *enc) childSize(c *Message, depth int) (int, bool) {
 // size is the size pass: it returns the size of m, at level depth, and
 // stamps it in m; false means the walk must take m.
 func (e *enc) size(m *Message, depth int) (int, bool) {
-	if !m.valid {
+	if !m.IsValid() {
 		return 0, true
 	}
 	if stamp, n := m.size.load(); stamp == e.stamp|1 {
 		return n, true
 	}
-	if depth > e.limit || len(m.ext) > 0 {
+	if depth > e.limit || len(m.exts()) > 0 {
 		return 0, false
 	}
 	p := m.shape.program()
@@ -265,7 +265,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if p.touchedWords == 1 {
 		// Up to 64 fields: the set regular fields by position, their
 		// commonest cases here rather than through sizeField.
-		words := m.words
+		words := m.words()
 		for t := p.regularSet(m); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.op {
@@ -284,13 +284,13 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 					n += 4
 				}
 			case opString:
-				x := m.strs[f.slot]
+				x := m.strs()[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
 				n += f.tagLen + protowire.SizeBytes(len(x))
 			case opMessage:
-				c := m.msgs[f.slot]
+				c := m.msgs()[f.slot]
 				if c == nil {
 					continue
 				}
@@ -309,7 +309,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 	} else {
 		s := m.shape
-		touched := m.words[s.touched:][:p.touchedWords]
+		touched := m.words()[s.touched:][:p.touchedWords]
 		if s.inOrder {
 			for k, t := range touched {
 				for t != 0 {
@@ -340,7 +340,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 	}
 	for _, o := range p.oneofs {
-		if c := m.words[o]; c != 0 {
+		if c := m.words()[o]; c != 0 {
 			x, ok := e.sizeField(m, &fields[p.position[c-1]], depth)
 			if !ok {
 				return 0, false
@@ -348,7 +348,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 			n += x
 		}
 	}
-	n += len(m.unknown)
+	n += len(m.GetUnknown())
 	if n > e.maxSize {
 		return 0, false
 	}
@@ -360,7 +360,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 // of m (those outside real oneofs) that were stored to, as bits, for a
 // message of at most 64 fields.
 func (p *encProgram) regularSet(m *Message) uint64 {
-	t := m.words[m.shape.touched]
+	t := m.words()[m.shape.touched]
 	if !m.shape.inOrder {
 		var pos uint64
 		for ; t != 0; t &= t - 1 {
@@ -386,45 +386,45 @@ func (m *Message) hasRequired(p *encProgram) bool {
 func (e *enc) sizeField(m *Message, f *encField, depth int) (int, bool) {
 	switch f.op {
 	case opVarint, opZigzag32, opZigzag64, opFixed32, opFixed64:
-		w := m.words[f.slot]
+		w := m.words()[f.slot]
 		if !f.present(m, w != 0) {
 			return 0, true
 		}
 		return f.tagLen + scalarSize(f.op, w), true
 	case opString:
-		x := m.strs[f.slot]
+		x := m.strs()[f.slot]
 		if !f.present(m, x != "") {
 			return 0, true
 		}
 		return f.tagLen + protowire.SizeBytes(len(x)), true
 	case opBytes:
-		x := m.bytes[f.slot]
+		x := m.bytes()[f.slot]
 		if !f.present(m, len(x) > 0) {
 			return 0, true
 		}
 		return f.tagLen + protowire.SizeBytes(len(x)), true
 	case opMessage, opGroup:
-		c := m.msgs[f.slot]
+		c := m.msgs()[f.slot]
 		if c == nil {
 			return 0, true
 		}
 		x, ok := e.size(c, depth+1)
 		return f.tagLen + wrapSize(f, f.op, x), ok
 	case opList:
-		l := m.lists[f.slot]
+		l := m.lists()[f.slot]
 		if l == nil {
 			return 0, true
 		}
 		return e.sizeList(l, f, depth)
 	case opPacked:
-		l := m.lists[f.slot]
-		if l == nil || len(l.words) == 0 {
+		l := m.lists()[f.slot]
+		if l == nil || len(l.words()) == 0 {
 			return 0, true
 		}
-		body := packedSize(f.elem, l.words)
+		body := packedSize(f.elem, l.words())
 		return f.tagLen + protowire.SizeBytes(body), true
 	default: // opMap
-		mp := m.maps[f.slot]
+		mp := m.maps()[f.slot]
 		if mp == nil {
 			return 0, true
 		}
@@ -437,7 +437,7 @@ func (e *enc) sizeField(m *Message, f *encField, depth int) (int, bool) {
 func (f *encField) present(m *Message, nonZero bool) bool {
 	switch {
 	case f.bit >= 0:
-		return m.words[f.bit>>6]&(1<<(f.bit&63)) != 0
+		return m.words()[f.bit>>6]&(1<<(f.bit&63)) != 0
 	case f.oneof:
 		return true
 	default:
@@ -459,15 +459,15 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 	n := 0
 	switch f.elem {
 	case opString:
-		for _, x := range l.strs {
+		for _, x := range l.strs() {
 			n += f.tagLen + protowire.SizeBytes(len(x))
 		}
 	case opBytes:
-		for _, x := range l.bytes {
+		for _, x := range l.bytes() {
 			n += f.tagLen + protowire.SizeBytes(len(x))
 		}
 	case opMessage, opGroup:
-		for _, c := range l.msgs {
+		for _, c := range l.msgs() {
 			x, ok := e.size(c, depth+1)
 			if !ok {
 				return 0, false
@@ -478,11 +478,11 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 			return 0, false
 		}
 	case opFixed32:
-		n = len(l.words) * (f.tagLen + 4)
+		n = len(l.words()) * (f.tagLen + 4)
 	case opFixed64:
-		n = len(l.words) * (f.tagLen + 8)
+		n = len(l.words()) * (f.tagLen + 8)
 	default:
-		for _, w := range l.words {
+		for _, w := range l.words() {
 			n += f.tagLen + scalarSize(f.elem, w)
 		}
 	}
@@ -606,18 +606,18 @@ func valueWord(k protoreflect.Kind, v protoreflect.Value) uint64 {
 // append is the write pass: it appends m, at level depth, counted by
 // this call's size pass, to b; false means the walk must take m.
 func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
-	if !m.valid {
+	if !m.IsValid() {
 		return b, true
 	}
 	p := m.shape.program()
-	if p.messageSet || len(m.ext) > 0 {
+	if p.messageSet || len(m.exts()) > 0 {
 		return b, false
 	}
 	fields := p.fields
 	ok := true
 	if p.touchedWords == 1 {
 		// As in size: the commonest cases here.
-		words := m.words
+		words := m.words()
 		for t := p.regularSet(m); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.op {
@@ -644,7 +644,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 					b = protowire.AppendFixed64(b, w)
 				}
 			case opString:
-				x := m.strs[f.slot]
+				x := m.strs()[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
@@ -659,7 +659,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				}
 				b = append(b, x...)
 			case opMessage:
-				c := m.msgs[f.slot]
+				c := m.msgs()[f.slot]
 				if c == nil {
 					continue
 				}
@@ -674,7 +674,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		}
 	} else {
 		s := m.shape
-		touched := m.words[s.touched:][:p.touchedWords]
+		touched := m.words()[s.touched:][:p.touchedWords]
 		if s.inOrder {
 			for k, t := range touched {
 				for t != 0 {
@@ -701,13 +701,13 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		}
 	}
 	for _, o := range p.oneofs {
-		if c := m.words[o]; c != 0 {
+		if c := m.words()[o]; c != 0 {
 			if b, ok = e.appendField(b, m, &fields[p.position[c-1]], depth); !ok {
 				return b, false
 			}
 		}
 	}
-	return append(b, m.unknown...), true
+	return append(b, m.GetUnknown()...), true
 }
 
 // appendTag appends the key of f.
@@ -738,7 +738,7 @@ func appendScalar(b []byte, op encOp, w uint64) []byte {
 func (e *enc) appendField(b []byte, m *Message, f *encField, depth int) ([]byte, bool) {
 	switch f.op {
 	case opVarint:
-		w := m.words[f.slot]
+		w := m.words()[f.slot]
 		if !f.present(m, w != 0) {
 			return b, true
 		}
@@ -748,13 +748,13 @@ func (e *enc) appendField(b []byte, m *Message, f *encField, depth int) ([]byte,
 		}
 		return protowire.AppendVarint(b, w), true
 	case opZigzag32, opZigzag64, opFixed32, opFixed64:
-		w := m.words[f.slot]
+		w := m.words()[f.slot]
 		if !f.present(m, w != 0) {
 			return b, true
 		}
 		return appendScalar(appendTag(b, f), f.op, w), true
 	case opString:
-		x := m.strs[f.slot]
+		x := m.strs()[f.slot]
 		if !f.present(m, x != "") {
 			return b, true
 		}
@@ -764,37 +764,37 @@ func (e *enc) appendField(b []byte, m *Message, f *encField, depth int) ([]byte,
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
 	case opBytes:
-		x := m.bytes[f.slot]
+		x := m.bytes()[f.slot]
 		if !f.present(m, len(x) > 0) {
 			return b, true
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
 	case opMessage, opGroup:
-		c := m.msgs[f.slot]
+		c := m.msgs()[f.slot]
 		if c == nil {
 			return b, true
 		}
 		return e.appendNested(b, f, f.op, c, depth+1)
 	case opList:
-		l := m.lists[f.slot]
+		l := m.lists()[f.slot]
 		if l == nil {
 			return b, true
 		}
 		return e.appendList(b, l, f, depth)
 	case opPacked:
-		l := m.lists[f.slot]
-		if l == nil || len(l.words) == 0 {
+		l := m.lists()[f.slot]
+		if l == nil || len(l.words()) == 0 {
 			return b, true
 		}
 		b = append(b, f.packedTag...)
-		b = protowire.AppendVarint(b, uint64(packedSize(f.elem, l.words)))
-		for _, w := range l.words {
+		b = protowire.AppendVarint(b, uint64(packedSize(f.elem, l.words())))
+		for _, w := range l.words() {
 			b = appendScalar(b, f.elem, w)
 		}
 		return b, true
 	default: // opMap
-		mp := m.maps[f.slot]
+		mp := m.maps()[f.slot]
 		if mp == nil {
 			return b, true
 		}
@@ -838,7 +838,7 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 	ok := true
 	switch f.elem {
 	case opString:
-		for _, x := range l.strs {
+		for _, x := range l.strs() {
 			if f.utf8 && !utf8.ValidString(x) {
 				return b, false
 			}
@@ -846,18 +846,18 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 			b = append(b, x...)
 		}
 	case opBytes:
-		for _, x := range l.bytes {
+		for _, x := range l.bytes() {
 			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 			b = append(b, x...)
 		}
 	case opMessage, opGroup:
-		for _, c := range l.msgs {
+		for _, c := range l.msgs() {
 			if b, ok = e.appendNested(b, f, f.elem, c, depth+1); !ok {
 				return b, false
 			}
 		}
 	default:
-		for _, w := range l.words {
+		for _, w := range l.words() {
 			b = appendScalar(appendTag(b, f), f.elem, w)
 		}
 	}

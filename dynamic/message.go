@@ -7,6 +7,8 @@ import (
 	"google.golang.org/protobuf/runtime/protoiface"
 	"google.golang.org/protobuf/runtime/protoimpl"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/internal/slots"
 )
 
 // A Message is a protocol buffer message of a type known only at run
@@ -28,23 +30,83 @@ import (
 type Message struct {
 	desc  protoreflect.MessageDescriptor
 	shape *shape
-	// words holds presence bits, oneof cases and scalar values (see
-	// shape); the other slices hold one class of values each. A slice
-	// whose class the message type lacks is nil.
-	words []uint64
-	strs  []string
-	bytes [][]byte
-	msgs  []*Message
-	lists []*list
-	maps  []*dmap
+	// block holds the message's storage, laid out by shape.slots: the
+	// parts that words, strs, bytes, msgs, lists and maps return. It is
+	// nil for a read-only empty message (Zero, or Get of an unset message
+	// field), which has no storage; that is what IsValid reports.
+	block slots.Block
+	// rare holds what few messages have, the extensions and the unknown
+	// fields; nil until one is stored.
+	rare *rare
+	// size is the size the direct encoder last counted (marshal.go).
+	size sizeStamp
+}
+
+// rare is the part of a Message's state that most messages lack.
+type rare struct {
 	// ext holds the extensions set, by number; nil until one is.
 	ext     map[protoreflect.FieldNumber]extension
 	unknown protoreflect.RawFields
-	// valid is false for a read-only empty message (Zero, or Get of an
-	// unset message field), which has no storage.
-	valid bool
-	// size is the size the direct encoder last counted (marshal.go).
-	size sizeStamp
+}
+
+// words returns m's presence bits, oneof cases and scalar values (see
+// shape); the other accessors return the parts holding one class of
+// values each. A part whose class the message type lacks, or any part of
+// a read-only message, is nil.
+func (m *Message) words() []uint64 {
+	return slots.Part[uint64](m.block, &m.shape.slots, int(classScalar))
+}
+
+// strs returns m's string values.
+func (m *Message) strs() []string {
+	return slots.Part[string](m.block, &m.shape.slots, int(classString))
+}
+
+// bytes returns m's bytes values.
+func (m *Message) bytes() [][]byte {
+	return slots.Part[[]byte](m.block, &m.shape.slots, int(classBytes))
+}
+
+// msgs returns m's message values.
+func (m *Message) msgs() []*Message {
+	return slots.Part[*Message](m.block, &m.shape.slots, int(classMessage))
+}
+
+// lists returns m's lists.
+func (m *Message) lists() []*list {
+	return slots.Part[*list](m.block, &m.shape.slots, int(classList))
+}
+
+// maps returns m's maps.
+func (m *Message) maps() []*dmap {
+	return slots.Part[*dmap](m.block, &m.shape.slots, int(classMap))
+}
+
+// exts returns m's extensions by number, or nil.
+func (m *Message) exts() map[protoreflect.FieldNumber]extension {
+	if m.rare == nil {
+		return nil
+	}
+	return m.rare.ext
+}
+
+// setExt stores x as the extension numbered num.
+func (m *Message) setExt(num protoreflect.FieldNumber, x extension) {
+	if m.rare == nil {
+		m.rare = new(rare)
+	}
+	if m.rare.ext == nil {
+		m.rare.ext = make(map[protoreflect.FieldNumber]extension)
+	}
+	m.rare.ext[num] = x
+}
+
+// appendUnknown appends raw to m's unknown fields.
+func (m *Message) appendUnknown(raw []byte) {
+	if m.rare == nil {
+		m.rare = new(rare)
+	}
+	m.rare.unknown = append(m.rare.unknown, raw...)
 }
 
 // extension is a set extension field: the descriptor it was set with,
@@ -67,32 +129,7 @@ func NewMessage(md protoreflect.MessageDescriptor) *Message {
 
 // newMessage returns a new empty message of md, whose shape is s.
 func newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	m := &Message{desc: md, shape: s, valid: true}
-	m.alloc()
-	return m
-}
-
-// alloc gives m empty storage of its shape.
-func (m *Message) alloc() {
-	s := m.shape
-	if s.words > 0 {
-		m.words = make([]uint64, s.words)
-	}
-	if n := s.counts[classString]; n > 0 {
-		m.strs = make([]string, n)
-	}
-	if n := s.counts[classBytes]; n > 0 {
-		m.bytes = make([][]byte, n)
-	}
-	if n := s.counts[classMessage]; n > 0 {
-		m.msgs = make([]*Message, n)
-	}
-	if n := s.counts[classList]; n > 0 {
-		m.lists = make([]*list, n)
-	}
-	if n := s.counts[classMap]; n > 0 {
-		m.maps = make([]*dmap, n)
-	}
+	return &Message{desc: md, shape: s, block: s.slots.New()}
 }
 
 // zeroMessage returns the read-only empty message of md.
@@ -113,19 +150,17 @@ func (m *Message) String() string { return protoimpl.X.MessageStringOf(m) }
 // Reset clears every field of m, keeping its type. A read-only empty
 // message becomes an empty message that can be set.
 func (m *Message) Reset() {
-	if !m.valid {
-		m.valid = true
-		m.alloc()
+	if !m.IsValid() {
+		m.block = m.shape.slots.New()
 	} else {
-		clear(m.words)
-		clear(m.strs)
-		clear(m.bytes)
-		clear(m.msgs)
-		clear(m.lists)
-		clear(m.maps)
+		clear(m.words())
+		clear(m.strs())
+		clear(m.bytes())
+		clear(m.msgs())
+		clear(m.lists())
+		clear(m.maps())
 	}
-	m.ext = nil
-	m.unknown = nil
+	m.rare = nil
 }
 
 // Descriptor returns the message descriptor.
@@ -182,25 +217,25 @@ func (m *Message) readOnly(name protoreflect.FullName) {
 // m, which is valid.
 func (m *Message) has(f *field, i int) bool {
 	if f.oneof >= 0 {
-		return m.words[f.oneof] == uint64(i)+1
+		return m.words()[f.oneof] == uint64(i)+1
 	}
 	if f.bit >= 0 {
-		return m.words[f.bit>>6]&(1<<(f.bit&63)) != 0
+		return m.words()[f.bit>>6]&(1<<(f.bit&63)) != 0
 	}
 	switch f.class {
 	case classScalar:
-		return m.words[f.slot] != 0
+		return m.words()[f.slot] != 0
 	case classString:
-		return m.strs[f.slot] != ""
+		return m.strs()[f.slot] != ""
 	case classBytes:
-		return len(m.bytes[f.slot]) > 0
+		return len(m.bytes()[f.slot]) > 0
 	case classMessage:
-		return m.msgs[f.slot] != nil
+		return m.msgs()[f.slot] != nil
 	case classList:
-		l := m.lists[f.slot]
+		l := m.lists()[f.slot]
 		return l != nil && l.Len() > 0
 	default:
-		mp := m.maps[f.slot]
+		mp := m.maps()[f.slot]
 		return mp != nil && mp.Len() > 0
 	}
 }
@@ -211,37 +246,37 @@ func (m *Message) has(f *field, i int) bool {
 func (m *Message) claim(f *field, i int) {
 	m.touch(i)
 	if f.oneof >= 0 {
-		if c := m.words[f.oneof]; c != 0 && c != uint64(i)+1 {
+		if c := m.words()[f.oneof]; c != 0 && c != uint64(i)+1 {
 			m.clearSlot(&m.shape.fields[c-1])
 		}
-		m.words[f.oneof] = uint64(i) + 1
+		m.words()[f.oneof] = uint64(i) + 1
 		return
 	}
 	if f.bit >= 0 {
-		m.words[f.bit>>6] |= 1 << (f.bit & 63)
+		m.words()[f.bit>>6] |= 1 << (f.bit & 63)
 	}
 }
 
 // touch marks the field at index i as stored to.
 func (m *Message) touch(i int) {
-	m.words[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
+	m.words()[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
 }
 
 // clearSlot empties the value slot of f.
 func (m *Message) clearSlot(f *field) {
 	switch f.class {
 	case classScalar:
-		m.words[f.slot] = 0
+		m.words()[f.slot] = 0
 	case classString:
-		m.strs[f.slot] = ""
+		m.strs()[f.slot] = ""
 	case classBytes:
-		m.bytes[f.slot] = nil
+		m.bytes()[f.slot] = nil
 	case classMessage:
-		m.msgs[f.slot] = nil
+		m.msgs()[f.slot] = nil
 	case classList:
-		m.lists[f.slot] = nil
+		m.lists()[f.slot] = nil
 	default:
-		m.maps[f.slot] = nil
+		m.maps()[f.slot] = nil
 	}
 }
 
@@ -250,12 +285,12 @@ func (m *Message) clearSlot(f *field) {
 // particular order. f may clear or set the field it is given, and no
 // other.
 func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value) bool) {
-	if !m.valid {
+	if !m.IsValid() {
 		return
 	}
 	fields := m.shape.fields
 	var fds protoreflect.FieldDescriptors
-	touched := m.words[m.shape.touched:][:(len(fields)+63)/64]
+	touched := m.words()[m.shape.touched:][:(len(fields)+63)/64]
 	for k, t := range touched {
 		for t != 0 {
 			i := k*64 + bits.TrailingZeros64(t)
@@ -272,9 +307,11 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 			}
 		}
 	}
-	for _, x := range m.ext {
-		if extensionSet(x.fd, x.v) && !f(x.fd, x.v) {
-			return
+	if ext := m.exts(); len(ext) > 0 { // ranging over a nil map still starts an iteration
+		for _, x := range ext {
+			if extensionSet(x.fd, x.v) && !f(x.fd, x.v) {
+				return
+			}
 		}
 	}
 }
@@ -295,17 +332,17 @@ func extensionSet(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 func (m *Message) value(f *field) protoreflect.Value {
 	switch f.class {
 	case classScalar:
-		return fromWord(f.kind, m.words[f.slot])
+		return fromWord(f.kind, m.words()[f.slot])
 	case classString:
-		return protoreflect.ValueOfString(m.strs[f.slot])
+		return protoreflect.ValueOfString(m.strs()[f.slot])
 	case classBytes:
-		return protoreflect.ValueOfBytes(m.bytes[f.slot])
+		return protoreflect.ValueOfBytes(m.bytes()[f.slot])
 	case classMessage:
-		return protoreflect.ValueOfMessage(m.msgs[f.slot])
+		return protoreflect.ValueOfMessage(m.msgs()[f.slot])
 	case classList:
-		return protoreflect.ValueOfList(m.lists[f.slot])
+		return protoreflect.ValueOfList(m.lists()[f.slot])
 	default:
-		return protoreflect.ValueOfMap(m.maps[f.slot])
+		return protoreflect.ValueOfMap(m.maps()[f.slot])
 	}
 }
 
@@ -314,10 +351,10 @@ func (m *Message) value(f *field) protoreflect.Value {
 func (m *Message) Has(fd protoreflect.FieldDescriptor) bool {
 	f := m.field(fd)
 	if f == nil {
-		x, ok := m.ext[fd.Number()]
+		x, ok := m.exts()[fd.Number()]
 		return ok && x.fd == fd && extensionSet(fd, x.v)
 	}
-	return m.valid && m.has(f, fd.Index())
+	return m.IsValid() && m.has(f, fd.Index())
 }
 
 // Clear clears fd, so that Has reports false for it. It panics if fd is
@@ -326,21 +363,23 @@ func (m *Message) Has(fd protoreflect.FieldDescriptor) bool {
 func (m *Message) Clear(fd protoreflect.FieldDescriptor) {
 	f := m.field(fd)
 	if f == nil {
-		delete(m.ext, fd.Number())
+		if m.rare != nil {
+			delete(m.rare.ext, fd.Number())
+		}
 		return
 	}
-	if !m.valid {
+	if !m.IsValid() {
 		return
 	}
 	i := fd.Index()
 	switch {
 	case f.oneof >= 0:
-		if m.words[f.oneof] != uint64(i)+1 {
+		if m.words()[f.oneof] != uint64(i)+1 {
 			return
 		}
-		m.words[f.oneof] = 0
+		m.words()[f.oneof] = 0
 	case f.bit >= 0:
-		m.words[f.bit>>6] &^= 1 << (f.bit & 63)
+		m.words()[f.bit>>6] &^= 1 << (f.bit & 63)
 	}
 	m.clearSlot(f)
 }
@@ -352,25 +391,25 @@ func (m *Message) Clear(fd protoreflect.FieldDescriptor) {
 func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	f := m.field(fd)
 	if f == nil {
-		if x, ok := m.ext[fd.Number()]; ok && x.fd == fd {
+		if x, ok := m.exts()[fd.Number()]; ok && x.fd == fd {
 			return x.v
 		}
 		return fd.(protoreflect.ExtensionTypeDescriptor).Type().Zero()
 	}
-	if m.valid {
+	if m.IsValid() {
 		i := fd.Index()
 		switch f.class {
 		case classScalar:
 			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
-				return fromWord(f.kind, m.words[f.slot])
+				return fromWord(f.kind, m.words()[f.slot])
 			}
 		case classString:
 			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
-				return protoreflect.ValueOfString(m.strs[f.slot])
+				return protoreflect.ValueOfString(m.strs()[f.slot])
 			}
 		case classBytes:
 			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
-				return protoreflect.ValueOfBytes(m.bytes[f.slot])
+				return protoreflect.ValueOfBytes(m.bytes()[f.slot])
 			}
 		default:
 			if m.has(f, i) {
@@ -399,7 +438,7 @@ func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 // member of a oneof clears the member set before.
 func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 	f := m.field(fd)
-	if !m.valid {
+	if !m.IsValid() {
 		m.readOnly(fd.FullName())
 	}
 	if f == nil {
@@ -417,38 +456,38 @@ func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 			wrongType(fd, v)
 		}
 		m.claim(f, i)
-		m.words[f.slot] = w
+		m.words()[f.slot] = w
 	case classString:
 		if !v.IsValid() || !isString(v) {
 			wrongType(fd, v)
 		}
 		m.claim(f, i)
-		m.strs[f.slot] = v.String()
+		m.strs()[f.slot] = v.String()
 	case classBytes:
 		if !v.IsValid() {
 			invalidValue(fd)
 		}
 		b := v.Bytes()
 		m.claim(f, i)
-		m.bytes[f.slot] = b
+		m.bytes()[f.slot] = b
 	case classMessage:
 		x := checkMessage(fd, v)
 		m.claim(f, i)
-		m.msgs[f.slot] = x
+		m.msgs()[f.slot] = x
 	case classList:
 		l, ok := listOf(v)
 		if !ok || l.fd != fd || !l.IsValid() {
 			wrongType(fd, v)
 		}
 		m.touch(i)
-		m.lists[f.slot] = l
+		m.lists()[f.slot] = l
 	default:
 		mp, ok := mapOf(v)
 		if !ok || mp.fd != fd || !mp.IsValid() {
 			wrongType(fd, v)
 		}
 		m.touch(i)
-		m.maps[f.slot] = mp
+		m.maps()[f.slot] = mp
 	}
 }
 
@@ -469,10 +508,7 @@ func (m *Message) setExtension(fd protoreflect.FieldDescriptor, v protoreflect.V
 	if !valid {
 		wrongType(fd, v)
 	}
-	if m.ext == nil {
-		m.ext = make(map[protoreflect.FieldNumber]extension)
-	}
-	m.ext[fd.Number()] = extension{fd, v}
+	m.setExt(fd.Number(), extension{fd, v})
 }
 
 // Mutable returns a mutable reference to fd, a message, list or map
@@ -485,19 +521,16 @@ func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	if !fd.IsMap() && !fd.IsList() && fd.Message() == nil {
 		panic(errorf("%v: getting mutable reference to non-composite type", fd.FullName()))
 	}
-	if !m.valid {
+	if !m.IsValid() {
 		m.readOnly(fd.FullName())
 	}
 	if f == nil {
 		num := fd.Number()
-		if x, ok := m.ext[num]; ok && x.fd == fd {
+		if x, ok := m.exts()[num]; ok && x.fd == fd {
 			return x.v
 		}
-		if m.ext == nil {
-			m.ext = make(map[protoreflect.FieldNumber]extension)
-		}
 		v := fd.(protoreflect.ExtensionTypeDescriptor).Type().New()
-		m.ext[num] = extension{fd, v}
+		m.setExt(num, extension{fd, v})
 		return v
 	}
 	switch f.class {
@@ -505,21 +538,21 @@ func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
 		i := fd.Index()
 		if !m.has(f, i) {
 			m.claim(f, i)
-			m.msgs[f.slot] = newMessage(fd.Message(), f.childShape(fd))
+			m.msgs()[f.slot] = newMessage(fd.Message(), f.childShape(fd))
 		}
-		return protoreflect.ValueOfMessage(m.msgs[f.slot])
+		return protoreflect.ValueOfMessage(m.msgs()[f.slot])
 	case classList:
-		if m.lists[f.slot] == nil {
+		if m.lists()[f.slot] == nil {
 			m.touch(fd.Index())
-			m.lists[f.slot] = newList(fd, f.kind)
+			m.lists()[f.slot] = newList(fd, f.kind)
 		}
-		return protoreflect.ValueOfList(m.lists[f.slot])
+		return protoreflect.ValueOfList(m.lists()[f.slot])
 	default:
-		if m.maps[f.slot] == nil {
+		if m.maps()[f.slot] == nil {
 			m.touch(fd.Index())
-			m.maps[f.slot] = newMap(fd)
+			m.maps()[f.slot] = newMap(fd)
 		}
-		return protoreflect.ValueOfMap(m.maps[f.slot])
+		return protoreflect.ValueOfMap(m.maps()[f.slot])
 	}
 }
 
@@ -563,26 +596,37 @@ func (m *Message) WhichOneof(od protoreflect.OneofDescriptor) protoreflect.Field
 		}
 		return nil
 	}
-	if !m.valid || m.words[w] == 0 {
+	if !m.IsValid() || m.words()[w] == 0 {
 		return nil
 	}
-	return m.desc.Fields().Get(int(m.words[w] - 1))
+	return m.desc.Fields().Get(int(m.words()[w] - 1))
 }
 
 // GetUnknown returns the raw unknown fields.
-func (m *Message) GetUnknown() protoreflect.RawFields { return m.unknown }
+func (m *Message) GetUnknown() protoreflect.RawFields {
+	if m.rare == nil {
+		return nil
+	}
+	return m.rare.unknown
+}
 
 // SetUnknown stores the raw unknown fields. It panics if m is read-only.
 func (m *Message) SetUnknown(raw protoreflect.RawFields) {
-	if !m.valid {
+	if !m.IsValid() {
 		m.readOnly(m.desc.FullName())
 	}
-	m.unknown = raw
+	if m.rare == nil {
+		if raw == nil {
+			return
+		}
+		m.rare = new(rare)
+	}
+	m.rare.unknown = raw
 }
 
 // IsValid reports whether m is a message that can be set: false for a
 // read-only empty message.
-func (m *Message) IsValid() bool { return m.valid }
+func (m *Message) IsValid() bool { return !m.block.IsNil() }
 
 // messageType is the protoreflect.MessageType of a descriptor's dynamic
 // messages.

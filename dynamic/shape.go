@@ -1,11 +1,13 @@
 package dynamic
 
 import (
+	"reflect"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/slots"
 	"github.com/protolayout/protolayout/internal/weakcache"
 )
 
@@ -63,6 +65,9 @@ type shape struct {
 	words, presence, touched int32
 	// counts holds the length of each other storage slice, by class.
 	counts [numClasses]int32
+	// slots lays out a message's storage block: one part per class, by
+	// class, of words and counts elements.
+	slots slots.Layout
 	// oneofs holds the index in words of the case of each oneof, by the
 	// oneof's index in the descriptor's Oneofs, or -1 for a synthetic
 	// oneof (proto3 optional).
@@ -161,7 +166,23 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 			shared[lf.Oneof][f.class] = f.slot + 1
 		}
 	}
+	lens := make([]int, numClasses)
+	lens[classScalar] = int(s.words)
+	for c := classString; c < numClasses; c++ {
+		lens[c] = int(s.counts[c])
+	}
+	s.slots = slots.NewLayout(partTypes, lens)
 	return s
+}
+
+// partTypes are the element types of a message's storage parts, by class.
+var partTypes = []reflect.Type{
+	classScalar:  reflect.TypeFor[uint64](),
+	classString:  reflect.TypeFor[string](),
+	classBytes:   reflect.TypeFor[[]byte](),
+	classMessage: reflect.TypeFor[*Message](),
+	classList:    reflect.TypeFor[*list](),
+	classMap:     reflect.TypeFor[*dmap](),
 }
 
 // alloc returns a new slot of class c.

@@ -135,7 +135,7 @@ func checkMessage(fd protoreflect.FieldDescriptor, v protoreflect.Value) *Messag
 	if m.desc.FullName() != fd.Message().FullName() {
 		panic(errorf("%v: assigning invalid message type %v", fd.FullName(), m.desc.FullName()))
 	}
-	if !m.valid {
+	if !m.IsValid() {
 		panic(errorf("%v: assigning invalid zero-value message", fd.FullName()))
 	}
 	return m

@@ -1,0 +1,178 @@
+package dynamic
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// A Message header is five words (descriptor, shape, block, rare) and
+// the direct encoder's size stamp (8 bytes), and a list six words
+// (descriptor, its one slice, kind and validity).
+func TestHeaderSizes(t *testing.T) {
+	word := reflect.TypeFor[uintptr]().Size()
+	if got := reflect.TypeFor[Message]().Size(); got != 5*word+8 {
+		t.Errorf("Message is %d bytes, want %d", got, 5*word+8)
+	}
+	if got := reflect.TypeFor[list]().Size(); got != 6*word {
+		t.Errorf("list is %d bytes, want %d", got, 6*word)
+	}
+}
+
+// chainSchema returns a message type M0 of a schema of n types M0 ...
+// M(n-1), where Mi has a scalar, a string, a repeated string, a message
+// field of type M(i+1) and a repeated one (but the last, which has the
+// scalars only).
+func chainSchema(t *testing.T, n int) protoreflect.MessageDescriptor {
+	t.Helper()
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("chain.proto"),
+		Package: proto.String("chain"),
+		Syntax:  proto.String("proto3"),
+	}
+	field := func(name string, num int32, typ descriptorpb.FieldDescriptorProto_Type, label descriptorpb.FieldDescriptorProto_Label, msg string) *descriptorpb.FieldDescriptorProto {
+		f := &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(num), Type: typ.Enum(), Label: label.Enum(), JsonName: proto.String(name)}
+		if msg != "" {
+			f.TypeName = proto.String(".chain." + msg)
+		}
+		return f
+	}
+	opt, rep := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL, descriptorpb.FieldDescriptorProto_LABEL_REPEATED
+	for i := range n {
+		m := &descriptorpb.DescriptorProto{Name: proto.String(fmt.Sprintf("M%d", i))}
+		m.Field = append(m.Field,
+			field("n", 1, descriptorpb.FieldDescriptorProto_TYPE_INT64, opt, ""),
+			field("s", 2, descriptorpb.FieldDescriptorProto_TYPE_STRING, opt, ""),
+			field("ss", 3, descriptorpb.FieldDescriptorProto_TYPE_STRING, rep, ""))
+		if i+1 < n {
+			next := fmt.Sprintf("M%d", i+1)
+			m.Field = append(m.Field,
+				field("m", 4, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, opt, next),
+				field("ms", 5, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, rep, next))
+		}
+		fdp.MessageType = append(fdp.MessageType, m)
+	}
+	fd, err := protodesc.NewFile(fdp, protoregistry.GlobalFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd.Messages().Get(0)
+}
+
+// chainValue encodes a value of Mi of chainSchema(t, n): its scalars and
+// width strings, and for i below n-1 a message field holding the value
+// of M(i+1) built alike, and width list elements holding values of
+// M(i+1) with scalars only.
+func chainValue(i, n, width int) []byte {
+	return chainValueDepth(i, n, width, n)
+}
+
+// chainValueDepth is chainValue, with message fields below type end
+// left out.
+func chainValueDepth(i, n, width, end int) []byte {
+	var b []byte
+	b = protowire.AppendTag(b, 1, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(i+1))
+	b = protowire.AppendTag(b, 2, protowire.BytesType)
+	b = protowire.AppendString(b, fmt.Sprintf("s%d", i))
+	for k := range width {
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		b = protowire.AppendString(b, fmt.Sprintf("e%d.%d", i, k))
+	}
+	if i+1 < min(n, end) {
+		b = protowire.AppendTag(b, 4, protowire.BytesType)
+		b = protowire.AppendBytes(b, chainValueDepth(i+1, n, width, end))
+		for range width {
+			b = protowire.AppendTag(b, 5, protowire.BytesType)
+			b = protowire.AppendBytes(b, chainValueDepth(i+1, n, 1, i+1))
+		}
+	}
+	return b
+}
+
+// One Unmarshal call over more message types than the arena finds by a
+// scan (so that it keeps the others' chunks in its map), with enough
+// messages of each to fill several chunks, decodes what dynamicpb does.
+func TestArenaManyShapes(t *testing.T) {
+	const n = 3 * arenaShapes
+	md := chainSchema(t, n)
+	b := chainValue(0, n, 6)
+	m := NewMessage(md)
+	if err := proto.Unmarshal(b, m); err != nil {
+		t.Fatal(err)
+	}
+	want := dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(b, want); err != nil {
+		t.Fatal(err)
+	}
+	o := proto.MarshalOptions{Deterministic: true}
+	got, err := o.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, _ := o.Marshal(want)
+	if !bytes.Equal(got, exp) {
+		t.Fatal("re-encoding differs from dynamicpb's")
+	}
+	// The messages do not share storage: changing one leaves the others.
+	ms := m.Get(md.Fields().ByName("ms")).List()
+	first, second := ms.Get(0).Message(), ms.Get(1).Message()
+	first.Set(first.Descriptor().Fields().ByName("n"), protoreflect.ValueOfInt64(99))
+	if second.Get(second.Descriptor().Fields().ByName("n")).Int() == 99 {
+		t.Fatal("setting a field of one list element set it in the next")
+	}
+}
+
+// A list's accessors of the classes it does not hold return nil.
+func TestListAccessorsOfOtherClasses(t *testing.T) {
+	md := chainSchema(t, 2)
+	m := NewMessage(md)
+	if err := proto.Unmarshal(chainValue(0, 2, 3), m); err != nil {
+		t.Fatal(err)
+	}
+	ss := m.lists()[m.shape.fields[md.Fields().ByName("ss").Index()].slot]
+	if len(ss.strs()) != 3 || ss.words() != nil || ss.bytes() != nil || ss.msgs() != nil {
+		t.Errorf("list of strings: %d strings, %v %v %v", len(ss.strs()), ss.words(), ss.bytes(), ss.msgs())
+	}
+	ms := m.lists()[m.shape.fields[md.Fields().ByName("ms").Index()].slot]
+	if len(ms.msgs()) != 3 || ms.words() != nil || ms.strs() != nil || ms.bytes() != nil {
+		t.Errorf("list of messages: %d messages, %v %v %v", len(ms.msgs()), ms.words(), ms.strs(), ms.bytes())
+	}
+}
+
+// A message makes its record of extensions and unknown fields only when
+// it has one, and Reset drops it.
+func TestRareMadeWhenNeeded(t *testing.T) {
+	md := chainSchema(t, 1)
+	m := NewMessage(md)
+	if err := proto.Unmarshal(chainValue(0, 1, 2), m); err != nil {
+		t.Fatal(err)
+	}
+	m.SetUnknown(nil)
+	if m.rare != nil {
+		t.Fatal("a message without unknown fields made its rare record")
+	}
+	unknown := protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1)
+	if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(unknown, m); err != nil {
+		t.Fatal(err)
+	}
+	if m.rare == nil || !bytes.Equal(m.GetUnknown(), unknown) {
+		t.Fatalf("unknown fields %x, want %x", m.GetUnknown(), unknown)
+	}
+	m.Reset()
+	if m.rare != nil || m.GetUnknown() != nil || !m.IsValid() {
+		t.Fatal("Reset kept the unknown fields, or made the message read-only")
+	}
+	if z := zeroMessage(md); z.IsValid() || z.words() != nil || z.strs() != nil || z.GetUnknown() != nil {
+		t.Fatal("a read-only message has storage")
+	}
+}

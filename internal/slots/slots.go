@@ -1,0 +1,224 @@
+//go:build !protolayout_purego
+
+// Package slots keeps the storage of one dynamic message in a single
+// block: a few typed slices (parts) of lengths fixed per message type,
+// laid end to end in one allocation, so that a message costs the garbage
+// collector one object (or a share of a chunk of them) instead of one
+// per part, and its header one pointer instead of a slice header per
+// part.
+//
+// A block's Go type is built once per Layout with reflect (a struct of
+// one array per non-empty part), so that the collector sees its exact
+// pointer bitmap; Part rebuilds a part's slice from the block's address
+// and the offset the Layout recorded, which takes package unsafe. This
+// is the one place package dynamic's storage uses unsafe, fenced as
+// internal/strview and internal/dynstore are: building with the tag
+// protolayout_purego leaves this file out, and blocks hold ordinary
+// slices instead (slots_purego.go), with the same API.
+//
+// The reflect types a Layout builds are never freed (reflect keeps every
+// type it makes), but reflect reuses them for equal structures: their
+// number is bounded by the distinct part lengths in use, not by how many
+// Layouts are built.
+package slots
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// MaxParts is the most parts a Layout has.
+const MaxParts = 8
+
+// A Layout is the shape of a block: each part's element type and length.
+// The zero Layout has no parts. A Layout is immutable once built and may
+// be shared.
+type Layout struct {
+	// typ is the block's type (nil when the block is empty); size is its
+	// size.
+	typ  reflect.Type
+	size uintptr
+	// offs and lens are each part's offset in the block and length.
+	offs [MaxParts]uintptr
+	lens [MaxParts]int
+	// types are the parts' element types.
+	types [MaxParts]reflect.Type
+	n     int
+}
+
+// NewLayout returns the layout of blocks whose part i holds lens[i]
+// values of types[i]. It panics if the two differ in length, if there
+// are more than MaxParts, or if a length is negative.
+func NewLayout(types []reflect.Type, lens []int) Layout {
+	l := newLayout(types, lens)
+	var fields []reflect.StructField
+	var parts []int
+	// Parts holding pointers first, so that the block's pointer-free
+	// tail (whose bytes the collector never scans) is as long as it can
+	// be.
+	for _, ptrs := range []bool{true, false} {
+		for i := range l.n {
+			if l.lens[i] == 0 || hasPointers(types[i]) != ptrs {
+				continue
+			}
+			fields = append(fields, reflect.StructField{
+				Name: "P" + string(rune('0'+i)),
+				Type: reflect.ArrayOf(l.lens[i], types[i]),
+			})
+			parts = append(parts, i)
+		}
+	}
+	if len(fields) == 0 {
+		return l
+	}
+	typ := reflect.StructOf(fields)
+	if typ.Size() == 0 {
+		return l
+	}
+	l.typ, l.size = typ, typ.Size()
+	for k, i := range parts {
+		l.offs[i] = l.typ.Field(k).Offset
+	}
+	return l
+}
+
+// hasPointers reports whether values of t hold pointers the collector
+// follows.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	default:
+		return true
+	}
+}
+
+// A Block is the storage of one message, laid out by a Layout; the zero
+// Block is none at all (IsNil), for a message without storage.
+type Block struct {
+	p unsafe.Pointer
+}
+
+// empty is where the blocks of an empty Layout point, so that they are
+// not nil.
+var empty uint64
+
+// IsNil reports whether b is the zero Block.
+func (b Block) IsNil() bool { return b.p == nil }
+
+// New returns a new block of l, zeroed: one allocation, or none for an
+// empty layout.
+func (l *Layout) New() Block {
+	if l.typ == nil {
+		return Block{unsafe.Pointer(&empty)}
+	}
+	return Block{reflect.New(l.typ).UnsafePointer()}
+}
+
+// Len returns the length of part i.
+func (l *Layout) Len(i int) int { return l.lens[i] }
+
+// Part returns part i of b, a block of l, whose elements must be of the
+// type l was given for part i (T is not checked against it). It returns
+// nil for a part of length 0 or a nil block.
+func Part[T any](b Block, l *Layout, i int) []T {
+	n := l.lens[i]
+	if n == 0 || b.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Add(b.p, l.offs[i])), n)
+}
+
+// A Chunk cuts the blocks of one Layout from larger allocations (arrays
+// of blocks), so that many small messages cost a few allocations. A block
+// keeps its whole chunk alive. The zero Chunk is ready to use; it must be
+// used with one Layout only.
+type Chunk struct {
+	// free is the next block of the current array, or nil when it has
+	// none left (never a pointer past its end); left counts them.
+	free unsafe.Pointer
+	left int
+	// next is the length of the next array.
+	next int
+}
+
+// Take returns a new zeroed block of l, cut from c's current array, or
+// from a new one when that is used up: first blocks long at first,
+// doubling up to limit blocks (and no more than maxBytes of them, but at
+// least one).
+func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block {
+	if l.typ == nil {
+		return Block{unsafe.Pointer(&empty)}
+	}
+	if c.left == 0 {
+		n := c.next
+		if n == 0 {
+			n = first
+		}
+		limit = max(1, min(limit, maxBytes/int(l.size)))
+		n = max(1, min(n, limit))
+		c.next = min(2*n, limit)
+		c.free = reflect.New(reflect.ArrayOf(n, l.typ)).UnsafePointer()
+		c.left = n
+	}
+	p := c.free
+	c.left--
+	if c.left == 0 {
+		c.free = nil
+	} else {
+		c.free = unsafe.Add(p, l.size)
+	}
+	return Block{p}
+}
+
+// newLayout checks the arguments of NewLayout and records them.
+func newLayout(types []reflect.Type, lens []int) Layout {
+	if len(types) != len(lens) || len(types) > MaxParts {
+		panic("slots: bad layout")
+	}
+	var l Layout
+	l.n = len(types)
+	for i, t := range types {
+		if lens[i] < 0 {
+			panic("slots: negative part length")
+		}
+		l.types[i], l.lens[i] = t, lens[i]
+	}
+	return l
+}
+
+// A Vec holds one slice of any element type in three words, a slice
+// header without its element type, so that a value that keeps a slice of
+// one of several types (chosen when it is made) needs room for one only.
+// The zero Vec holds a nil slice. Its pointer is an unsafe.Pointer, which
+// the collector follows to the slice's array, whose own type tells the
+// collector what the array holds.
+type Vec struct {
+	p        unsafe.Pointer
+	len, cap int
+}
+
+// Len returns the length of the slice v holds.
+func (v *Vec) Len() int { return v.len }
+
+// Get returns the slice v holds, which must have been stored by Set with
+// the same T (or be nil).
+func Get[T any](v *Vec) []T {
+	return unsafe.Slice((*T)(v.p), v.cap)[:v.len]
+}
+
+// Set stores s in v.
+func Set[T any](v *Vec, s []T) {
+	v.p, v.len, v.cap = unsafe.Pointer(unsafe.SliceData(s)), len(s), cap(s)
+}

@@ -1,0 +1,111 @@
+//go:build protolayout_purego
+
+// Package slots would keep the storage of one dynamic message in a single
+// block; in this build (protolayout_purego) it uses no unsafe, and a
+// block holds one ordinary slice per part, each its own allocation, with
+// the same API as the block of the default build.
+package slots
+
+import "reflect"
+
+// MaxParts is the most parts a Layout has.
+const MaxParts = 8
+
+// A Layout is the shape of a block: each part's element type and length.
+// The zero Layout has no parts. A Layout is immutable once built and may
+// be shared.
+type Layout struct {
+	lens  [MaxParts]int
+	types [MaxParts]reflect.Type
+	n     int
+}
+
+// NewLayout returns the layout of blocks whose part i holds lens[i]
+// values of types[i]. It panics if the two differ in length, if there
+// are more than MaxParts, or if a length is negative.
+func NewLayout(types []reflect.Type, lens []int) Layout {
+	if len(types) != len(lens) || len(types) > MaxParts {
+		panic("slots: bad layout")
+	}
+	var l Layout
+	l.n = len(types)
+	for i, t := range types {
+		if lens[i] < 0 {
+			panic("slots: negative part length")
+		}
+		l.types[i], l.lens[i] = t, lens[i]
+	}
+	return l
+}
+
+// A Block is the storage of one message, laid out by a Layout; the zero
+// Block is none at all (IsNil), for a message without storage.
+type Block struct {
+	parts *[MaxParts]any
+}
+
+// IsNil reports whether b is the zero Block.
+func (b Block) IsNil() bool { return b.parts == nil }
+
+// New returns a new block of l, zeroed: each non-empty part a slice of
+// its own.
+func (l *Layout) New() Block {
+	parts := new([MaxParts]any)
+	for i := range l.n {
+		if l.lens[i] > 0 {
+			parts[i] = reflect.MakeSlice(reflect.SliceOf(l.types[i]), l.lens[i], l.lens[i]).Interface()
+		}
+	}
+	return Block{parts}
+}
+
+// Len returns the length of part i.
+func (l *Layout) Len(i int) int { return l.lens[i] }
+
+// Part returns part i of b, a block of l, whose elements must be of the
+// type l was given for part i. It returns nil for a part of length 0 or a
+// nil block.
+func Part[T any](b Block, l *Layout, i int) []T {
+	if b.parts == nil || l.lens[i] == 0 {
+		return nil
+	}
+	return b.parts[i].([]T)
+}
+
+// A Chunk would cut the blocks of one Layout from larger allocations; in
+// this build each block is allocated on its own. The zero Chunk is ready
+// to use.
+type Chunk struct{}
+
+// Take returns a new zeroed block of l (l.New()); the sizes are ignored.
+func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block { return l.New() }
+
+// A Vec holds one slice of any element type, chosen when it is first
+// stored. The zero Vec holds a nil slice.
+type Vec struct {
+	// s is a *[]T once a slice has been stored.
+	s   any
+	len int
+}
+
+// Len returns the length of the slice v holds.
+func (v *Vec) Len() int { return v.len }
+
+// Get returns the slice v holds, which must have been stored by Set with
+// the same T (or be nil).
+func Get[T any](v *Vec) []T {
+	if v.s == nil {
+		return nil
+	}
+	return *v.s.(*[]T)
+}
+
+// Set stores s in v.
+func Set[T any](v *Vec, s []T) {
+	if p, ok := v.s.(*[]T); ok {
+		*p = s
+	} else {
+		v.s = &s
+	}
+	v.len = len(s)
+}
