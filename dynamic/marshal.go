@@ -60,9 +60,6 @@ func (z *sizeStamp) load() (uint32, int) {
 	return atomic.LoadUint32(&z.epoch), int(atomic.LoadInt32(&z.n))
 }
 
-// stamp returns the stamp's epoch.
-func (z *sizeStamp) stamp() uint32 { return atomic.LoadUint32(&z.epoch) }
-
 // store records a complete count of n bytes by the call of epoch e.
 func (z *sizeStamp) store(e uint32, n int) {
 	atomic.StoreInt32(&z.n, int32(n))
@@ -262,11 +259,11 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	}
 	n := 0
 	fields := p.fields
+	words := m.words()
 	if p.touchedWords == 1 {
 		// Up to 64 fields: the set regular fields by position, their
 		// commonest cases here rather than through sizeField.
-		words := m.words()
-		for t := p.regularSet(m); t != 0; t &= t - 1 {
+		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.op {
 			case opVarint:
@@ -300,7 +297,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				}
 				n += f.tagLen + protowire.SizeBytes(x)
 			default:
-				x, ok := e.sizeField(m, f, depth)
+				x, ok := e.sizeField(m, words, f, depth)
 				if !ok {
 					return 0, false
 				}
@@ -309,7 +306,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 	} else {
 		s := m.shape
-		touched := m.words()[s.touched:][:p.touchedWords]
+		touched := words[s.touched:][:p.touchedWords]
 		if s.inOrder {
 			for k, t := range touched {
 				for t != 0 {
@@ -318,7 +315,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 						break
 					}
 					t &= t - 1
-					x, ok := e.sizeField(m, &fields[i], depth)
+					x, ok := e.sizeField(m, words, &fields[i], depth)
 					if !ok {
 						return 0, false
 					}
@@ -331,7 +328,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
 					continue
 				}
-				x, ok := e.sizeField(m, f, depth)
+				x, ok := e.sizeField(m, words, f, depth)
 				if !ok {
 					return 0, false
 				}
@@ -340,8 +337,8 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 	}
 	for _, o := range p.oneofs {
-		if c := m.words()[o]; c != 0 {
-			x, ok := e.sizeField(m, &fields[p.position[c-1]], depth)
+		if c := words[o]; c != 0 {
+			x, ok := e.sizeField(m, words, &fields[p.position[c-1]], depth)
 			if !ok {
 				return 0, false
 			}
@@ -357,11 +354,12 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 }
 
 // regularSet returns the positions in the layout of the regular fields
-// of m (those outside real oneofs) that were stored to, as bits, for a
-// message of at most 64 fields.
-func (p *encProgram) regularSet(m *Message) uint64 {
-	t := m.words()[m.shape.touched]
-	if !m.shape.inOrder {
+// of a message of shape s whose words are words (those outside real
+// oneofs) that were stored to, as bits, for a message of at most 64
+// fields.
+func (p *encProgram) regularSet(words []uint64, s *shape) uint64 {
+	t := words[s.touched]
+	if !s.inOrder {
 		var pos uint64
 		for ; t != 0; t &= t - 1 {
 			pos |= 1 << p.position[bits.TrailingZeros64(t)]
@@ -383,23 +381,23 @@ func (m *Message) hasRequired(p *encProgram) bool {
 }
 
 // sizeField returns the size of field f of m, 0 if it is not set.
-func (e *enc) sizeField(m *Message, f *encField, depth int) (int, bool) {
+func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int, bool) {
 	switch f.op {
 	case opVarint, opZigzag32, opZigzag64, opFixed32, opFixed64:
-		w := m.words()[f.slot]
-		if !f.present(m, w != 0) {
+		w := words[f.slot]
+		if !f.present(words, w != 0) {
 			return 0, true
 		}
 		return f.tagLen + scalarSize(f.op, w), true
 	case opString:
 		x := m.strs()[f.slot]
-		if !f.present(m, x != "") {
+		if !f.present(words, x != "") {
 			return 0, true
 		}
 		return f.tagLen + protowire.SizeBytes(len(x)), true
 	case opBytes:
 		x := m.bytes()[f.slot]
-		if !f.present(m, len(x) > 0) {
+		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
 		return f.tagLen + protowire.SizeBytes(len(x)), true
@@ -432,12 +430,13 @@ func (e *enc) sizeField(m *Message, f *encField, depth int) (int, bool) {
 	}
 }
 
-// present reports whether a field is set in m, given whether its value
-// is non-zero (which tells for implicit presence).
-func (f *encField) present(m *Message, nonZero bool) bool {
+// present reports whether a field is set in a message whose words are
+// words, given whether its value is non-zero (which tells for implicit
+// presence).
+func (f *encField) present(words []uint64, nonZero bool) bool {
 	switch {
 	case f.bit >= 0:
-		return m.words()[f.bit>>6]&(1<<(f.bit&63)) != 0
+		return words[f.bit>>6]&(1<<(f.bit&63)) != 0
 	case f.oneof:
 		return true
 	default:
@@ -614,11 +613,11 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		return b, false
 	}
 	fields := p.fields
+	words := m.words()
 	ok := true
 	if p.touchedWords == 1 {
 		// As in size: the commonest cases here.
-		words := m.words()
-		for t := p.regularSet(m); t != 0; t &= t - 1 {
+		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.op {
 			case opVarint:
@@ -667,14 +666,14 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 					return b, false
 				}
 			default:
-				if b, ok = e.appendField(b, m, f, depth); !ok {
+				if b, ok = e.appendField(b, m, words, f, depth); !ok {
 					return b, false
 				}
 			}
 		}
 	} else {
 		s := m.shape
-		touched := m.words()[s.touched:][:p.touchedWords]
+		touched := words[s.touched:][:p.touchedWords]
 		if s.inOrder {
 			for k, t := range touched {
 				for t != 0 {
@@ -683,7 +682,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 						break
 					}
 					t &= t - 1
-					if b, ok = e.appendField(b, m, &fields[i], depth); !ok {
+					if b, ok = e.appendField(b, m, words, &fields[i], depth); !ok {
 						return b, false
 					}
 				}
@@ -694,15 +693,15 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
 					continue
 				}
-				if b, ok = e.appendField(b, m, f, depth); !ok {
+				if b, ok = e.appendField(b, m, words, f, depth); !ok {
 					return b, false
 				}
 			}
 		}
 	}
 	for _, o := range p.oneofs {
-		if c := m.words()[o]; c != 0 {
-			if b, ok = e.appendField(b, m, &fields[p.position[c-1]], depth); !ok {
+		if c := words[o]; c != 0 {
+			if b, ok = e.appendField(b, m, words, &fields[p.position[c-1]], depth); !ok {
 				return b, false
 			}
 		}
@@ -735,11 +734,11 @@ func appendScalar(b []byte, op encOp, w uint64) []byte {
 }
 
 // appendField appends field f of m, if it is set.
-func (e *enc) appendField(b []byte, m *Message, f *encField, depth int) ([]byte, bool) {
+func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, depth int) ([]byte, bool) {
 	switch f.op {
 	case opVarint:
-		w := m.words()[f.slot]
-		if !f.present(m, w != 0) {
+		w := words[f.slot]
+		if !f.present(words, w != 0) {
 			return b, true
 		}
 		b = appendTag(b, f)
@@ -748,14 +747,14 @@ func (e *enc) appendField(b []byte, m *Message, f *encField, depth int) ([]byte,
 		}
 		return protowire.AppendVarint(b, w), true
 	case opZigzag32, opZigzag64, opFixed32, opFixed64:
-		w := m.words()[f.slot]
-		if !f.present(m, w != 0) {
+		w := words[f.slot]
+		if !f.present(words, w != 0) {
 			return b, true
 		}
 		return appendScalar(appendTag(b, f), f.op, w), true
 	case opString:
 		x := m.strs()[f.slot]
-		if !f.present(m, x != "") {
+		if !f.present(words, x != "") {
 			return b, true
 		}
 		if f.utf8 && !utf8.ValidString(x) {
@@ -765,7 +764,7 @@ func (e *enc) appendField(b []byte, m *Message, f *encField, depth int) ([]byte,
 		return append(b, x...), true
 	case opBytes:
 		x := m.bytes()[f.slot]
-		if !f.present(m, len(x) > 0) {
+		if !f.present(words, len(x) > 0) {
 			return b, true
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
