@@ -10,6 +10,18 @@
 //   - NewTypes(files) resolves the message and extension types of a file
 //     set, for proto.UnmarshalOptions and the JSON and text encodings.
 //
+// # When to use it
+//
+// Use a Message where dynamicpb messages are encoded or decoded in a hot
+// path: a proxy, gateway or broker holding messages of schemas it loaded
+// at run time. It encodes and decodes at about the speed of generated
+// code, where dynamicpb takes the proto package's reflection path both
+// ways (the measured numbers are in the repository's
+// benchmarks/README.md). Keep dynamicpb where a field must hold a message
+// of another implementation (Set accepts only this package's messages for
+// message fields), or where the work is mostly proto.Merge, proto.Equal
+// or Range, which go through reflection on both.
+//
 // # Storage
 //
 // Where a dynamicpb message keeps its fields in a Go map from field
