@@ -250,7 +250,8 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if stamp, n := m.size.load(); stamp == e.stamp|1 {
 		return n, true
 	}
-	if depth > e.limit || len(m.exts()) > 0 {
+	rare := m.rare
+	if depth > e.limit || rare != nil && len(rare.ext) > 0 {
 		return 0, false
 	}
 	p := m.shape.program()
@@ -345,7 +346,9 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 			n += x
 		}
 	}
-	n += len(m.GetUnknown())
+	if rare != nil {
+		n += len(rare.unknown)
+	}
 	if n > e.maxSize {
 		return 0, false
 	}
@@ -609,7 +612,8 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		return b, true
 	}
 	p := m.shape.program()
-	if p.messageSet || len(m.exts()) > 0 {
+	rare := m.rare
+	if p.messageSet || rare != nil && len(rare.ext) > 0 {
 		return b, false
 	}
 	fields := p.fields
@@ -706,7 +710,10 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 			}
 		}
 	}
-	return append(b, m.GetUnknown()...), true
+	if rare != nil {
+		b = append(b, rare.unknown...)
+	}
+	return b, true
 }
 
 // appendTag appends the key of f.
@@ -819,7 +826,11 @@ func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth in
 		}
 		return append(b, f.endTag...), true
 	}
-	b = protowire.AppendVarint(b, uint64(n))
+	if n < 0x80 {
+		b = append(b, byte(n))
+	} else {
+		b = protowire.AppendVarint(b, uint64(n))
+	}
 	start := len(b)
 	if b, ok = e.append(b, c, depth); !ok {
 		return b, false
@@ -1030,16 +1041,8 @@ type encProgram struct {
 	messageSet bool
 }
 
-// program returns the direct encoder's program of s, building it on
-// first use.
-func (s *shape) program() *encProgram {
-	if p := s.enc.Load(); p != nil {
-		return p
-	}
-	p := buildProgram(s)
-	s.enc.CompareAndSwap(nil, p)
-	return s.enc.Load()
-}
+// program returns the direct encoder's program of s.
+func (s *shape) program() *encProgram { return s.prog }
 
 // buildProgram compiles the direct encoder's program of s.
 func buildProgram(s *shape) *encProgram {

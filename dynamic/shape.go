@@ -74,9 +74,8 @@ type shape struct {
 	oneofs []int32
 	// dec is the decoder's table, built on first use (decode.go).
 	dec atomic.Pointer[decodeTable]
-	// enc is the direct encoder's program, built on first use
-	// (marshal.go).
-	enc atomic.Pointer[encProgram]
+	// prog is the direct encoder's program (marshal.go).
+	prog *encProgram
 	// inOrder reports that the layout emits the fields outside real
 	// oneofs in index order (layout position p holds the field of index
 	// p for every p below the layout's Regular), so that the encoder's
@@ -172,6 +171,7 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 		lens[c] = int(s.counts[c])
 	}
 	s.slots = slots.NewLayout(partTypes, lens)
+	s.prog = buildProgram(s)
 	return s
 }
 
