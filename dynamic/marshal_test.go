@@ -432,12 +432,12 @@ func TestDirectMapScratchBounded(t *testing.T) {
 // twin is.
 func TestCopiedMessage(t *testing.T) {
 	tw := protobuftest.TwinByName("protolayout.test3.TestAllTypes")
-	var m dynamic.Message
-	m = *dynamic.NewMessage(tw.Dyn.Descriptor())
-	protobuftest.Fill(&m, 7, protobuftest.RandOptions{})
+	m := new(dynamic.Message)
+	*m = *dynamic.NewMessage(tw.Dyn.Descriptor())
+	protobuftest.Fill(m, 7, protobuftest.RandOptions{})
 	twin := tw.Dyn.New()
 	protobuftest.Fill(twin, 7, protobuftest.RandOptions{})
-	got, err := deterministic.Marshal(&m)
+	got, err := deterministic.Marshal(m)
 	want, werr := deterministic.Marshal(twin.Interface())
 	if err != nil || werr != nil || !bytes.Equal(got, want) || len(want) == 0 {
 		t.Fatalf("a copied new Message: %v, %v\n%s", err, werr, protobuftest.FirstDiff(got, want, tw.Dyn.Descriptor()))
