@@ -305,37 +305,12 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				n += x
 			}
 		}
-	} else {
-		s := m.shape
-		touched := words[s.touched:][:p.touchedWords]
-		if s.inOrder {
-			for k, t := range touched {
-				for t != 0 {
-					i := k*64 + bits.TrailingZeros64(t)
-					if i >= p.regular {
-						break
-					}
-					t &= t - 1
-					x, ok := e.sizeField(m, words, &fields[i], depth)
-					if !ok {
-						return 0, false
-					}
-					n += x
-				}
-			}
-		} else {
-			for pos := range p.regular {
-				f := &fields[pos]
-				if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
-					continue
-				}
-				x, ok := e.sizeField(m, words, f, depth)
-				if !ok {
-					return 0, false
-				}
-				n += x
-			}
-		}
+	} else if !p.eachWide(words, m.shape, func(f *encField) bool {
+		x, ok := e.sizeField(m, words, f, depth)
+		n += x
+		return ok
+	}) {
+		return 0, false
 	}
 	for _, o := range p.oneofs {
 		if c := words[o]; c != 0 {
@@ -370,6 +345,37 @@ func (p *encProgram) regularSet(words []uint64, s *shape) uint64 {
 		t = pos
 	}
 	return t & p.regularMask
+}
+
+// eachWide calls visit with the record of each regular field (outside
+// real oneofs) of a message of more than 64 fields, of shape s and words
+// words, that was stored to, in layout order, until visit returns false,
+// and reports whether it never did. (Messages of up to 64 fields take
+// regularSet, inline.)
+func (p *encProgram) eachWide(words []uint64, s *shape, visit func(*encField) bool) bool {
+	touched := words[s.touched:][:p.touchedWords]
+	if s.inOrder {
+		// Position is index: visit by the touched bits.
+		for k, t := range touched {
+			for ; t != 0; t &= t - 1 {
+				i := k*64 + bits.TrailingZeros64(t)
+				if i >= p.regular {
+					return true
+				}
+				if !visit(&p.fields[i]) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for pos := range p.regular {
+		f := &p.fields[pos]
+		if touched[f.index>>6]&(1<<(f.index&63)) != 0 && !visit(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasRequired reports whether every required field of m is set.
@@ -675,33 +681,11 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				}
 			}
 		}
-	} else {
-		s := m.shape
-		touched := words[s.touched:][:p.touchedWords]
-		if s.inOrder {
-			for k, t := range touched {
-				for t != 0 {
-					i := k*64 + bits.TrailingZeros64(t)
-					if i >= p.regular {
-						break
-					}
-					t &= t - 1
-					if b, ok = e.appendField(b, m, words, &fields[i], depth); !ok {
-						return b, false
-					}
-				}
-			}
-		} else {
-			for pos := range p.regular {
-				f := &fields[pos]
-				if touched[f.index>>6]&(1<<(f.index&63)) == 0 {
-					continue
-				}
-				if b, ok = e.appendField(b, m, words, f, depth); !ok {
-					return b, false
-				}
-			}
-		}
+	} else if !p.eachWide(words, m.shape, func(f *encField) bool {
+		b, ok = e.appendField(b, m, words, f, depth)
+		return ok
+	}) {
+		return b, false
 	}
 	for _, o := range p.oneofs {
 		if c := words[o]; c != 0 {
