@@ -57,6 +57,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/protobuftest"
@@ -852,10 +853,10 @@ func TestDoublingDAGOfManyTypes(t *testing.T) {
 	}
 }
 
-// Many goroutines encode the same and different messages of the same and
-// different descriptors, starting together on descriptors no layout has
-// been built for (two fresh schema loads, so the same full names have two
-// descriptors each). Every output matches the reference, every goroutine
+// Many goroutines encode the same and different messages (generated,
+// dynamicpb and package dynamic) of the same and different descriptors,
+// starting together on descriptors no layout has been built for (two
+// fresh schema loads, so the same full names have two descriptors each). Every output matches the reference, every goroutine
 // gets the same layout for a descriptor, and once built, layouts are never
 // built again. Run under -race in CI.
 func TestConcurrentFirstUse(t *testing.T) {
@@ -870,6 +871,11 @@ func TestConcurrentFirstUse(t *testing.T) {
 	type job struct {
 		m    proto.Message
 		want []byte
+		// For a twin of package dynamic, m is nil: the worker decodes
+		// want into a new message of md first, so that the storage
+		// shapes are built concurrently too.
+		md    protoreflect.MessageDescriptor
+		types *dynamic.Types
 	}
 	var jobs []job
 	var descs []protoreflect.MessageDescriptor
@@ -885,7 +891,7 @@ func TestConcurrentFirstUse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs = append(jobs, job{g, want})
+		jobs = append(jobs, job{m: g, want: want})
 		for _, files := range loads {
 			d, err := files.FindDescriptorByName(tw.Name)
 			if err != nil {
@@ -896,7 +902,8 @@ func TestConcurrentFirstUse(t *testing.T) {
 			if err := (proto.UnmarshalOptions{Resolver: protobuftest.DynamicTypes()}).Unmarshal(want, dm); err != nil {
 				t.Fatal(err)
 			}
-			jobs = append(jobs, job{dm, want})
+			jobs = append(jobs, job{m: dm, want: want})
+			jobs = append(jobs, job{want: want, md: md, types: dynamic.NewTypes(files)})
 			descs = append(descs, md)
 		}
 	}
@@ -910,6 +917,14 @@ func TestConcurrentFirstUse(t *testing.T) {
 			enc := encoder.NewEncoder(encoder.MarshalOptions{Deterministic: true})
 			for i := range len(jobs) {
 				j := jobs[(i+w*5)%len(jobs)]
+				if j.m == nil {
+					xm := dynamic.NewMessage(j.md)
+					if err := (proto.UnmarshalOptions{Resolver: j.types}).Unmarshal(j.want, xm); err != nil {
+						t.Errorf("worker %d: decoding %s: %v", w, j.md.FullName(), err)
+						return
+					}
+					j.m = xm
+				}
 				var got []byte
 				var err error
 				switch (i + w) % 3 {
@@ -953,6 +968,9 @@ func TestConcurrentFirstUse(t *testing.T) {
 	// Everything is cached now: encoding it all again builds nothing.
 	before := layout.Builds()
 	for _, j := range jobs {
+		if j.m == nil {
+			continue
+		}
 		if _, err := (encoder.MarshalOptions{Checked: true}).Marshal(j.m); err != nil {
 			t.Fatal(err)
 		}
