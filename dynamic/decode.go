@@ -2,7 +2,6 @@ package dynamic
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -77,6 +76,10 @@ type decodeTable struct {
 	// field: some type reachable from it has required fields or
 	// extension ranges.
 	check bool
+	// checkFields lists, by descriptor index, the message, list of
+	// messages and map of messages fields whose message type can miss
+	// a required field: the only ones checkInitialized looks into.
+	checkFields []int32
 }
 
 // decodeTable returns s's table, building it on first use.
@@ -129,6 +132,19 @@ func buildDecodeTable(s *shape) *decodeTable {
 	}
 	slices.Sort(t.required)
 	t.check = mayBeUninitialized(l)
+	if t.check {
+		for p := range l.Fields {
+			lf := &l.Fields[p]
+			child := lf.Message()
+			if lf.Map {
+				child = lf.MapValue.Message()
+			}
+			if child != nil && mayBeUninitialized(child) {
+				t.checkFields = append(t.checkFields, int32(lf.Index))
+			}
+		}
+		slices.Sort(t.checkFields)
+	}
 	return t
 }
 
@@ -847,37 +863,37 @@ func (m *Message) checkInitialized() error {
 	if !m.IsValid() {
 		return nil
 	}
-	touched := m.words()[m.shape.touched:][:(len(m.shape.fields)+63)/64]
-	for k, w := range touched {
-		for w != 0 {
-			i := k*64 + bits.TrailingZeros64(w)
-			w &= w - 1
-			f := &m.shape.fields[i]
-			var err error
-			switch f.class {
-			case classMessage:
-				if sub := m.msgs()[f.slot]; sub != nil && m.has(f, i) {
-					err = sub.checkInitialized()
-				}
-			case classList:
-				if l := m.lists()[f.slot]; l != nil {
-					for _, sub := range l.msgs() {
-						if err = sub.checkInitialized(); err != nil {
-							break
-						}
+	touched := m.words()[m.shape.touched:]
+	for _, i32 := range t.checkFields {
+		i := int(i32)
+		if touched[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		f := &m.shape.fields[i]
+		var err error
+		switch f.class {
+		case classMessage:
+			if sub := m.msgs()[f.slot]; sub != nil && m.has(f, i) {
+				err = sub.checkInitialized()
+			}
+		case classList:
+			if l := m.lists()[f.slot]; l != nil {
+				for _, sub := range l.msgs() {
+					if err = sub.checkInitialized(); err != nil {
+						break
 					}
 				}
-			case classMap:
-				if mp := m.maps()[f.slot]; mp != nil && mp.vd.Message() != nil {
-					mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
-						err = checkMessageInitialized(v.Message())
-						return err == nil
-					})
-				}
 			}
-			if err != nil {
-				return err
+		case classMap:
+			if mp := m.maps()[f.slot]; mp != nil && mp.vd.Message() != nil {
+				mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+					err = checkMessageInitialized(v.Message())
+					return err == nil
+				})
 			}
+		}
+		if err != nil {
+			return err
 		}
 	}
 	ext := m.exts()
