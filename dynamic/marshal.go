@@ -7,13 +7,13 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/utf8x"
 )
 
 // The direct encoder: a size pass and a write pass over a Message's
@@ -657,7 +657,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
-				if f.utf8 && !utf8.ValidString(x) {
+				if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
 					return b, false
 				}
 				b = appendTag(b, f)
@@ -748,7 +748,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if !f.present(words, x != "") {
 			return b, true
 		}
-		if f.utf8 && !utf8.ValidString(x) {
+		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -833,7 +833,7 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 	switch f.elem {
 	case opString:
 		for _, x := range l.strs() {
-			if f.utf8 && !utf8.ValidString(x) {
+			if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
 				return b, false
 			}
 			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -918,7 +918,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	}
 	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
 	if f.key == opString {
-		if f.keyUTF8 && !utf8.ValidString(s) {
+		if f.keyUTF8 && !(utf8x.ShortASCII(s) || utf8x.ValidText(s)) {
 			return b, false
 		}
 		b = append(b, 0x0a)
@@ -932,7 +932,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	switch f.elem {
 	case opString:
 		x := v.String()
-		if f.utf8 && !utf8.ValidString(x) {
+		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
 			return b, false
 		}
 		b = protowire.AppendVarint(b, uint64(len(x)))
