@@ -48,18 +48,24 @@ func addr(mr protoreflect.Message) uintptr {
 // is left in it, for a Marshal called with MarshalUseCachedSize next, as
 // proto.Marshal calls it (see marshal.go).
 func size(in protoiface.SizeInput) protoiface.SizeOutput {
-	if m, ok := in.Message.(*Message); ok && reachesMessageSet(m) {
-		return protoiface.SizeOutput{Size: proto.Size(slowMessage{m})}
-	}
 	if m, ok := in.Message.(*Message); ok && m != nil {
-		var st *encState
-		_, n, handled := st.encode(nil, m, dynhook.Options{SizeOnly: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
-		if handled {
+		if reachesMessageSet(m) {
+			return protoiface.SizeOutput{Size: proto.Size(slowMessage{m})}
+		}
+		o := methodOptions
+		o.SizeOnly = true
+		var st *encState // calls made by the proto package have no state
+		if _, n, handled := st.encode(nil, m, o); handled {
 			return protoiface.SizeOutput{Size: n}
 		}
 	}
 	return protoiface.SizeOutput{Size: encoder.MarshalOptions{}.Size(in.Message.Interface())}
 }
+
+// methodOptions are the direct encoder's options in the fast-path
+// methods: the encoder's default limits, required fields left to the
+// proto package.
+var methodOptions = dynhook.Options{Partial: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize}
 
 // marshal implements protoiface.Methods.Marshal with the encoder (the
 // direct encoder of marshal.go, or the checked walk): it appends to in.Buf, in proto.MarshalOptions{Deterministic: true}'s
@@ -75,11 +81,11 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 		AllowPartial:  true,
 		Deterministic: in.Flags&protoiface.MarshalDeterministic != 0,
 	}
-	if m, ok := in.Message.(*Message); ok && reachesMessageSet(m) {
-		b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}.MarshalAppend(in.Buf, slowMessage{m})
-		return protoiface.MarshalOutput{Buf: b}, err
-	}
 	if m, ok := in.Message.(*Message); ok && m != nil {
+		if reachesMessageSet(m) {
+			b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}.MarshalAppend(in.Buf, slowMessage{m})
+			return protoiface.MarshalOutput{Buf: b}, err
+		}
 		if in.Flags&protoiface.MarshalUseCachedSize != 0 {
 			// proto.Marshal has just called Size, which left the sizes
 			// in the messages: write with them.
@@ -87,10 +93,10 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		}
+		do := methodOptions
+		do.Deterministic = o.Deterministic
 		var st *encState
-		b, _, handled := st.encode(in.Buf, m, dynhook.Options{Deterministic: o.Deterministic, Partial: true,
-			MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize})
-		if handled {
+		if b, _, handled := st.encode(in.Buf, m, do); handled {
 			return protoiface.MarshalOutput{Buf: b}, nil
 		}
 	}

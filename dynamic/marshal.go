@@ -66,8 +66,10 @@ func (z *sizeStamp) store(e uint32, n int) {
 	atomic.StoreUint32(&z.epoch, e|1)
 }
 
-// epochs hands out blocks of epochs to encoding states; epoch 0 is never
-// used, so that a new message's stamp matches no call.
+// epochs hands out epochs: blocks of them to encoding states, single ones
+// to calls made without a state. Epoch 0 is not handed out, and a stamp
+// that matches a call has its low bit set, so that a new message's stamp
+// (0) matches no call.
 var epochs atomic.Uint64
 
 // epochBlock is how many epochs a state takes at a time, so that calls
@@ -179,7 +181,7 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	if betweenPasses != nil {
 		betweenPasses(m)
 	}
-	out := growBuf(b, n)
+	out := slices.Grow(b, n)
 	out, ok := e.append(out, m, 1)
 	e.release()
 	if !ok || e.changed || len(out)-len(b) != n {
@@ -224,25 +226,10 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	return out, ok
 }
 
-// growBuf returns b with room for n more bytes.
-func growBuf(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	return slices.Grow(b, n)
-}
-
-// childSize returns the size of c, a nested message, counted by this
-// call: from its stamp, or counted now.
-func (e *enc) childSize(c *Message, depth int) (int, bool) {
-	if stamp, n := c.size.load(); stamp == e.stamp|1 {
-		return n, true
-	}
-	return e.size(c, depth)
-}
-
 // size is the size pass: it returns the size of m, at level depth, and
-// stamps it in m; false means the walk must take m.
+// stamps it in m, or reads the size this call stamped in m already (so
+// the write pass asks it for the sizes of nested messages); false means
+// the walk must take m.
 func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
 		return 0, true
@@ -255,7 +242,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return 0, false
 	}
 	p := m.shape.program()
-	if p.messageSet || !e.partial && p.required && !m.hasRequired(p) {
+	if p.messageSet || !e.partial && !m.hasRequired(p) {
 		return 0, false
 	}
 	n := 0
@@ -795,7 +782,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 // appendNested appends c, a message of field f at level depth, with its
 // key, its length (op opMessage) or its end key (opGroup).
 func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth int) ([]byte, bool) {
-	n, ok := e.childSize(c, depth)
+	n, ok := e.size(c, depth)
 	if !ok {
 		return b, false
 	}
@@ -943,7 +930,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 		b = append(b, x...)
 	case opMessage:
 		c := v.Message().(*Message)
-		x, _ := e.childSize(c, depth+2)
+		x, _ := e.size(c, depth+2) // counted by entrySize: read from its stamp
 		b = protowire.AppendVarint(b, uint64(x))
 		if b, ok = e.append(b, c, depth+2); !ok {
 			return b, false
@@ -1017,10 +1004,8 @@ type encProgram struct {
 	// regularMask has a bit per regular field's position, for messages
 	// of at most 64 fields.
 	regularMask uint64
-	// requiredPos lists the positions of required fields; required is
-	// set when there are any.
+	// requiredPos lists the positions of required fields.
 	requiredPos []int32
-	required    bool
 	// messageSet is set for a MessageSet type, which the walk refuses.
 	messageSet bool
 }
@@ -1037,7 +1022,6 @@ func buildProgram(s *shape) *encProgram {
 		regular:      l.Regular,
 		touchedWords: (len(l.Fields) + 63) / 64,
 		requiredPos:  l.RequiredFields,
-		required:     len(l.RequiredFields) > 0,
 		messageSet:   l.MessageSet,
 		regularMask:  1<<l.Regular - 1,
 	}

@@ -98,6 +98,13 @@ type MarshalOptions struct {
 	MaxSize int
 }
 
+func (o *MarshalOptions) maxDepth() int {
+	if o.MaxDepth <= 0 {
+		return DefaultMaxDepth
+	}
+	return o.MaxDepth
+}
+
 func (o *MarshalOptions) maxSize() int {
 	if o.MaxSize <= 0 || o.MaxSize > DefaultMaxSize {
 		return DefaultMaxSize
@@ -370,11 +377,8 @@ func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out 
 		Deterministic: e.opts.Deterministic,
 		Partial:       e.opts.AllowPartial,
 		SizeOnly:      sizeOnly,
-		MaxDepth:      e.opts.MaxDepth,
+		MaxDepth:      e.opts.maxDepth(),
 		MaxSize:       e.opts.maxSize(),
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = DefaultMaxDepth
 	}
 	return dynhook.Append(&e.dyn, b, mr, o)
 }
