@@ -68,17 +68,14 @@ func (f *benchFlags) run(e *env) error {
 	if f.count < 1 {
 		return usageErrorf("bench: -count must be at least 1, not %d", f.count)
 	}
-	sc, md, err := f.schema.loadMessage()
+	sc, mt, err := f.schema.loadMessage()
 	if err != nil {
 		return err
 	}
+	md := mt.Descriptor()
 	data, err := os.ReadFile(f.messages)
 	if err != nil {
 		return fmt.Errorf("reading the messages: %w", err)
-	}
-	mt, err := sc.types.FindMessageByName(md.FullName())
-	if err != nil {
-		return err
 	}
 	var msgs []proto.Message
 	if strings.HasSuffix(f.messages, ".jsonl") {

@@ -43,15 +43,12 @@ func (f *encodeFlags) run(e *env) error {
 	if err := checkFormat(f.format, "json", "text"); err != nil {
 		return err
 	}
-	sc, md, err := f.schema.loadMessage()
+	sc, mt, err := f.schema.loadMessage()
 	if err != nil {
 		return err
 	}
+	md := mt.Descriptor()
 	in, err := e.readInput()
-	if err != nil {
-		return err
-	}
-	mt, err := sc.types.FindMessageByName(md.FullName())
 	if err != nil {
 		return err
 	}

@@ -58,8 +58,8 @@ type schema struct {
 }
 
 // loadMessage loads the schema the flags name and finds the message type
-// -type names in it.
-func (s *schemaFlags) loadMessage() (*schema, protoreflect.MessageDescriptor, error) {
+// -type names in it, whose messages are dynamicpb's.
+func (s *schemaFlags) loadMessage() (*schema, protoreflect.MessageType, error) {
 	sc, err := s.load()
 	if err != nil {
 		return nil, nil, err
@@ -68,7 +68,11 @@ func (s *schemaFlags) loadMessage() (*schema, protoreflect.MessageDescriptor, er
 	if err != nil {
 		return nil, nil, err
 	}
-	return sc, md, nil
+	mt, err := sc.types.FindMessageByName(md.FullName())
+	if err != nil {
+		return nil, nil, err
+	}
+	return sc, mt, nil
 }
 
 // load loads the schema the flags name. Flag misuse is a usageError.
