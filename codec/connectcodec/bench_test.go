@@ -39,7 +39,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						init := fastSpec{md: sc.req}.init
+						init := dynamicSpec{md: sc.req}.init
 						roundTrip(b, m, echoHandler[dynamic.Message],
 							append(hopts, connect.WithRequestInitializer(init)),
 							append(copts, connect.WithResponseInitializer(init)))

@@ -3,6 +3,7 @@ package connectcodec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -46,35 +47,24 @@ func load(t testing.TB) schema {
 	return schema{req: req, any: anyValue}
 }
 
-// dynamicSpec initializes the dynamicpb messages connect-go makes for a
-// handler or client (WithRequestInitializer, WithResponseInitializer). The
-// test service has no .proto file, so the message descriptor is given
-// directly instead of being read from Spec.Schema.
+// dynamicSpec initializes the dynamicpb and dynamic.Message messages
+// connect-go makes for a handler or client (WithRequestInitializer,
+// WithResponseInitializer). The test service has no .proto file, so the
+// message descriptor is given directly instead of being read from
+// Spec.Schema.
 type dynamicSpec struct {
 	md protoreflect.MessageDescriptor
 }
 
 func (s dynamicSpec) init(_ connect.Spec, msg any) error {
-	d, ok := msg.(*dynamicpb.Message)
-	if !ok {
-		return errors.New("not a dynamicpb message")
+	switch d := msg.(type) {
+	case *dynamicpb.Message:
+		*d = *dynamicpb.NewMessage(s.md)
+	case *dynamic.Message:
+		*d = *dynamic.NewMessage(s.md)
+	default:
+		return fmt.Errorf("%T is neither a dynamicpb nor a dynamic message", msg)
 	}
-	*d = *dynamicpb.NewMessage(s.md)
-	return nil
-}
-
-// fastSpec is dynamicSpec for dynamic.Message (decoded by proto.Unmarshal
-// through the message's own Unmarshal method).
-type fastSpec struct {
-	md protoreflect.MessageDescriptor
-}
-
-func (s fastSpec) init(_ connect.Spec, msg any) error {
-	d, ok := msg.(*dynamic.Message)
-	if !ok {
-		return errors.New("not a dynamic.Message")
-	}
-	*d = *dynamic.NewMessageType(s.md).New().Interface().(*dynamic.Message)
 	return nil
 }
 
@@ -128,7 +118,7 @@ func server(t testing.TB, c *Codec, sc schema) *httptest.Server {
 	mux.Handle(codectest.Echo+"/dynamic", connect.NewUnaryHandler(codectest.Echo+"/dynamic", echoDyn, opts...))
 	mux.Handle(codectest.Cycle, connect.NewUnaryHandler(codectest.Cycle, cycle, opts...))
 	mux.Handle(codectest.Chat+"/dynamic", connect.NewBidiStreamHandler(codectest.Chat+"/dynamic", chatDyn, opts...))
-	fast := []connect.HandlerOption{connect.WithCodec(c), connect.WithRequestInitializer(fastSpec{md: sc.req}.init)}
+	fast := []connect.HandlerOption{connect.WithCodec(c), connect.WithRequestInitializer(dynamicSpec{md: sc.req}.init)}
 	mux.Handle(codectest.Echo+"/fast", connect.NewUnaryHandler(codectest.Echo+"/fast", echoHandler[dynamic.Message], fast...))
 	mux.Handle(codectest.Chat+"/fast", connect.NewBidiStreamHandler(codectest.Chat+"/fast", chatHandler[dynamic.Message], fast...))
 	cycleFast := func(_ context.Context, _ *connect.Request[dynamic.Message]) (*connect.Response[dynamic.Message], error) {
@@ -211,7 +201,7 @@ func dynamicCall(t *testing.T, c *Codec, srv *httptest.Server, opt connect.Clien
 		}
 	case "dynamic":
 		client := connect.NewClient[dynamic.Message, dynamic.Message](srv.Client(), srv.URL+path,
-			clientOpts(c, opt, connect.WithResponseInitializer(fastSpec{md: md}.init))...)
+			clientOpts(c, opt, connect.WithResponseInitializer(dynamicSpec{md: md}.init))...)
 		return func(m proto.Message) (proto.Message, error) {
 			resp, err := client.CallUnary(ctx(t), connect.NewRequest(m.(*dynamic.Message)))
 			if err != nil {
@@ -322,7 +312,7 @@ func TestStream(t *testing.T) {
 		})
 		t.Run(p.name+"/dynamic", func(t *testing.T) {
 			client := connect.NewClient[dynamic.Message, dynamic.Message](srv.Client(), srv.URL+codectest.Chat+"/fast",
-				clientOpts(c, p.opt, connect.WithResponseInitializer(fastSpec{md: sc.req}.init))...)
+				clientOpts(c, p.opt, connect.WithResponseInitializer(dynamicSpec{md: sc.req}.init))...)
 			chat(t, client, func(spans int) *dynamic.Message {
 				m, err := codectest.DynamicMessage(sc.req, codectest.Trace(spans, 9))
 				if err != nil {
