@@ -20,6 +20,7 @@ import (
 
 	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/internal/benchreport"
+	"github.com/protolayout/protolayout/internal/fileset"
 )
 
 // Seeds of the PCG generator behind the OTLP workload. Changing them
@@ -96,20 +97,9 @@ func newWorkload(name, description string, m proto.Message) (*workload, error) {
 // with the descriptors compiled into this program.
 func loadAtRunTime(md protoreflect.MessageDescriptor) (protoreflect.MessageDescriptor, *protoregistry.Files, error) {
 	set := new(descriptorpb.FileDescriptorSet)
-	seen := make(map[string]bool)
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] || fd.IsPlaceholder() {
-			return
-		}
-		seen[fd.Path()] = true
-		imports := fd.Imports()
-		for i := range imports.Len() {
-			add(imports.Get(i).FileDescriptor)
-		}
+	for _, fd := range fileset.Closure(md.ParentFile()) {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
 	}
-	add(md.ParentFile())
 
 	// Round-trip the set through its wire form, as a schema received from
 	// elsewhere would arrive.

@@ -21,6 +21,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/internal/fileset"
 )
 
 // schemaFlags are the flags every command takes to load its schema and
@@ -200,21 +202,8 @@ func compileProtos(dirs, importPaths []string) (*descriptorpb.FileDescriptorSet,
 // it.
 func fileSetOf(fds ...protoreflect.FileDescriptor) *descriptorpb.FileDescriptorSet {
 	set := new(descriptorpb.FileDescriptorSet)
-	seen := make(map[string]bool)
-	var visit func(fd protoreflect.FileDescriptor)
-	visit = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		imports := fd.Imports()
-		for i := range imports.Len() {
-			visit(imports.Get(i).FileDescriptor)
-		}
+	for _, fd := range fileset.Closure(fds...) {
 		set.File = append(set.File, protoutil.ProtoFromFileDescriptor(fd))
-	}
-	for _, fd := range fds {
-		visit(fd)
 	}
 	return set
 }

@@ -23,6 +23,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/protolayout/protolayout/internal/fileset"
 )
 
 // Compile compiles every .proto file of src matching one of the glob
@@ -95,25 +97,16 @@ func Compile(ctx context.Context, src fs.FS, prefix string, patterns ...string) 
 		return nil, nil, fmt.Errorf("protoschema: %w", err)
 	}
 
-	seen := make(map[string]bool)
-	var visit func(fd protoreflect.FileDescriptor)
-	visit = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		imports := fd.Imports()
-		for i := range imports.Len() {
-			visit(imports.Get(i).FileDescriptor)
-		}
-		files = append(files, proto.Clone(protoutil.ProtoFromFileDescriptor(fd)).(*descriptorpb.FileDescriptorProto))
-	}
+	var roots []protoreflect.FileDescriptor
 	for _, p := range paths {
 		f := linked.FindFileByPath(p)
 		if f == nil {
 			return nil, nil, fmt.Errorf("protoschema: %s missing from the compiler output", p)
 		}
-		visit(f)
+		roots = append(roots, f)
+	}
+	for _, fd := range fileset.Closure(roots...) {
+		files = append(files, proto.Clone(protoutil.ProtoFromFileDescriptor(fd)).(*descriptorpb.FileDescriptorProto))
 	}
 	return paths, files, nil
 }

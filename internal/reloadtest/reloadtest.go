@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/fileset"
 )
 
 // Seeds is how many random messages each test schema message gets in the
@@ -32,20 +33,8 @@ func Seeds() uint64 {
 // imports before the files that import them.
 func FileSet(fds ...protoreflect.FileDescriptor) *descriptorpb.FileDescriptorSet {
 	set := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		for i := range fd.Imports().Len() {
-			add(fd.Imports().Get(i).FileDescriptor)
-		}
+	for _, fd := range fileset.Closure(fds...) {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
-	}
-	for _, fd := range fds {
-		add(fd)
 	}
 	return set
 }

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/fileset"
 )
 
 // Service is the full name of the test service the codec tests register by
@@ -91,20 +92,9 @@ func Trace(spans int, seed uint64) *coltracepb.ExportTraceServiceRequest {
 // unrelated to the generated one.
 func Load(d protoreflect.MessageDescriptor) (protoreflect.MessageDescriptor, error) {
 	set := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(protoreflect.FileDescriptor)
-	add = func(f protoreflect.FileDescriptor) {
-		if seen[f.Path()] {
-			return
-		}
-		seen[f.Path()] = true
-		imports := f.Imports()
-		for i := range imports.Len() {
-			add(imports.Get(i).FileDescriptor)
-		}
+	for _, f := range fileset.Closure(d.ParentFile()) {
 		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
 	}
-	add(d.ParentFile())
 	b, err := proto.Marshal(set)
 	if err != nil {
 		return nil, err
