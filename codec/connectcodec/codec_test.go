@@ -230,23 +230,6 @@ func dynamicTrace(t *testing.T, kind string, md protoreflect.MessageDescriptor, 
 	return m
 }
 
-// sameContent fails t unless a and b encode to the same bytes
-// deterministically.
-func sameContent(t testing.TB, a, b proto.Message) {
-	t.Helper()
-	ab, err := proto.MarshalOptions{Deterministic: true}.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bb, err := proto.MarshalOptions{Deterministic: true}.Marshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(ab) != string(bb) {
-		t.Fatalf("response differs from request: %d vs %d bytes", len(ab), len(bb))
-	}
-}
-
 // TestUnary calls Echo over the three protocols with generated messages,
 // and with every pairing of dynamicpb and dynamic messages on the two
 // sides, small and large.
@@ -279,7 +262,7 @@ func TestUnary(t *testing.T) {
 						if err != nil {
 							t.Fatalf("%d spans: %v", spans, err)
 						}
-						sameContent(t, m, resp)
+						codectest.SameContent(t, m, resp)
 					}
 				})
 			}

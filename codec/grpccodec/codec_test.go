@@ -186,7 +186,7 @@ func TestUnary(t *testing.T) {
 					if err := conn.Invoke(ctx(t), codectest.Echo, req, resp); err != nil {
 						t.Fatalf("%d spans: %v", spans, err)
 					}
-					sameContent(t, req, resp)
+					codectest.SameContent(t, req, resp)
 				}
 			})
 		}
@@ -209,7 +209,7 @@ func interop(t *testing.T, dyn kind) {
 		if err := conn.Invoke(ctx(t), codectest.Echo, req, resp); err != nil {
 			t.Fatal(err)
 		}
-		sameContent(t, req, resp)
+		codectest.SameContent(t, req, resp)
 	})
 	t.Run("server", func(t *testing.T) {
 		conn := serve(t, &echoService{newMsg: dyn.newMsg(t)}, []grpc.ServerOption{grpc.ForceServerCodecV2(c)})
@@ -217,7 +217,7 @@ func interop(t *testing.T, dyn kind) {
 		if err := conn.Invoke(ctx(t), codectest.Echo, req, resp); err != nil {
 			t.Fatal(err)
 		}
-		sameContent(t, req, resp)
+		codectest.SameContent(t, req, resp)
 	})
 }
 
@@ -243,7 +243,7 @@ func TestStream(t *testing.T) {
 				if err := stream.RecvMsg(resp); err != nil {
 					t.Fatalf("recv %d: %v", i, err)
 				}
-				sameContent(t, req, resp)
+				codectest.SameContent(t, req, resp)
 			}
 			if err := stream.CloseSend(); err != nil {
 				t.Fatal(err)
@@ -403,7 +403,7 @@ func TestUnmarshalPieces(t *testing.T) {
 	if err := New(Options{}).Unmarshal(data, dyn); err != nil {
 		t.Fatal(err)
 	}
-	sameContent(t, dyn, want)
+	codectest.SameContent(t, dyn, want)
 }
 
 // TestRegistered: registered under "proto", the codec serves calls that
@@ -422,25 +422,10 @@ func TestRegistered(t *testing.T) {
 		if err := conn.Invoke(ctx(t), codectest.Echo, req, resp); err != nil {
 			t.Fatal(err)
 		}
-		sameContent(t, req, resp)
+		codectest.SameContent(t, req, resp)
 	}()
 	if c.hints.slot(dyn.newMsg(t)().ProtoReflect().Descriptor()).Load() == 0 {
 		t.Fatal("the registered codec was not used")
-	}
-}
-
-func sameContent(t testing.TB, a, b proto.Message) {
-	t.Helper()
-	ab, err := proto.MarshalOptions{Deterministic: true}.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bb, err := proto.MarshalOptions{Deterministic: true}.Marshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(ab) != string(bb) {
-		t.Fatalf("response differs from request: %d vs %d bytes", len(ab), len(bb))
 	}
 }
 

@@ -5,6 +5,8 @@
 package codectest
 
 import (
+	"testing"
+
 	"fmt"
 	"math/rand/v2"
 
@@ -181,4 +183,21 @@ func CyclicGenerated() *commonpb.AnyValue {
 	v := &commonpb.AnyValue{}
 	v.Value = &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: []*commonpb.AnyValue{v}}}
 	return v
+}
+
+// SameContent fails t unless a and b, a call's request and response,
+// encode to the same bytes deterministically.
+func SameContent(t testing.TB, a, b proto.Message) {
+	t.Helper()
+	ab, err := proto.MarshalOptions{Deterministic: true}.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, err := proto.MarshalOptions{Deterministic: true}.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ab) != string(bb) {
+		t.Fatalf("response differs from request: %d vs %d bytes", len(ab), len(bb))
+	}
 }
