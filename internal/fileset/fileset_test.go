@@ -40,17 +40,14 @@ func TestClosureOrder(t *testing.T) {
 
 // An import that was never resolved (a placeholder) is left out.
 func TestClosureSkipsPlaceholders(t *testing.T) {
-	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+	fdp := &descriptorpb.FileDescriptorProto{
 		Name:       new("a.proto"),
 		Dependency: []string{"missing.proto"},
-	}, nil)
-	if err == nil {
+	}
+	if _, err := protodesc.NewFile(fdp, nil); err == nil {
 		t.Fatal("a file with an unresolved import built without AllowUnresolvable")
 	}
-	fd, err = protodesc.FileOptions{AllowUnresolvable: true}.New(&descriptorpb.FileDescriptorProto{
-		Name:       new("a.proto"),
-		Dependency: []string{"missing.proto"},
-	}, nil)
+	fd, err := protodesc.FileOptions{AllowUnresolvable: true}.New(fdp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
