@@ -242,7 +242,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return 0, false
 	}
 	p := m.shape.program()
-	if p.messageSet || !e.partial && !m.hasRequired(p) {
+	if p.messageSet || !e.partial && len(p.requiredPos) > 0 && !m.hasRequired(p) {
 		return 0, false
 	}
 	n := 0
@@ -259,12 +259,18 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
-				n += f.tagLen + protowire.SizeVarint(w)
+				n += int(f.tagLen) + protowire.SizeVarint(w)
+			case opZigzag32, opZigzag64:
+				w := words[f.slot]
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+					continue
+				}
+				n += int(f.tagLen) + scalarSize(f.op, w)
 			case opFixed32, opFixed64:
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && words[f.slot] == 0 {
 					continue
 				}
-				n += f.tagLen + 4
+				n += int(f.tagLen) + 4
 				if f.op == opFixed64 {
 					n += 4
 				}
@@ -273,7 +279,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
-				n += f.tagLen + protowire.SizeBytes(len(x))
+				n += int(f.tagLen) + protowire.SizeBytes(len(x))
 			case opMessage:
 				c := m.msgs()[f.slot]
 				if c == nil {
@@ -283,7 +289,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if !ok {
 					return 0, false
 				}
-				n += f.tagLen + protowire.SizeBytes(x)
+				n += int(f.tagLen) + protowire.SizeBytes(x)
 			default:
 				x, ok := e.sizeField(m, words, f, depth)
 				if !ok {
@@ -292,12 +298,14 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				n += x
 			}
 		}
-	} else if !p.eachWide(words, m.shape, func(f *encField) bool {
-		x, ok := e.sizeField(m, words, f, depth)
-		n += x
-		return ok
-	}) {
-		return 0, false
+	} else {
+		// In a function of its own, so that the closure does not keep n
+		// in memory in the loop above.
+		x, ok := e.sizeWide(m, words, p, depth)
+		if !ok {
+			return 0, false
+		}
+		n = x
 	}
 	for _, o := range p.oneofs {
 		if c := words[o]; c != 0 {
@@ -316,6 +324,29 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	}
 	m.size.store(e.stamp, n)
 	return n, true
+}
+
+// sizeWide returns the size of the regular fields of m, a message of
+// more than 64 fields, of program p and words words.
+func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, depth int) (int, bool) {
+	n := 0
+	ok := p.eachWide(words, m.shape, func(f *encField) bool {
+		x, ok := e.sizeField(m, words, f, depth)
+		n += x
+		return ok
+	})
+	return n, ok
+}
+
+// appendWide appends the regular fields of m, a message of more than 64
+// fields, of program p and words words.
+func (e *enc) appendWide(b []byte, m *Message, words []uint64, p *encProgram, depth int) ([]byte, bool) {
+	ok := p.eachWide(words, m.shape, func(f *encField) bool {
+		var fine bool
+		b, fine = e.appendField(b, m, words, f, depth)
+		return fine
+	})
+	return b, ok
 }
 
 // regularSet returns the positions in the layout of the regular fields
@@ -384,26 +415,26 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if !f.present(words, w != 0) {
 			return 0, true
 		}
-		return f.tagLen + scalarSize(f.op, w), true
+		return int(f.tagLen) + scalarSize(f.op, w), true
 	case opString:
 		x := m.strs()[f.slot]
 		if !f.present(words, x != "") {
 			return 0, true
 		}
-		return f.tagLen + protowire.SizeBytes(len(x)), true
+		return int(f.tagLen) + protowire.SizeBytes(len(x)), true
 	case opBytes:
 		x := m.bytes()[f.slot]
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
-		return f.tagLen + protowire.SizeBytes(len(x)), true
+		return int(f.tagLen) + protowire.SizeBytes(len(x)), true
 	case opMessage, opGroup:
 		c := m.msgs()[f.slot]
 		if c == nil {
 			return 0, true
 		}
 		x, ok := e.size(c, depth+1)
-		return f.tagLen + wrapSize(f, f.op, x), ok
+		return int(f.tagLen) + wrapSize(f, f.op, x), ok
 	case opList:
 		l := m.lists()[f.slot]
 		if l == nil {
@@ -416,7 +447,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 			return 0, true
 		}
 		body := packedSize(f.elem, l.words())
-		return f.tagLen + protowire.SizeBytes(body), true
+		return int(f.tagLen) + protowire.SizeBytes(body), true
 	default: // opMap
 		mp := m.maps()[f.slot]
 		if mp == nil {
@@ -444,7 +475,7 @@ func (f *encField) present(words []uint64, nonZero bool) bool {
 // without its key: with its length prefix, or for a group its end key.
 func wrapSize(f *encField, op encOp, n int) int {
 	if op == opGroup {
-		return n + len(f.endTag)
+		return n + len(f.more.endTag)
 	}
 	return protowire.SizeVarint(uint64(n)) + n
 }
@@ -455,11 +486,11 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 	switch f.elem {
 	case opString:
 		for _, x := range l.strs() {
-			n += f.tagLen + protowire.SizeBytes(len(x))
+			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
 	case opBytes:
 		for _, x := range l.bytes() {
-			n += f.tagLen + protowire.SizeBytes(len(x))
+			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
 	case opMessage, opGroup:
 		for _, c := range l.msgs() {
@@ -467,18 +498,18 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 			if !ok {
 				return 0, false
 			}
-			n += f.tagLen + wrapSize(f, f.elem, x)
+			n += int(f.tagLen) + wrapSize(f, f.elem, x)
 		}
 		if n > e.maxSize {
 			return 0, false
 		}
 	case opFixed32:
-		n = len(l.words()) * (f.tagLen + 4)
+		n = len(l.words()) * (int(f.tagLen) + 4)
 	case opFixed64:
-		n = len(l.words()) * (f.tagLen + 8)
+		n = len(l.words()) * (int(f.tagLen) + 8)
 	default:
 		for _, w := range l.words() {
-			n += f.tagLen + scalarSize(f.elem, w)
+			n += int(f.tagLen) + scalarSize(f.elem, w)
 		}
 	}
 	return n, true
@@ -527,7 +558,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 			if !ok {
 				return 0, false
 			}
-			n += f.tagLen + protowire.SizeBytes(x)
+			n += int(f.tagLen) + protowire.SizeBytes(x)
 		}
 	} else {
 		for k, v := range mp.words {
@@ -535,7 +566,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 			if !ok {
 				return 0, false
 			}
-			n += f.tagLen + protowire.SizeBytes(x)
+			n += int(f.tagLen) + protowire.SizeBytes(x)
 		}
 	}
 	if n > e.maxSize {
@@ -549,10 +580,10 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 // written.
 func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
 	n := 2 // the keys of fields 1 and 2
-	if f.key == opString {
+	if f.more.key == opString {
 		n += protowire.SizeBytes(len(s))
 	} else {
-		n += scalarSize(f.key, w)
+		n += scalarSize(f.more.key, w)
 	}
 	switch f.elem {
 	case opString:
@@ -570,7 +601,7 @@ func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, d
 		}
 		n += protowire.SizeBytes(x)
 	default:
-		n += scalarSize(f.elem, valueWord(f.valueKind, v))
+		n += scalarSize(f.elem, valueWord(f.more.valueKind, v))
 	}
 	return n, true
 }
@@ -628,6 +659,12 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				} else {
 					b = protowire.AppendVarint(b, w)
 				}
+			case opZigzag32, opZigzag64:
+				w := words[f.slot]
+				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+					continue
+				}
+				b = appendScalar(appendTag(b, f), f.op, w)
 			case opFixed32, opFixed64:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
@@ -668,10 +705,8 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				}
 			}
 		}
-	} else if !p.eachWide(words, m.shape, func(f *encField) bool {
-		b, ok = e.appendField(b, m, words, f, depth)
-		return ok
-	}) {
+	} else if b, ok = e.appendWide(b, m, words, p, depth); !ok {
+		// (A function of its own, as sizeWide.)
 		return b, false
 	}
 	for _, o := range p.oneofs {
@@ -692,7 +727,7 @@ func appendTag(b []byte, f *encField) []byte {
 	if f.tagLen == 1 {
 		return append(b, f.tag[0])
 	}
-	return append(b, f.tag...)
+	return append(b, f.key()...)
 }
 
 // appendScalar appends the scalar w without its key.
@@ -764,7 +799,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if l == nil || len(l.words()) == 0 {
 			return b, true
 		}
-		b = append(b, f.packedTag...)
+		b = append(b, f.more.packedTag...)
 		b = protowire.AppendVarint(b, uint64(packedSize(f.elem, l.words())))
 		for _, w := range l.words() {
 			b = appendScalar(b, f.elem, w)
@@ -782,8 +817,13 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 // appendNested appends c, a message of field f at level depth, with its
 // key, its length (op opMessage) or its end key (opGroup).
 func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth int) ([]byte, bool) {
-	n, ok := e.size(c, depth)
-	if !ok {
+	// The size pass stamped c: its size is read back here, as e.size
+	// reads it (which counts again if the stamp is another call's, and
+	// gives 0 for a message without storage, never stamped).
+	n, ok := 0, true
+	if atomic.LoadUint32(&c.size.epoch) == e.stamp|1 {
+		n = int(atomic.LoadInt32(&c.size.n))
+	} else if n, ok = e.size(c, depth); !ok {
 		return b, false
 	}
 	b = appendTag(b, f)
@@ -795,7 +835,7 @@ func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth in
 		if len(b)-start != n {
 			e.changed = true
 		}
-		return append(b, f.endTag...), true
+		return append(b, f.more.endTag...), true
 	}
 	if n < 0x80 {
 		b = append(b, byte(n))
@@ -878,7 +918,7 @@ func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, boo
 		}
 	}
 	entries := st.entries[start:]
-	switch f.keyOrder {
+	switch f.more.keyOrder {
 	case orderString:
 		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
 	case orderSigned:
@@ -904,18 +944,18 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 		return b, false
 	}
 	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
-	if f.key == opString {
-		if f.keyUTF8 && !(utf8x.ShortASCII(s) || utf8x.ValidText(s)) {
+	if f.more.key == opString {
+		if f.more.keyUTF8 && !(utf8x.ShortASCII(s) || utf8x.ValidText(s)) {
 			return b, false
 		}
 		b = append(b, 0x0a)
 		b = protowire.AppendVarint(b, uint64(len(s)))
 		b = append(b, s...)
 	} else {
-		b = append(b, f.keyTag)
-		b = appendScalar(b, f.key, w)
+		b = append(b, f.more.keyTag)
+		b = appendScalar(b, f.more.key, w)
 	}
-	b = append(b, f.valueTag)
+	b = append(b, f.more.valueTag)
 	switch f.elem {
 	case opString:
 		x := v.String()
@@ -936,7 +976,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 			return b, false
 		}
 	default:
-		b = appendScalar(b, f.elem, valueWord(f.valueKind, v))
+		b = appendScalar(b, f.elem, valueWord(f.more.valueKind, v))
 	}
 	return b, true
 }
@@ -969,25 +1009,43 @@ const (
 )
 
 // encField is the direct encoder's record of one field: where its value
-// lives (as in field) and how it is written (from its layout.Field).
+// lives (as in field) and how it is written (from its layout.Field). It
+// is kept to 32 bytes, what the common cases read, with the rest apart in
+// more.
 type encField struct {
-	op, elem, key encOp
-	keyOrder      keyOrder
-	// utf8 asks for the string values (a map's values) to be checked;
-	// keyUTF8, a map's string keys.
-	utf8, keyUTF8 bool
+	op, elem encOp
+	// utf8 asks for the string values (a map's values) to be checked.
+	utf8 bool
 	// oneof is set for members of real oneofs, visited only when set.
 	oneof bool
+	// tag holds the field's key, tagLen bytes of it (at most 5).
+	tagLen    uint8
+	tag       [maxTagLen]byte
+	index     int32 // in the descriptor's Fields; the touched bit
+	slot, bit int32 // as in field
+	more      *encMore
+}
+
+// maxTagLen is the length of the longest key: a varint of field number
+// 2^29-1 and a wire type.
+const maxTagLen = 5
+
+// encMore is the part of a field's record that only groups, packed
+// fields and maps use.
+type encMore struct {
+	key      encOp
+	keyOrder keyOrder
+	// keyUTF8 asks for a map's string keys to be checked.
+	keyUTF8 bool
 	// keyTag and valueTag are a map entry's one-byte keys.
 	keyTag, valueTag byte
 	valueKind        protoreflect.Kind
-	tagLen           int
-	index            int32 // in the descriptor's Fields; the touched bit
-	slot, bit        int32 // as in field
-	tag              []byte
 	endTag           []byte
 	packedTag        []byte
 }
+
+// key returns the field's key.
+func (f *encField) key() []byte { return f.tag[:f.tagLen] }
 
 // encProgram is the direct encoder's program for one shape.
 type encProgram struct {
@@ -1033,35 +1091,46 @@ func buildProgram(s *shape) *encProgram {
 		sf := &s.fields[lf.Index]
 		p.position[lf.Index] = int32(pos)
 		f := &p.fields[pos]
+		if len(lf.Tag) > maxTagLen {
+			// Field numbers are below 2^29: descriptors are checked.
+			panic("dynamic: a key longer than a field number allows")
+		}
 		*f = encField{
 			index: int32(lf.Index), slot: sf.slot, bit: sf.bit, oneof: lf.Oneof >= 0,
-			tag: lf.Tag, tagLen: len(lf.Tag), endTag: lf.EndTag, packedTag: lf.PackedTag,
-			utf8: lf.ValidateUTF8,
+			tagLen: uint8(len(lf.Tag)), utf8: lf.ValidateUTF8,
 		}
+		copy(f.tag[:], lf.Tag)
 		op := valueOp(lf)
 		switch {
 		case lf.Map:
 			f.op = opMap
-			f.key = valueOp(lf.MapKey)
 			f.elem = valueOp(lf.MapValue)
-			f.valueKind = lf.MapValue.Kind
-			f.keyTag = lf.MapKey.Tag[0]
-			f.valueTag = lf.MapValue.Tag[0]
 			f.utf8 = lf.MapValue.ValidateUTF8
-			f.keyUTF8 = lf.MapKey.ValidateUTF8
+			x := &encMore{
+				key:       valueOp(lf.MapKey),
+				valueKind: lf.MapValue.Kind,
+				keyTag:    lf.MapKey.Tag[0],
+				valueTag:  lf.MapValue.Tag[0],
+				keyUTF8:   lf.MapKey.ValidateUTF8,
+			}
 			switch lf.MapKey.Kind {
 			case protoreflect.StringKind:
-				f.keyOrder = orderString
+				x.keyOrder = orderString
 			case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind,
 				protoreflect.Sint64Kind, protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
-				f.keyOrder = orderSigned
+				x.keyOrder = orderSigned
 			}
+			f.more = x
 		case lf.Packed:
 			f.op, f.elem = opPacked, op
+			f.more = &encMore{packedTag: lf.PackedTag}
 		case lf.List:
 			f.op, f.elem = opList, op
 		default:
 			f.op = op
+		}
+		if op == opGroup {
+			f.more = &encMore{endTag: lf.EndTag}
 		}
 	}
 	return p

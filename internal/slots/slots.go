@@ -137,7 +137,15 @@ func Part[T any](b Block, l *Layout, i int) []T {
 	if n == 0 || b.p == nil {
 		return nil
 	}
-	return unsafe.Slice((*T)(unsafe.Add(b.p, l.offs[i])), n)
+	return asSlice[T](Vec{unsafe.Add(b.p, l.offs[i]), n, n})
+}
+
+// asSlice returns the slice of T whose header v is: Vec is laid out as a
+// slice header is. It is unsafe.Slice without its checks, which cost more
+// than the rest of Part and Get together; the callers know their pointers
+// valid and their lengths right.
+func asSlice[T any](v Vec) []T {
+	return *(*[]T)(unsafe.Pointer(&v))
 }
 
 // A Chunk cuts the blocks of one Layout from larger allocations (arrays
@@ -215,7 +223,7 @@ func (v *Vec) Len() int { return v.len }
 // Get returns the slice v holds, which must have been stored by Set with
 // the same T (or be nil).
 func Get[T any](v *Vec) []T {
-	return unsafe.Slice((*T)(v.p), v.cap)[:v.len]
+	return asSlice[T](*v)
 }
 
 // Set stores s in v.
