@@ -77,29 +77,27 @@ var methodOptions = dynhook.Options{Partial: true, MaxDepth: encoder.DefaultMaxD
 // the sizes Size left in the messages, and counts again if they are not
 // complete or do not fit.
 func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
-	o := encoder.MarshalOptions{
-		AllowPartial:  true,
-		Deterministic: in.Flags&protoiface.MarshalDeterministic != 0,
-	}
+	det := in.Flags&protoiface.MarshalDeterministic != 0
 	if m, ok := in.Message.(*Message); ok && m != nil {
 		if reachesMessageSet(m) {
-			b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: o.Deterministic}.MarshalAppend(in.Buf, slowMessage{m})
+			b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: det}.MarshalAppend(in.Buf, slowMessage{m})
 			return protoiface.MarshalOutput{Buf: b}, err
 		}
 		if in.Flags&protoiface.MarshalUseCachedSize != 0 {
 			// proto.Marshal has just called Size, which left the sizes
 			// in the messages: write with them.
-			if b, ok := appendCached(in.Buf, m, o.Deterministic); ok {
+			if b, ok := appendCached(in.Buf, m, det); ok {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		}
 		do := methodOptions
-		do.Deterministic = o.Deterministic
+		do.Deterministic = det
 		var st *encState
 		if b, _, handled := st.encode(in.Buf, m, do); handled {
 			return protoiface.MarshalOutput{Buf: b}, nil
 		}
 	}
+	o := encoder.MarshalOptions{AllowPartial: true, Deterministic: det}
 	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())
 	return protoiface.MarshalOutput{Buf: b}, err
 }

@@ -242,7 +242,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return 0, false
 	}
 	p := m.shape.program()
-	if p.messageSet || !e.partial && len(p.requiredPos) > 0 && !m.hasRequired(p) {
+	if p.refusable && (p.messageSet || !e.partial && !m.hasRequired(p)) {
 		return 0, false
 	}
 	n := 0
@@ -307,14 +307,12 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 		n = x
 	}
-	for _, o := range p.oneofs {
-		if c := words[o]; c != 0 {
-			x, ok := e.sizeField(m, words, &fields[p.position[c-1]], depth)
-			if !ok {
-				return 0, false
-			}
-			n += x
+	if len(p.oneofs) > 0 {
+		x, ok := e.sizeOneofs(m, words, p, depth)
+		if !ok {
+			return 0, false
 		}
+		n += x
 	}
 	if rare != nil {
 		n += len(rare.unknown)
@@ -323,6 +321,22 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return 0, false
 	}
 	m.size.store(e.stamp, n)
+	return n, true
+}
+
+// sizeOneofs returns the size of the set member of each real oneof of
+// m, of program p and words words.
+func (e *enc) sizeOneofs(m *Message, words []uint64, p *encProgram, depth int) (int, bool) {
+	n := 0
+	for _, o := range p.oneofs {
+		if c := words[o]; c != 0 {
+			x, ok := e.sizeField(m, words, &p.fields[p.position[c-1]], depth)
+			if !ok {
+				return 0, false
+			}
+			n += x
+		}
+	}
 	return n, true
 }
 
@@ -709,15 +723,27 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		// (A function of its own, as sizeWide.)
 		return b, false
 	}
-	for _, o := range p.oneofs {
-		if c := words[o]; c != 0 {
-			if b, ok = e.appendField(b, m, words, &fields[p.position[c-1]], depth); !ok {
-				return b, false
-			}
+	if len(p.oneofs) > 0 {
+		if b, ok = e.appendOneofs(b, m, words, p, depth); !ok {
+			return b, false
 		}
 	}
 	if rare != nil {
 		b = append(b, rare.unknown...)
+	}
+	return b, true
+}
+
+// appendOneofs appends the set member of each real oneof of m, of
+// program p and words words.
+func (e *enc) appendOneofs(b []byte, m *Message, words []uint64, p *encProgram, depth int) ([]byte, bool) {
+	ok := true
+	for _, o := range p.oneofs {
+		if c := words[o]; c != 0 {
+			if b, ok = e.appendField(b, m, words, &p.fields[p.position[c-1]], depth); !ok {
+				return b, false
+			}
+		}
 	}
 	return b, true
 }
@@ -1066,6 +1092,9 @@ type encProgram struct {
 	requiredPos []int32
 	// messageSet is set for a MessageSet type, which the walk refuses.
 	messageSet bool
+	// refusable is set for a MessageSet type or one with required
+	// fields: one the size pass may have to give up on by its type.
+	refusable bool
 }
 
 // program returns the direct encoder's program of s.
@@ -1082,6 +1111,7 @@ func buildProgram(s *shape) *encProgram {
 		requiredPos:  l.RequiredFields,
 		messageSet:   l.MessageSet,
 		regularMask:  1<<l.Regular - 1,
+		refusable:    l.MessageSet || len(l.RequiredFields) > 0,
 	}
 	for _, o := range l.Oneofs {
 		p.oneofs = append(p.oneofs, s.oneofs[o.Index])
