@@ -58,6 +58,8 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 		if _, n, handled := st.encode(nil, m, o); handled {
 			return protoiface.SizeOutput{Size: n}
 		}
+		_, n, _ := dynhook.Walk(nil, m, o) // 0 for a message it cannot encode
+		return protoiface.SizeOutput{Size: n}
 	}
 	return protoiface.SizeOutput{Size: encoder.MarshalOptions{}.Size(in.Message.Interface())}
 }
@@ -83,19 +85,23 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 			b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: det}.MarshalAppend(in.Buf, slowMessage{m})
 			return protoiface.MarshalOutput{Buf: b}, err
 		}
+		do := methodOptions
+		do.Deterministic = det
 		if in.Flags&protoiface.MarshalUseCachedSize != 0 {
 			// proto.Marshal has just called Size, which left the sizes
-			// in the messages: write with them.
+			// in the messages: write with them. When Size's direct
+			// encoding gave up, so would another: the walk takes m.
 			if b, ok := appendCached(in.Buf, m, det); ok {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
+		} else {
+			var st *encState
+			if b, _, handled := st.encode(in.Buf, m, do); handled {
+				return protoiface.MarshalOutput{Buf: b}, nil
+			}
 		}
-		do := methodOptions
-		do.Deterministic = det
-		var st *encState
-		if b, _, handled := st.encode(in.Buf, m, do); handled {
-			return protoiface.MarshalOutput{Buf: b}, nil
-		}
+		b, _, err := dynhook.Walk(in.Buf, m, do)
+		return protoiface.MarshalOutput{Buf: b}, err
 	}
 	o := encoder.MarshalOptions{AllowPartial: true, Deterministic: det}
 	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())

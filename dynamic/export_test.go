@@ -39,3 +39,7 @@ func DirectAppendState(state *any, b []byte, m protoreflect.Message, o dynhook.O
 
 // KeptEntries returns the capacity of the map scratch in state.
 func KeptEntries(state any) int { return cap(state.(*encState).entries) }
+
+// SetOnEncode sets the function called at the start of every direct
+// encoding but a write with cached sizes (nil for none).
+func SetOnEncode(f func()) { onEncode = f }

@@ -156,6 +156,9 @@ func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Optio
 // encode runs the direct encoder on m, as dynhook.Append describes; st
 // may be nil (see enc).
 func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int, bool) {
+	if onEncode != nil {
+		onEncode()
+	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
 		limit: min(o.MaxDepth, maxDirectDepth), maxSize: o.MaxSize}
 	// Stamped before anything can give up, so that a count left
@@ -171,6 +174,10 @@ func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int
 	}
 	return e.finish(b, m, n)
 }
+
+// onEncode, when set (by tests), is called at the start of every direct
+// encoding but appendCached's.
+var onEncode func()
 
 // betweenPasses, when set (by tests), is called between the size and the
 // write pass of every direct encoding.

@@ -3,6 +3,7 @@ package dynamic_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -164,6 +165,84 @@ func TestDirectGivesUp(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no test message with an extension set")
+	}
+}
+
+// TestGivenUpOnce checks that the fast-path methods hand a message the
+// direct encoder gives up on (one with an extension set, deep inside)
+// to the walk at once: proto.Marshal tries the direct encoder once (in
+// Size; Marshal with the cached sizes sees the count left incomplete),
+// proto.Size once, and Marshal without cached sizes once; and all give
+// the bytes of the dynamicpb twin.
+func TestGivenUpOnce(t *testing.T) {
+	attempts := 0
+	dynamic.SetOnEncode(func() { attempts++ })
+	defer dynamic.SetOnEncode(nil)
+	checked := 0
+	for _, tw := range protobuftest.Twins() {
+		if len(tw.DynExts) == 0 {
+			continue
+		}
+		xd := tw.DynExts[0].TypeDescriptor().Descriptor()
+		if xd.IsList() || xd.Message() != nil {
+			continue
+		}
+		// The extended type three levels down: a message field of a
+		// message field of the top message, where the test schemas
+		// have one.
+		inner := dynamic.NewMessage(tw.Dyn.Descriptor())
+		inner.Set(dynamic.NewExtensionType(xd).TypeDescriptor(), xd.Default())
+		twin := dynamicpb.NewMessage(tw.Dyn.Descriptor())
+		twin.Set(tw.DynExts[0].TypeDescriptor(), xd.Default())
+		var top *dynamic.Message
+		var topTwin *dynamicpb.Message
+		fds := tw.Dyn.Descriptor().Fields()
+		for i := range fds.Len() {
+			fd := fds.Get(i)
+			if fd.Message() == tw.Dyn.Descriptor() && !fd.IsList() && !fd.IsMap() {
+				top = dynamic.NewMessage(tw.Dyn.Descriptor())
+				top.Mutable(fd).Message().Set(fd, protoreflect.ValueOfMessage(inner))
+				topTwin = dynamicpb.NewMessage(tw.Dyn.Descriptor())
+				topTwin.Mutable(fd).Message().Set(fd, protoreflect.ValueOfMessage(twin))
+				break
+			}
+		}
+		if top == nil {
+			top, topTwin = inner, twin
+		}
+		want, err := proto.MarshalOptions{AllowPartial: true}.Marshal(topTwin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			run  func() ([]byte, error)
+		}{
+			{"proto.Marshal", func() ([]byte, error) { return proto.MarshalOptions{AllowPartial: true}.Marshal(top) }},
+			{"proto.Size", func() ([]byte, error) {
+				if n := proto.Size(top); n != len(want) {
+					return nil, fmt.Errorf("size %d, want %d", n, len(want))
+				}
+				return want, nil
+			}},
+			{"Marshal", func() ([]byte, error) {
+				out, err := top.ProtoMethods().Marshal(protoiface.MarshalInput{Message: top})
+				return out.Buf, err
+			}},
+		} {
+			attempts = 0
+			got, err := c.run()
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%v: %s: % x, %v; want % x", tw.Name, c.name, got, err, want)
+			}
+			if attempts != 1 {
+				t.Errorf("%v: %s tried the direct encoder %d times, want once", tw.Name, c.name, attempts)
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no test message type with a scalar extension")
 	}
 }
 

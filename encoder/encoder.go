@@ -204,6 +204,24 @@ func (o MarshalOptions) Size(m proto.Message) int {
 
 var encoders = sync.Pool{New: func() any { return new(Encoder) }}
 
+func init() {
+	dynhook.Walk = walkOnly
+}
+
+// walkOnly implements dynhook.Walk: the checked walk of m, with the
+// default limits, and none of the fast paths (m is a *dynamic.Message
+// whose direct encoding gave up).
+func walkOnly(b []byte, mr protoreflect.Message, o dynhook.Options) ([]byte, int, error) {
+	e := getEncoder(MarshalOptions{AllowPartial: o.Partial, Deterministic: o.Deterministic})
+	defer putEncoder(e)
+	if o.SizeOnly {
+		n, err := e.walkSize(mr)
+		return b, n, err
+	}
+	out, err := e.walkAppend(b, mr, false)
+	return out, len(out) - len(b), err
+}
+
 func getEncoder(o MarshalOptions) *Encoder {
 	e := encoders.Get().(*Encoder)
 	e.opts = o
@@ -322,6 +340,12 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 	if _, n, ok := e.direct(nil, mr, true); ok {
 		return n, nil
 	}
+	return e.walkSize(mr)
+}
+
+// walkSize is the size pass of the checked walk alone, as Size reports
+// it.
+func (e *Encoder) walkSize(mr protoreflect.Message) (int, error) {
 	n, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
 	var err error
 	if code != fault.OK {

@@ -96,3 +96,13 @@ type Options struct {
 // scratch space the caller keeps between calls (an Encoder's), nil at
 // first.
 var Append func(state *any, b []byte, m protoreflect.Message, o Options) (out []byte, n int, handled bool)
+
+// Walk, set by package encoder, encodes m with the encoder's checked walk
+// alone, appending to b, without trying Append first: package dynamic's
+// fast-path methods call it once their own call of Append gave up, so
+// that a message is never handed to the direct encoder twice in one
+// call. Options are as for Append (o.Partial leaves required fields
+// unchecked; with o.SizeOnly it appends nothing and returns the size as
+// n); MaxDepth and MaxSize are the encoder's defaults whatever o says.
+// The error is the encoder's.
+var Walk func(b []byte, m protoreflect.Message, o Options) (out []byte, n int, err error)
