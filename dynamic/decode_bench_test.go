@@ -101,3 +101,31 @@ func BenchmarkUnmarshal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClone copies each input's decoded message with proto.Clone
+// (which merges into a new message), for the generated type, dynamicpb
+// and dynamic.
+func BenchmarkClone(b *testing.B) {
+	for _, bc := range decodeBenches(b) {
+		for _, impl := range []struct {
+			name string
+			new  func() proto.Message
+		}{
+			{"generated", bc.gen},
+			{"dynamicpb", func() proto.Message { return dynamicpb.NewMessage(bc.md) }},
+			{"dynamic", func() proto.Message { return dynamic.NewMessage(bc.md) }},
+		} {
+			b.Run(bc.name+"/"+impl.name, func(b *testing.B) {
+				m := impl.new()
+				if err := proto.Unmarshal(bc.data, m); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.SetBytes(int64(len(bc.data)))
+				for b.Loop() {
+					proto.Clone(m)
+				}
+			})
+		}
+	}
+}

@@ -17,13 +17,14 @@ import (
 // which the encoder recognises (internal/dynhook) so that it walks a
 // Message itself instead of calling these methods, which call it. Size
 // and Marshal encode (this file); Unmarshal and CheckInitialized decode
-// and check (decode*.go).
+// and check (decode*.go); Merge merges (merge.go).
 var methods = &protoiface.Methods{
 	Flags:            protoiface.SupportMarshalDeterministic | protoiface.SupportUnmarshalDiscardUnknown,
 	Size:             size,
 	Marshal:          marshal,
 	Unmarshal:        unmarshal,
 	CheckInitialized: checkInitializedMethod,
+	Merge:            merge,
 }
 
 func init() {

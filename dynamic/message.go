@@ -179,9 +179,10 @@ func (m *Message) Interface() protoreflect.ProtoMessage { return m }
 // and Marshal encode m with protolayout's encoder (the checked walk, with
 // its limits: see package encoder), and Unmarshal and CheckInitialized
 // decode into and check its storage directly, so that proto.Marshal,
-// proto.Size, proto.Unmarshal and proto.CheckInitialized do. Every
-// Message returns the same pointer. Equal and Merge work on a Message
-// through reflection.
+// proto.Size, proto.Unmarshal and proto.CheckInitialized do, and Merge
+// copies a Message of the same type field by field, so that proto.Merge
+// and proto.Clone do. Every Message returns the same pointer. Equal
+// works on a Message through reflection.
 func (m *Message) ProtoMethods() *protoiface.Methods { return methods }
 
 // field returns the record of fd, a field of m's type, or nil if fd is

@@ -93,6 +93,8 @@ func (d *driver) op(m protoreflect.Message, depth int) {
 		m.Clear(fd)
 	case c == 1:
 		d.unknown(m)
+	case c == 2 && d.r.IntN(3) == 0:
+		d.merge(m, depth)
 	case c < 6 && composite && depth < 4:
 		v := m.Mutable(fd)
 		switch {
@@ -108,6 +110,26 @@ func (d *driver) op(m protoreflect.Message, depth int) {
 	default:
 		m.Set(fd, d.value(m, fd, depth))
 	}
+}
+
+// merge merges into m, with proto.Merge: m itself (doubling its lists
+// and unknown fields), a clone of it, or a new message of its type given
+// a few operations.
+func (d *driver) merge(m protoreflect.Message, depth int) {
+	var src proto.Message
+	switch d.r.IntN(3) {
+	case 0:
+		src = m.Interface()
+	case 1:
+		src = proto.Clone(m.Interface())
+	default:
+		n := d.side.newMessage(m.Descriptor())
+		for range 1 + d.r.IntN(3) {
+			d.op(n, depth+1)
+		}
+		src = n.Interface()
+	}
+	proto.Merge(m.Interface(), src)
 }
 
 // pickField returns a field or extension of m's type, or nil when it has
@@ -267,9 +289,9 @@ func (d *driver) scalar(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	panic(fmt.Sprintf("no scalar of kind %v", fd.Kind()))
 }
 
-// TestAgainstDynamicpb applies the same random operations to a dynamicpb
-// message and a dynamic one of every message type of the test schemas,
-// and checks after each that the two read the same: Has, Get and
+// TestAgainstDynamicpb applies the same random operations (merges among
+// them) to a dynamicpb message and a dynamic one of every message type of
+// the test schemas, and checks after each that the two read the same: Has, Get and
 // WhichOneof for every field and extension, Range's contents, unknown
 // fields, deterministic Marshal bytes, and proto.Equal while no extension
 // is set.
