@@ -422,7 +422,7 @@ var emptyBuf [0]byte
 // clearing the member set before), and its touched bit.
 func (m *Message) set(df *decField) {
 	i := int(df.index)
-	m.words()[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
+	m.touch(i)
 	if df.oneof >= 0 {
 		if c := m.words()[df.oneof]; c != uint64(i)+1 {
 			if c != 0 {

@@ -17,10 +17,11 @@
 // at run time. It encodes and decodes at about the speed of generated
 // code, where dynamicpb takes the proto package's reflection path both
 // ways (the measured numbers are in the repository's
-// benchmarks/README.md). Keep dynamicpb where a field must hold a message
-// of another implementation (Set accepts only this package's messages for
-// message fields), or where the work is mostly proto.Merge, proto.Equal
-// or Range, which go through reflection on both.
+// benchmarks/README.md), and proto.Merge and proto.Clone copy it over its
+// storage. Keep dynamicpb where a field must hold a message of another
+// implementation (Set accepts only this package's messages for message
+// fields), or where the work is mostly proto.Equal or Range, which go
+// through reflection on both.
 //
 // # Storage
 //
@@ -111,8 +112,21 @@
 // keeps its chunk alive (a few KiB of other values at most, never the
 // input).
 //
-// Equal and Merge still work on a Message through reflection, as they do
-// on a dynamicpb message.
+// # Merging and cloning
+//
+// ProtoMethods offers Merge: proto.Merge of a Message into a Message of
+// the same descriptor, and proto.Clone of a Message, copy the storage
+// field by field, with the proto package's merge rules (scalars and
+// strings stored, bytes copied, messages merged into the destination's,
+// list elements appended and map entries replaced with their messages and
+// bytes copied, a oneof's member replacing the one set, extensions merged,
+// unknown fields appended). The new messages, lists and copies come from
+// chunks, as an Unmarshal's do. A source of another implementation, such
+// as a dynamicpb message, is merged through reflection. A message that
+// contains itself panics with an error saying so, rather than recurse
+// until the stack overflows, as reflection does. proto.Equal
+// still works on a Message through reflection, as on a dynamicpb
+// message.
 //
 // # Concurrency
 //

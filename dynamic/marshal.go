@@ -375,15 +375,10 @@ func (e *enc) appendWide(b []byte, m *Message, words []uint64, p *encProgram, de
 // oneofs) that were stored to, as bits, for a message of at most 64
 // fields.
 func (p *encProgram) regularSet(words []uint64, s *shape) uint64 {
-	t := words[s.touched]
-	if !s.inOrder {
-		var pos uint64
-		for ; t != 0; t &= t - 1 {
-			pos |= 1 << p.position[bits.TrailingZeros64(t)]
-		}
-		t = pos
+	if s.inOrder {
+		return words[s.touched] & p.regularMask
 	}
-	return t & p.regularMask
+	return words[s.posTouched] & p.regularMask
 }
 
 // eachWide calls visit with the record of each regular field (outside
@@ -392,26 +387,21 @@ func (p *encProgram) regularSet(words []uint64, s *shape) uint64 {
 // and reports whether it never did. (Messages of up to 64 fields take
 // regularSet, inline.)
 func (p *encProgram) eachWide(words []uint64, s *shape, visit func(*encField) bool) bool {
-	touched := words[s.touched:][:p.touchedWords]
-	if s.inOrder {
-		// Position is index: visit by the touched bits.
-		for k, t := range touched {
-			for ; t != 0; t &= t - 1 {
-				i := k*64 + bits.TrailingZeros64(t)
-				if i >= p.regular {
-					return true
-				}
-				if !visit(&p.fields[i]) {
-					return false
-				}
-			}
-		}
-		return true
+	// By the touched bits by position (which are the bits by index in
+	// an inOrder shape).
+	at := s.touched
+	if !s.inOrder {
+		at = s.posTouched
 	}
-	for pos := range p.regular {
-		f := &p.fields[pos]
-		if touched[f.index>>6]&(1<<(f.index&63)) != 0 && !visit(f) {
-			return false
+	for k, t := range words[at:][:p.touchedWords] {
+		for ; t != 0; t &= t - 1 {
+			i := k*64 + bits.TrailingZeros64(t)
+			if i >= p.regular {
+				return true
+			}
+			if !visit(&p.fields[i]) {
+				return false
+			}
 		}
 	}
 	return true

@@ -258,9 +258,15 @@ func (m *Message) claim(f *field, i int) {
 	}
 }
 
-// touch marks the field at index i as stored to.
+// touch marks the field at index i as stored to: its touched bit, and
+// its bit by position where the shape keeps those.
 func (m *Message) touch(i int) {
-	m.words()[int(m.shape.touched)+i>>6] |= 1 << (i & 63)
+	words, s := m.words(), m.shape
+	words[int(s.touched)+i>>6] |= 1 << (i & 63)
+	if s.posTouched >= 0 {
+		p := int(s.fields[i].pos)
+		words[int(s.posTouched)+p>>6] |= 1 << (p & 63)
+	}
 }
 
 // clearSlot empties the value slot of f.

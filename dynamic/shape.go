@@ -45,6 +45,8 @@ type field struct {
 	// the field (the set member's index in the descriptor's Fields plus
 	// one, or 0), or -1.
 	oneof int32
+	// pos is the field's position in the layout.
+	pos int32
 	// child is the shape of a message field's type, linked on first use.
 	child atomic.Pointer[shape]
 }
@@ -61,8 +63,15 @@ type shape struct {
 	// (presence words of them), then the touched bits (from word
 	// touched on, one bit per field by index: set when the field is
 	// stored to, so that Range looks only at fields that may be set),
-	// then one case per real oneof, then the scalar slots.
+	// then, in a shape that is not inOrder, the same bits by layout
+	// position (from word posTouched on), then one case per real oneof,
+	// then the scalar slots.
 	words, presence, touched int32
+	// posTouched is where the touched bits start again by layout
+	// position (bit p for the field at position p), for the encoder, in
+	// a shape that is not inOrder; -1 in one that is, whose bits by
+	// index are by position already (for the regular fields).
+	posTouched int32
 	// counts holds the length of each other storage slice, by class.
 	counts [numClasses]int32
 	// slots lays out a message's storage block: one part per class, by
@@ -129,7 +138,13 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	}
 	s.presence = (bits + 63) / 64
 	s.touched = s.presence
-	cases := s.touched + (int32(len(l.Fields))+63)/64
+	touchedWords := (int32(len(l.Fields)) + 63) / 64
+	cases := s.touched + touchedWords
+	s.posTouched = -1
+	if !s.inOrder {
+		s.posTouched = cases
+		cases += touchedWords
+	}
 	s.words = cases + int32(len(l.Oneofs))
 	s.oneofs = make([]int32, md.Oneofs().Len())
 	for i := range s.oneofs {
@@ -146,6 +161,7 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	for i := range l.Fields {
 		lf := &l.Fields[i]
 		f := &s.fields[lf.Index]
+		f.pos = int32(i)
 		f.kind = lf.Kind
 		f.class = classOf(lf)
 		f.bit, f.oneof = -1, -1
