@@ -2,6 +2,7 @@ package dynamic
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -76,10 +77,11 @@ type decodeTable struct {
 	// field: some type reachable from it has required fields or
 	// extension ranges.
 	check bool
-	// checkFields lists, by descriptor index, the message, list of
-	// messages and map of messages fields whose message type can miss
-	// a required field: the only ones checkInitialized looks into.
-	checkFields []int32
+	// checkFields has a bit per descriptor index (as the touched bits)
+	// for the message, list of messages and map of messages fields whose
+	// message type can miss a required field: the only ones
+	// checkInitialized looks into.
+	checkFields []uint64
 }
 
 // decodeTable returns s's table, building it on first use.
@@ -133,6 +135,7 @@ func buildDecodeTable(s *shape) *decodeTable {
 	slices.Sort(t.required)
 	t.check = mayBeUninitialized(l)
 	if t.check {
+		t.checkFields = make([]uint64, (len(l.Fields)+63)/64)
 		for p := range l.Fields {
 			lf := &l.Fields[p]
 			child := lf.Message()
@@ -140,10 +143,9 @@ func buildDecodeTable(s *shape) *decodeTable {
 				child = lf.MapValue.Message()
 			}
 			if child != nil && mayBeUninitialized(child) {
-				t.checkFields = append(t.checkFields, int32(lf.Index))
+				t.checkFields[lf.Index>>6] |= 1 << (lf.Index & 63)
 			}
 		}
-		slices.Sort(t.checkFields)
 	}
 	return t
 }
@@ -854,46 +856,21 @@ func (m *Message) checkInitialized() error {
 	if !t.check {
 		return nil
 	}
-	fds := m.desc.Fields()
 	for _, i := range t.required {
 		if !m.IsValid() || !m.has(&m.shape.fields[i], int(i)) {
-			return errRequiredNotSet(fds.Get(int(i)).FullName())
+			return errRequiredNotSet(m.desc.Fields().Get(int(i)).FullName())
 		}
 	}
 	if !m.IsValid() {
 		return nil
 	}
 	touched := m.words()[m.shape.touched:]
-	for _, i32 := range t.checkFields {
-		i := int(i32)
-		if touched[i>>6]&(1<<(i&63)) == 0 {
-			continue
-		}
-		f := &m.shape.fields[i]
-		var err error
-		switch f.class {
-		case classMessage:
-			if sub := m.msgs()[f.slot]; sub != nil && m.has(f, i) {
-				err = sub.checkInitialized()
+	for k, mask := range t.checkFields {
+		// The fields to look into that were stored to, by index.
+		for w := touched[k] & mask; w != 0; w &= w - 1 {
+			if err := m.checkField(k*64 + bits.TrailingZeros64(w)); err != nil {
+				return err
 			}
-		case classList:
-			if l := m.lists()[f.slot]; l != nil {
-				for _, sub := range l.msgs() {
-					if err = sub.checkInitialized(); err != nil {
-						break
-					}
-				}
-			}
-		case classMap:
-			if mp := m.maps()[f.slot]; mp != nil && mp.vd.Message() != nil {
-				mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
-					err = checkMessageInitialized(v.Message())
-					return err == nil
-				})
-			}
-		}
-		if err != nil {
-			return err
 		}
 	}
 	ext := m.exts()
@@ -916,6 +893,35 @@ func (m *Message) checkInitialized() error {
 		}
 	}
 	return nil
+}
+
+// checkField checks the messages of the field at index i of m, a
+// message field, a list of messages or a map of messages.
+func (m *Message) checkField(i int) error {
+	f := &m.shape.fields[i]
+	var err error
+	switch f.class {
+	case classMessage:
+		if sub := m.msgs()[f.slot]; sub != nil && m.has(f, i) {
+			err = sub.checkInitialized()
+		}
+	case classList:
+		if l := m.lists()[f.slot]; l != nil {
+			for _, sub := range l.msgs() {
+				if err = sub.checkInitialized(); err != nil {
+					break
+				}
+			}
+		}
+	case classMap:
+		if mp := m.maps()[f.slot]; mp != nil && mp.vd.Message() != nil {
+			mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+				err = checkMessageInitialized(v.Message())
+				return err == nil
+			})
+		}
+	}
+	return err
 }
 
 // checkMessageInitialized checks m2, a message of any implementation.
