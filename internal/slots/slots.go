@@ -27,6 +27,10 @@ import (
 	"unsafe"
 )
 
+// Chunked reports whether a Chunk cuts blocks from larger allocations
+// (false in purego builds, which allocate each block on its own).
+const Chunked = true
+
 // MaxParts is the most parts a Layout has.
 const MaxParts = 8
 

@@ -11,6 +11,10 @@ import "reflect"
 // MaxParts is the most parts a Layout has.
 const MaxParts = 8
 
+// Chunked reports whether a Chunk cuts blocks from larger allocations
+// (false in purego builds, which allocate each block on its own).
+const Chunked = false
+
 // A Layout is the shape of a block: each part's element type and length.
 // The zero Layout has no parts. A Layout is immutable once built and may
 // be shared.
