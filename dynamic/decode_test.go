@@ -457,7 +457,8 @@ func TestUnmarshalMessageSet(t *testing.T) {
 
 // FuzzUnmarshal decodes arbitrary bytes into a dynamicpb and a dynamic
 // message of every test type: both must fail or both succeed, and then
-// encode to the same bytes.
+// encode to the same bytes; the dynamic message's Clone and Merge are
+// checked too (checkMerge).
 func FuzzUnmarshal(f *testing.F) {
 	twins := protobuftest.Twins()
 	for i, tw := range twins {
@@ -478,10 +479,40 @@ func FuzzUnmarshal(f *testing.F) {
 		for _, tw := range twins {
 			md := tw.Dyn.Descriptor()
 			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
-				decodePair(t, b, o, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+				dyn := dynamic.NewMessage(md)
+				if decodePair(t, b, o, dynamicpb.NewMessage(md), dyn) == nil {
+					checkMerge(t, dyn)
+				}
 			}
 		}
 	})
+}
+
+// checkMerge checks proto.Clone and proto.Merge on m: a clone encodes as
+// m does, and m merged into a clone of itself as the two encodings of m
+// one after the other decode (which is what merging means for protocol
+// buffers).
+func checkMerge(t testing.TB, m *dynamic.Message) {
+	t.Helper()
+	md := m.Descriptor()
+	w, err := partialMarshal.Marshal(m)
+	if err != nil {
+		return // invalid UTF-8: nothing to compare by encoding
+	}
+	c := proto.Clone(m)
+	if got, _ := partialMarshal.Marshal(c); !bytes.Equal(got, w) {
+		t.Fatalf("%v: Clone encodes differently:\n%s", md.FullName(), protobuftest.FirstDiff(got, w, md))
+	}
+	proto.Merge(c, m)
+	twice := dynamic.NewMessage(md)
+	if err := (proto.UnmarshalOptions{AllowPartial: true, Resolver: decodeTypesDyn}).Unmarshal(append(w, w...), twice); err != nil {
+		t.Fatalf("%v: decoding an encoding twice: %v", md.FullName(), err)
+	}
+	got, _ := partialMarshal.Marshal(c)
+	want, _ := partialMarshal.Marshal(twice)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%v: Merge into a clone differs from decoding the encoding twice:\n%s", md.FullName(), protobuftest.FirstDiff(got, want, md))
+	}
 }
 
 // TestUnmarshalCopies checks that decoded strings and bytes are copies:
