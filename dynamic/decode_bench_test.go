@@ -55,6 +55,22 @@ func decodeBenches(tb testing.TB) []decodeBench {
 	}
 }
 
+// implementations returns the three ways of making the message bc is
+// decoded into, by name: the generated type, dynamicpb and dynamic.
+func (bc decodeBench) implementations() []struct {
+	name string
+	new  func() proto.Message
+} {
+	return []struct {
+		name string
+		new  func() proto.Message
+	}{
+		{"generated", bc.gen},
+		{"dynamicpb", func() proto.Message { return dynamicpb.NewMessage(bc.md) }},
+		{"dynamic", func() proto.Message { return dynamic.NewMessage(bc.md) }},
+	}
+}
+
 // TestDecodeBenchInputs checks that the benchmarks decode the same
 // content into each implementation.
 func TestDecodeBenchInputs(t *testing.T) {
@@ -81,14 +97,7 @@ func TestDecodeBenchInputs(t *testing.T) {
 // message of the generated type, of dynamicpb and of dynamic.
 func BenchmarkUnmarshal(b *testing.B) {
 	for _, bc := range decodeBenches(b) {
-		for _, impl := range []struct {
-			name string
-			new  func() proto.Message
-		}{
-			{"generated", bc.gen},
-			{"dynamicpb", func() proto.Message { return dynamicpb.NewMessage(bc.md) }},
-			{"dynamic", func() proto.Message { return dynamic.NewMessage(bc.md) }},
-		} {
+		for _, impl := range bc.implementations() {
 			b.Run(bc.name+"/"+impl.name, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(bc.data)))
@@ -107,14 +116,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 // and dynamic.
 func BenchmarkClone(b *testing.B) {
 	for _, bc := range decodeBenches(b) {
-		for _, impl := range []struct {
-			name string
-			new  func() proto.Message
-		}{
-			{"generated", bc.gen},
-			{"dynamicpb", func() proto.Message { return dynamicpb.NewMessage(bc.md) }},
-			{"dynamic", func() proto.Message { return dynamic.NewMessage(bc.md) }},
-		} {
+		for _, impl := range bc.implementations() {
 			b.Run(bc.name+"/"+impl.name, func(b *testing.B) {
 				m := impl.new()
 				if err := proto.Unmarshal(bc.data, m); err != nil {

@@ -179,14 +179,8 @@ func TestGivenUpOnce(t *testing.T) {
 	dynamic.SetOnEncode(func() { attempts++ })
 	defer dynamic.SetOnEncode(nil)
 	checked := 0
-	for _, tw := range protobuftest.Twins() {
-		if len(tw.DynExts) == 0 {
-			continue
-		}
+	for _, tw := range scalarExtended() {
 		xd := tw.DynExts[0].TypeDescriptor().Descriptor()
-		if xd.IsList() || xd.Message() != nil {
-			continue
-		}
 		// The extended type three levels down: a message field of a
 		// message field of the top message, where the test schemas
 		// have one.
@@ -244,6 +238,21 @@ func TestGivenUpOnce(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no test message type with a scalar extension")
 	}
+}
+
+// scalarExtended returns the twins whose first extension is a singular
+// scalar.
+func scalarExtended() []protobuftest.Twin {
+	var tws []protobuftest.Twin
+	for _, tw := range protobuftest.Twins() {
+		if len(tw.DynExts) == 0 {
+			continue
+		}
+		if xd := tw.DynExts[0].TypeDescriptor().Descriptor(); !xd.IsList() && xd.Message() == nil {
+			tws = append(tws, tw)
+		}
+	}
+	return tws
 }
 
 // hasExtension reports whether m has an extension set.
@@ -393,14 +402,8 @@ func TestCachedSizes(t *testing.T) {
 
 	// An extension set after an encoding is written.
 	checked := false
-	for _, tw := range protobuftest.Twins() {
-		if len(tw.DynExts) == 0 {
-			continue
-		}
+	for _, tw := range scalarExtended() {
 		xd := tw.DynExts[0].TypeDescriptor().Descriptor()
-		if xd.IsList() || xd.Message() != nil {
-			continue
-		}
 		x := dynamic.NewMessage(tw.Dyn.Descriptor())
 		twin := dynamicpb.NewMessage(tw.Dyn.Descriptor())
 		if _, err := proto.Marshal(x); err != nil {
