@@ -755,9 +755,9 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 		return 0, errUnknown
 	}
 	// The value in place, or a new one, as Mutable would give it.
-	x, ok := m.exts()[num]
+	x, ok := m.ext(num)
 	if !ok || x.fd != protoreflect.FieldDescriptor(xd) {
-		x = extension{fd: xd}
+		x = extension{num: num, fd: xd}
 		if xd.IsList() || xd.Message() != nil {
 			x.v = xt.New()
 		}
@@ -812,7 +812,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 			x.v = e
 		}
 	}
-	m.setExt(num, x)
+	m.setExt(x)
 	return n, nil
 }
 
@@ -873,11 +873,7 @@ func (m *Message) checkInitialized() error {
 			}
 		}
 	}
-	ext := m.exts()
-	if len(ext) == 0 { // ranging over a nil map still starts an iteration
-		return nil
-	}
-	for _, x := range ext {
+	for _, x := range m.exts() {
 		if x.fd.Message() == nil {
 			continue
 		}

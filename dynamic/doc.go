@@ -33,7 +33,7 @@
 // stored to (so that Range skips the others), scalars unboxed in 64-bit
 // words, strings, bytes, messages, lists and maps each in a typed slice
 // (the slices laid end to end in one block, a single allocation), and,
-// apart, raw unknown fields and extensions in a map by number. Storage
+// apart, raw unknown fields and extensions in a list sorted by number. Storage
 // is sized by the fields the type declares, not by those set, as with
 // generated messages. That layout is compiled from the message's
 // protolayout layout and cached by descriptor identity, and, like the
@@ -77,7 +77,8 @@
 //
 // The encoder writes a Message straight from its storage, by a program
 // compiled once per message type: a size pass, then a write pass, over
-// the fields whose touched bit is set, with no protoreflect call per
+// the extensions (first, in ascending number, as the walk writes them)
+// and the fields whose touched bit is set, with no protoreflect call per
 // field. The size pass leaves each nested message's size in the message,
 // stamped with the call, so that the write pass reads it, a message held
 // twice in one tree is counted once, and proto.Marshal, which calls Size
@@ -88,9 +89,9 @@
 // written with the lengths counted before: the walk reads it again. A
 // Message can be copied (*m = *dynamic.NewMessage(md), as Connect's
 // initializers do with dynamicpb). Whatever this direct
-// encoder does not take (an extension set, a limit met, invalid UTF-8, a
-// required field not set, a cycle, nesting deeper than 10,000 levels
-// under a larger MaxDepth) goes to the encoder's checked walk, which gives
+// encoder does not take (a limit met, invalid UTF-8, a required field not
+// set, a cycle, nesting deeper than 10,000 levels under a larger
+// MaxDepth, an extension holding a message of another implementation) goes to the encoder's checked walk, which gives
 // the same bytes or its detailed error. A reused encoder.Encoder
 // appending into a buffer with room allocates nothing per call.
 //

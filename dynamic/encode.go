@@ -190,11 +190,9 @@ func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field
 			}
 		}
 	}
-	if ext := m.exts(); len(ext) > 0 { // ranging over a nil map still starts an iteration
-		for _, x := range ext {
-			if extensionSet(x.fd, x.v) {
-				exts = append(exts, dynhook.Extension{FD: x.fd, V: x.v})
-			}
+	for _, x := range m.exts() {
+		if extensionSet(x.fd, x.v) {
+			exts = append(exts, dynhook.Extension{FD: x.fd, V: x.v})
 		}
 	}
 	return set, exts, true

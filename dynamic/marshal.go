@@ -14,6 +14,7 @@ import (
 	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
+	"github.com/protolayout/protolayout/internal/weakcache"
 )
 
 // The direct encoder: a size pass and a write pass over a Message's
@@ -21,8 +22,9 @@ import (
 // to call before its checked walk (dynhook.Append). It encodes what the
 // walk encodes, byte for byte, or gives up and leaves the message to the
 // walk, which then gives the same bytes or its detailed error: it gives
-// up on anything out of the ordinary (an extension set, a MessageSet
-// type, a limit met, invalid UTF-8, a required field not set, a cycle),
+// up on anything out of the ordinary (a MessageSet type, a limit met,
+// invalid UTF-8, a required field not set, a cycle, an extension holding
+// a message or list of another implementation),
 // so that it has no error paths of its own to get wrong. That includes a
 // message whose written length is not the size its size pass counted: it
 // changed during the call (or holds a stale stamp, below), and the walk,
@@ -245,7 +247,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return n, true
 	}
 	rare := m.rare
-	if depth > e.limit || rare != nil && len(rare.ext) > 0 {
+	if depth > e.limit {
 		return 0, false
 	}
 	p := m.shape.program()
@@ -253,6 +255,13 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return 0, false
 	}
 	n := 0
+	if rare != nil && len(rare.ext) > 0 {
+		x, ok := e.sizeExtensions(rare.ext, depth)
+		if !ok {
+			return 0, false
+		}
+		n = x
+	}
 	fields := p.fields
 	words := m.words()
 	if p.touchedWords == 1 {
@@ -312,7 +321,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		if !ok {
 			return 0, false
 		}
-		n = x
+		n += x
 	}
 	if len(p.oneofs) > 0 {
 		x, ok := e.sizeOneofs(m, words, p, depth)
@@ -647,13 +656,19 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		return b, true
 	}
 	p := m.shape.program()
-	rare := m.rare
-	if p.messageSet || rare != nil && len(rare.ext) > 0 {
+	if p.messageSet {
 		return b, false
+	}
+	rare := m.rare
+	ok := true
+	if rare != nil && len(rare.ext) > 0 {
+		// Extensions first, as the walk (and proto.Marshal) writes them.
+		if b, ok = e.appendExtensions(b, rare.ext, depth); !ok {
+			return b, false
+		}
 	}
 	fields := p.fields
 	words := m.words()
-	ok := true
 	if p.touchedWords == 1 {
 		// As in size: the commonest cases here.
 		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
@@ -822,12 +837,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if l == nil || len(l.words()) == 0 {
 			return b, true
 		}
-		b = append(b, f.more.packedTag...)
-		b = protowire.AppendVarint(b, uint64(packedSize(f.elem, l.words())))
-		for _, w := range l.words() {
-			b = appendScalar(b, f.elem, w)
-		}
-		return b, true
+		return appendPacked(b, f, l.words()), true
 	default: // opMap
 		mp := m.maps()[f.slot]
 		if mp == nil {
@@ -835,6 +845,17 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		}
 		return e.appendMap(b, mp, f, depth)
 	}
+}
+
+// appendPacked appends the packed record of words, the elements of a
+// list of field f, with its key.
+func appendPacked(b []byte, f *encField, words []uint64) []byte {
+	b = append(b, f.more.packedTag...)
+	b = protowire.AppendVarint(b, uint64(packedSize(f.elem, words)))
+	for _, w := range words {
+		b = appendScalar(b, f.elem, w)
+	}
+	return b
 }
 
 // appendNested appends c, a message of field f at level depth, with its
@@ -1004,6 +1025,137 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	return b, true
 }
 
+// extFields caches the direct encoder's record of each extension, by
+// its descriptor (released with the schema, as layouts are).
+var extFields weakcache.Cache[*encField]
+
+// extField returns the direct encoder's record of the extension xd.
+func extField(xd protoreflect.FieldDescriptor) *encField {
+	var key protoreflect.FieldDescriptor = xd
+	if t, ok := xd.(protoreflect.ExtensionTypeDescriptor); ok {
+		key = t.Descriptor()
+	}
+	if f, ok := extFields.Load(key); ok {
+		return f
+	}
+	lf := layout.Extension(key)
+	f := new(encField)
+	*f = fieldRecord(lf, -1, -1, -1)
+	if f.more == nil {
+		f.more = new(encMore)
+	}
+	f.more.valueKind = lf.Kind // for the word of a scalar value
+	f, _ = extFields.LoadOrStore(key, f)
+	return f
+}
+
+// sizeExtensions returns the size of the extensions xs (in ascending
+// number) of a message at level depth.
+func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
+	n := 0
+	for i := range xs {
+		x := &xs[i]
+		if !extensionSet(x.fd, x.v) {
+			continue
+		}
+		k, ok := e.sizeExtension(extField(x.fd), x.v, depth)
+		if !ok {
+			return 0, false
+		}
+		n += k
+	}
+	return n, true
+}
+
+// sizeExtension returns the size of the value v of an extension of
+// record f, of a message at level depth. Extensions always have
+// presence: a zero scalar is written. A message or list of another
+// implementation (set through another package's extension type) is
+// left to the walk.
+func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, bool) {
+	switch f.op {
+	case opString:
+		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), true
+	case opBytes:
+		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), true
+	case opMessage, opGroup:
+		c, ok := v.Message().(*Message)
+		if !ok {
+			return 0, false
+		}
+		x, ok := e.size(c, depth+1)
+		return int(f.tagLen) + wrapSize(f, f.op, x), ok
+	case opList:
+		l, ok := v.List().(*list)
+		if !ok {
+			return 0, false
+		}
+		return e.sizeList(l, f, depth)
+	case opPacked:
+		l, ok := v.List().(*list)
+		if !ok {
+			return 0, false
+		}
+		return int(f.tagLen) + protowire.SizeBytes(packedSize(f.elem, l.words())), true
+	default:
+		return int(f.tagLen) + scalarSize(f.op, valueWord(f.more.valueKind, v)), true
+	}
+}
+
+// appendExtensions appends the extensions xs (in ascending number, the
+// walk's order) of a message at level depth.
+func (e *enc) appendExtensions(b []byte, xs []extension, depth int) ([]byte, bool) {
+	ok := true
+	for i := range xs {
+		x := &xs[i]
+		if !extensionSet(x.fd, x.v) {
+			continue
+		}
+		if b, ok = e.appendExtension(b, extField(x.fd), x.v, depth); !ok {
+			return b, false
+		}
+	}
+	return b, true
+}
+
+// appendExtension appends the value v of an extension of record f, of
+// a message at level depth, as sizeExtension counted it.
+func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth int) ([]byte, bool) {
+	switch f.op {
+	case opString:
+		x := v.String()
+		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
+			return b, false
+		}
+		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		return append(b, x...), true
+	case opBytes:
+		x := v.Bytes()
+		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		return append(b, x...), true
+	case opMessage, opGroup:
+		c, ok := v.Message().(*Message)
+		if !ok {
+			return b, false
+		}
+		return e.appendNested(b, f, f.op, c, depth+1)
+	case opList:
+		l, ok := v.List().(*list)
+		if !ok {
+			return b, false
+		}
+		return e.appendList(b, l, f, depth)
+	case opPacked:
+		l, ok := v.List().(*list)
+		if !ok {
+			return b, false
+		}
+		return appendPacked(b, f, l.words()), true
+	default:
+		return appendScalar(appendTag(b, f), f.op, valueWord(f.more.valueKind, v)), true
+	}
+}
+
 // encOp says how the direct encoder writes a value.
 type encOp uint8
 
@@ -1117,50 +1269,56 @@ func buildProgram(s *shape) *encProgram {
 		lf := &l.Fields[pos]
 		sf := &s.fields[lf.Index]
 		p.position[lf.Index] = int32(pos)
-		f := &p.fields[pos]
-		if len(lf.Tag) > maxTagLen {
-			// Field numbers are below 2^29: descriptors are checked.
-			panic("dynamic: a key longer than a field number allows")
-		}
-		*f = encField{
-			index: int32(lf.Index), slot: sf.slot, bit: sf.bit, oneof: lf.Oneof >= 0,
-			tagLen: uint8(len(lf.Tag)), utf8: lf.ValidateUTF8,
-		}
-		copy(f.tag[:], lf.Tag)
-		op := valueOp(lf)
-		switch {
-		case lf.Map:
-			f.op = opMap
-			f.elem = valueOp(lf.MapValue)
-			f.utf8 = lf.MapValue.ValidateUTF8
-			x := &encMore{
-				key:       valueOp(lf.MapKey),
-				valueKind: lf.MapValue.Kind,
-				keyTag:    lf.MapKey.Tag[0],
-				valueTag:  lf.MapValue.Tag[0],
-				keyUTF8:   lf.MapKey.ValidateUTF8,
-			}
-			switch lf.MapKey.Kind {
-			case protoreflect.StringKind:
-				x.keyOrder = orderString
-			case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind,
-				protoreflect.Sint64Kind, protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
-				x.keyOrder = orderSigned
-			}
-			f.more = x
-		case lf.Packed:
-			f.op, f.elem = opPacked, op
-			f.more = &encMore{packedTag: lf.PackedTag}
-		case lf.List:
-			f.op, f.elem = opList, op
-		default:
-			f.op = op
-		}
-		if op == opGroup {
-			f.more = &encMore{endTag: lf.EndTag}
-		}
+		p.fields[pos] = fieldRecord(lf, int32(lf.Index), sf.slot, sf.bit)
 	}
 	return p
+}
+
+// fieldRecord returns the direct encoder's record of the field lf, of
+// index, slot and presence bit index, slot and bit (see encField).
+func fieldRecord(lf *layout.Field, index, slot, bit int32) encField {
+	if len(lf.Tag) > maxTagLen {
+		// Field numbers are below 2^29: descriptors are checked.
+		panic("dynamic: a key longer than a field number allows")
+	}
+	f := encField{
+		index: index, slot: slot, bit: bit, oneof: lf.Oneof >= 0,
+		tagLen: uint8(len(lf.Tag)), utf8: lf.ValidateUTF8,
+	}
+	copy(f.tag[:], lf.Tag)
+	op := valueOp(lf)
+	switch {
+	case lf.Map:
+		f.op = opMap
+		f.elem = valueOp(lf.MapValue)
+		f.utf8 = lf.MapValue.ValidateUTF8
+		x := &encMore{
+			key:       valueOp(lf.MapKey),
+			valueKind: lf.MapValue.Kind,
+			keyTag:    lf.MapKey.Tag[0],
+			valueTag:  lf.MapValue.Tag[0],
+			keyUTF8:   lf.MapKey.ValidateUTF8,
+		}
+		switch lf.MapKey.Kind {
+		case protoreflect.StringKind:
+			x.keyOrder = orderString
+		case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind,
+			protoreflect.Sint64Kind, protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+			x.keyOrder = orderSigned
+		}
+		f.more = x
+	case lf.Packed:
+		f.op, f.elem = opPacked, op
+		f.more = &encMore{packedTag: lf.PackedTag}
+	case lf.List:
+		f.op, f.elem = opList, op
+	default:
+		f.op = op
+	}
+	if op == opGroup {
+		f.more = &encMore{endTag: lf.EndTag}
+	}
+	return f
 }
 
 // valueOp returns how one value of lf is written.

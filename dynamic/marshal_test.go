@@ -26,14 +26,19 @@ func directOptions(det bool) dynhook.Options {
 }
 
 // TestDirectEncodesOrdinaryMessages checks that the direct encoder takes
-// every message of every test type without extensions (MessageSet types
-// aside, which it leaves to the walk), filled at random, and writes the
-// bytes the checked walk writes for the dynamicpb twin, with the size it
-// counts, appending after a prefix; the types cover each of its field
-// loops (up to 64 fields or more, in index order or not).
+// every message of every test type (MessageSet types aside, which it
+// leaves to the walk), filled at random with extensions and unknown
+// fields, and writes the bytes the checked walk writes for the dynamicpb
+// twin, with the size it counts, appending after a prefix; the types
+// cover each of its field loops (up to 64 fields or more, in index order
+// or not).
 func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 	paths := map[[2]bool]int{}
+	extended := 0
 	defer func() {
+		if extended == 0 {
+			t.Error("no test message with an extension set")
+		}
 		for _, small := range []bool{false, true} {
 			for _, inOrder := range []bool{false, true} {
 				if paths[[2]bool{small, inOrder}] == 0 {
@@ -46,7 +51,10 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 		small, inOrder := dynamic.Paths(dynamic.NewMessage(tw.Dyn.Descriptor()))
 		paths[[2]bool{small, inOrder}]++
 		for seed := range uint64(4) {
-			dpb, dyn := filled(protobuftest.Twin{Name: tw.Name, Dyn: tw.Dyn}, seed, protobuftest.RandOptions{Unknown: true})
+			dpb, dyn := filled(tw, seed, protobuftest.RandOptions{Unknown: true})
+			if hasExtension(dyn.ProtoReflect()) {
+				extended++
+			}
 			want, err := encoder.MarshalOptions{Deterministic: true}.Marshal(dpb)
 			if err != nil {
 				t.Fatal(err)
@@ -144,99 +152,82 @@ func TestDirectGivesUp(t *testing.T) {
 		}
 	}
 
-	// With an extension set, the walk encodes it.
-	checked := 0
-	for _, tw := range protobuftest.Twins() {
-		if len(tw.DynExts) == 0 {
-			continue
-		}
-		dpb, dyn := filled(tw, 1, protobuftest.RandOptions{})
-		if len(dyn.ProtoReflect().(*dynamic.Message).GetUnknown()) != 0 || !hasExtension(dyn.ProtoReflect()) {
-			continue
-		}
-		if _, _, handled := dynamic.DirectAppend(nil, dyn.ProtoReflect(), directOptions(true)); handled {
-			t.Errorf("%v: the direct encoder took a message with an extension set", tw.Name)
-		}
-		want, _ := deterministic.Marshal(dpb)
-		if got, err := (encoder.MarshalOptions{Deterministic: true}).Marshal(dyn); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%v with extensions: %v\n%s", tw.Name, err, protobuftest.FirstDiff(got, want, tw.Dyn.Descriptor()))
-		}
-		checked++
+	// An extension whose value is a message of another implementation
+	// (set through dynamicpb's extension type) is left to the walk,
+	// which encodes it.
+	m, twin := foreignExtension(t)
+	if _, _, handled := dynamic.DirectAppend(nil, m, directOptions(true)); handled {
+		t.Error("the direct encoder took an extension holding a dynamicpb message")
 	}
-	if checked == 0 {
-		t.Fatal("no test message with an extension set")
+	want, _ := deterministic.Marshal(twin)
+	if got, err := (encoder.MarshalOptions{Deterministic: true}).Marshal(m); err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+		t.Errorf("an extension holding a dynamicpb message: % x, %v; want % x", got, err, want)
 	}
 }
 
+// foreignExtension returns a message of protolayout.test2.TestAllExtensions
+// whose optional_nested_message_extension holds a dynamicpb message (set
+// through dynamicpb's extension type), which the direct encoder leaves to
+// the walk, and its dynamicpb twin.
+func foreignExtension(t *testing.T) (*dynamic.Message, *dynamicpb.Message) {
+	tw := protobuftest.TwinByName("protolayout.test2.TestAllExtensions")
+	for _, xt := range tw.DynExts {
+		xd := xt.TypeDescriptor()
+		if xd.Name() != "optional_nested_message_extension" {
+			continue
+		}
+		m := dynamic.NewMessage(tw.Dyn.Descriptor())
+		twin := dynamicpb.NewMessage(tw.Dyn.Descriptor())
+		for _, x := range []protoreflect.Message{m, twin} {
+			v := xt.New()
+			v.Message().Set(xd.Message().Fields().ByName("a"), protoreflect.ValueOfInt32(5))
+			x.Set(xd, v)
+		}
+		return m, twin
+	}
+	t.Fatal("no optional_nested_message_extension")
+	return nil, nil
+}
+
 // TestGivenUpOnce checks that the fast-path methods hand a message the
-// direct encoder gives up on (one with an extension set, deep inside)
-// to the walk at once: proto.Marshal tries the direct encoder once (in
-// Size; Marshal with the cached sizes sees the count left incomplete),
-// proto.Size once, and Marshal without cached sizes once; and all give
-// the bytes of the dynamicpb twin.
+// direct encoder gives up on (one with an extension it leaves to the
+// walk) to the walk at once: proto.Marshal tries the
+// direct encoder once (in Size; Marshal with the cached sizes sees the
+// count left incomplete), proto.Size once, and Marshal without cached
+// sizes once; and all give the bytes of the dynamicpb twin.
 func TestGivenUpOnce(t *testing.T) {
 	attempts := 0
 	dynamic.SetOnEncode(func() { attempts++ })
 	defer dynamic.SetOnEncode(nil)
-	checked := 0
-	for _, tw := range scalarExtended() {
-		xd := tw.DynExts[0].TypeDescriptor().Descriptor()
-		// The extended type three levels down: a message field of a
-		// message field of the top message, where the test schemas
-		// have one.
-		inner := dynamic.NewMessage(tw.Dyn.Descriptor())
-		inner.Set(dynamic.NewExtensionType(xd).TypeDescriptor(), xd.Default())
-		twin := dynamicpb.NewMessage(tw.Dyn.Descriptor())
-		twin.Set(tw.DynExts[0].TypeDescriptor(), xd.Default())
-		var top *dynamic.Message
-		var topTwin *dynamicpb.Message
-		fds := tw.Dyn.Descriptor().Fields()
-		for i := range fds.Len() {
-			fd := fds.Get(i)
-			if fd.Message() == tw.Dyn.Descriptor() && !fd.IsList() && !fd.IsMap() {
-				top = dynamic.NewMessage(tw.Dyn.Descriptor())
-				top.Mutable(fd).Message().Set(fd, protoreflect.ValueOfMessage(inner))
-				topTwin = dynamicpb.NewMessage(tw.Dyn.Descriptor())
-				topTwin.Mutable(fd).Message().Set(fd, protoreflect.ValueOfMessage(twin))
-				break
-			}
-		}
-		if top == nil {
-			top, topTwin = inner, twin
-		}
-		want, err := proto.MarshalOptions{AllowPartial: true}.Marshal(topTwin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range []struct {
-			name string
-			run  func() ([]byte, error)
-		}{
-			{"proto.Marshal", func() ([]byte, error) { return proto.MarshalOptions{AllowPartial: true}.Marshal(top) }},
-			{"proto.Size", func() ([]byte, error) {
-				if n := proto.Size(top); n != len(want) {
-					return nil, fmt.Errorf("size %d, want %d", n, len(want))
-				}
-				return want, nil
-			}},
-			{"Marshal", func() ([]byte, error) {
-				out, err := top.ProtoMethods().Marshal(protoiface.MarshalInput{Message: top})
-				return out.Buf, err
-			}},
-		} {
-			attempts = 0
-			got, err := c.run()
-			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("%v: %s: % x, %v; want % x", tw.Name, c.name, got, err, want)
-			}
-			if attempts != 1 {
-				t.Errorf("%v: %s tried the direct encoder %d times, want once", tw.Name, c.name, attempts)
-			}
-		}
-		checked++
+	top, topTwin := foreignExtension(t)
+	want, err := proto.MarshalOptions{AllowPartial: true}.Marshal(topTwin)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if checked == 0 {
-		t.Fatal("no test message type with a scalar extension")
+	for _, c := range []struct {
+		name string
+		run  func() ([]byte, error)
+	}{
+		{"proto.Marshal", func() ([]byte, error) { return proto.MarshalOptions{AllowPartial: true}.Marshal(top) }},
+		{"proto.Size", func() ([]byte, error) {
+			if n := proto.Size(top); n != len(want) {
+				return nil, fmt.Errorf("size %d, want %d", n, len(want))
+			}
+			return want, nil
+		}},
+		{"Marshal", func() ([]byte, error) {
+			out, err := top.ProtoReflect().ProtoMethods().Marshal(protoiface.MarshalInput{Message: top.ProtoReflect()})
+			return out.Buf, err
+		}},
+	} {
+		attempts = 0
+		got, err := c.run()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: % x, %v; want % x", c.name, got, err, want)
+		}
+		if attempts != 1 {
+			t.Errorf("%s tried the direct encoder %d times, want once", c.name, attempts)
+		}
 	}
 }
 
@@ -401,8 +392,12 @@ func TestCachedSizes(t *testing.T) {
 	}
 
 	// An extension set after an encoding is written.
-	checked := false
-	for _, tw := range scalarExtended() {
+	extended := scalarExtended()
+	if len(extended) == 0 {
+		t.Fatal("no test message type with a scalar extension")
+	}
+	{
+		tw := extended[0]
 		xd := tw.DynExts[0].TypeDescriptor().Descriptor()
 		x := dynamic.NewMessage(tw.Dyn.Descriptor())
 		twin := dynamicpb.NewMessage(tw.Dyn.Descriptor())
@@ -417,11 +412,6 @@ func TestCachedSizes(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) || len(want) == 0 {
 			t.Fatalf("%v: an extension set after an encoding: % x, %v; want % x", tw.Name, got, err, want)
 		}
-		checked = true
-		break
-	}
-	if !checked {
-		t.Fatal("no test message type with a scalar extension")
 	}
 }
 

@@ -86,11 +86,9 @@ func (mg *merger) message(dst, src *Message, depth int) {
 			}
 		}
 	}
-	if ext := src.exts(); len(ext) > 0 {
-		for _, x := range ext {
-			if extensionSet(x.fd, x.v) {
-				mergeExtension(dst, x.fd, x.v)
-			}
+	for _, x := range src.exts() {
+		if extensionSet(x.fd, x.v) {
+			mergeExtension(dst, x.fd, x.v)
 		}
 	}
 	if u := src.GetUnknown(); len(u) > 0 {

@@ -1,7 +1,9 @@
 package dynamic
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
@@ -44,8 +46,9 @@ type Message struct {
 
 // rare is the part of a Message's state that most messages lack.
 type rare struct {
-	// ext holds the extensions set, by number; nil until one is.
-	ext     map[protoreflect.FieldNumber]extension
+	// ext holds the extensions set, in ascending number (the order
+	// they are written in); nil until one is.
+	ext     []extension
 	unknown protoreflect.RawFields
 }
 
@@ -82,23 +85,55 @@ func (m *Message) maps() []*dmap {
 	return slots.Part[*dmap](m.block, &m.shape.slots, int(classMap))
 }
 
-// exts returns m's extensions by number, or nil.
-func (m *Message) exts() map[protoreflect.FieldNumber]extension {
+// exts returns m's extensions in ascending number, or nil.
+func (m *Message) exts() []extension {
 	if m.rare == nil {
 		return nil
 	}
 	return m.rare.ext
 }
 
-// setExt stores x as the extension numbered num.
-func (m *Message) setExt(num protoreflect.FieldNumber, x extension) {
+// ext returns the extension numbered num, if m has one.
+func (m *Message) ext(num protoreflect.FieldNumber) (extension, bool) {
+	xs := m.exts()
+	if i, ok := findExt(xs, num); ok {
+		return xs[i], true
+	}
+	return extension{}, false
+}
+
+// findExt returns the index of the extension numbered num in xs, sorted
+// by number, or where it would go.
+func findExt(xs []extension, num protoreflect.FieldNumber) (int, bool) {
+	if n := len(xs); n == 0 || xs[n-1].num < num {
+		return n, false // the common case of a decode: in order
+	}
+	return slices.BinarySearchFunc(xs, num, func(x extension, num protoreflect.FieldNumber) int {
+		return cmp.Compare(x.num, num)
+	})
+}
+
+// setExt stores x as the extension numbered x.num.
+func (m *Message) setExt(x extension) {
 	if m.rare == nil {
 		m.rare = new(rare)
 	}
-	if m.rare.ext == nil {
-		m.rare.ext = make(map[protoreflect.FieldNumber]extension)
+	i, ok := findExt(m.rare.ext, x.num)
+	if ok {
+		m.rare.ext[i] = x
+		return
 	}
-	m.rare.ext[num] = x
+	m.rare.ext = slices.Insert(m.rare.ext, i, x)
+}
+
+// clearExt removes the extension numbered num.
+func (m *Message) clearExt(num protoreflect.FieldNumber) {
+	if m.rare == nil {
+		return
+	}
+	if i, ok := findExt(m.rare.ext, num); ok {
+		m.rare.ext = slices.Delete(m.rare.ext, i, i+1)
+	}
 }
 
 // appendUnknown appends raw to m's unknown fields.
@@ -109,11 +144,12 @@ func (m *Message) appendUnknown(raw []byte) {
 	m.rare.unknown = append(m.rare.unknown, raw...)
 }
 
-// extension is a set extension field: the descriptor it was set with,
-// and its value.
+// extension is a set extension field: its number, the descriptor it was
+// set with, and its value.
 type extension struct {
-	fd protoreflect.FieldDescriptor
-	v  protoreflect.Value
+	num protoreflect.FieldNumber
+	fd  protoreflect.FieldDescriptor
+	v   protoreflect.Value
 }
 
 var (
@@ -288,8 +324,8 @@ func (m *Message) clearSlot(f *field) {
 }
 
 // Range calls f for every populated field, extensions included, until f
-// returns false: fields in the descriptor's order, then extensions in no
-// particular order. f may clear or set the field it is given, and no
+// returns false: fields in the descriptor's order, then extensions in
+// ascending number. f may clear or set the field it is given, and no
 // other.
 func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value) bool) {
 	if !m.IsValid() {
@@ -314,11 +350,14 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 			}
 		}
 	}
-	if ext := m.exts(); len(ext) > 0 { // ranging over a nil map still starts an iteration
-		for _, x := range ext {
-			if extensionSet(x.fd, x.v) && !f(x.fd, x.v) {
-				return
-			}
+	for i := 0; i < len(m.exts()); i++ {
+		x := m.exts()[i]
+		if extensionSet(x.fd, x.v) && !f(x.fd, x.v) {
+			return
+		}
+		// f may have cleared x, and the next one moved to i.
+		if xs := m.exts(); i >= len(xs) || xs[i].num != x.num {
+			i--
 		}
 	}
 }
@@ -358,7 +397,7 @@ func (m *Message) value(f *field) protoreflect.Value {
 func (m *Message) Has(fd protoreflect.FieldDescriptor) bool {
 	f := m.field(fd)
 	if f == nil {
-		x, ok := m.exts()[fd.Number()]
+		x, ok := m.ext(fd.Number())
 		return ok && x.fd == fd && extensionSet(fd, x.v)
 	}
 	return m.IsValid() && m.has(f, fd.Index())
@@ -370,9 +409,7 @@ func (m *Message) Has(fd protoreflect.FieldDescriptor) bool {
 func (m *Message) Clear(fd protoreflect.FieldDescriptor) {
 	f := m.field(fd)
 	if f == nil {
-		if m.rare != nil {
-			delete(m.rare.ext, fd.Number())
-		}
+		m.clearExt(fd.Number())
 		return
 	}
 	if !m.IsValid() {
@@ -398,7 +435,7 @@ func (m *Message) Clear(fd protoreflect.FieldDescriptor) {
 func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	f := m.field(fd)
 	if f == nil {
-		if x, ok := m.exts()[fd.Number()]; ok && x.fd == fd {
+		if x, ok := m.ext(fd.Number()); ok && x.fd == fd {
 			return x.v
 		}
 		return fd.(protoreflect.ExtensionTypeDescriptor).Type().Zero()
@@ -515,7 +552,7 @@ func (m *Message) setExtension(fd protoreflect.FieldDescriptor, v protoreflect.V
 	if !valid {
 		wrongType(fd, v)
 	}
-	m.setExt(fd.Number(), extension{fd, v})
+	m.setExt(extension{fd.Number(), fd, v})
 }
 
 // Mutable returns a mutable reference to fd, a message, list or map
@@ -533,11 +570,11 @@ func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	}
 	if f == nil {
 		num := fd.Number()
-		if x, ok := m.exts()[num]; ok && x.fd == fd {
+		if x, ok := m.ext(num); ok && x.fd == fd {
 			return x.v
 		}
 		v := fd.(protoreflect.ExtensionTypeDescriptor).Type().New()
-		m.setExt(num, extension{fd, v})
+		m.setExt(extension{num, fd, v})
 		return v
 	}
 	switch f.class {

@@ -41,8 +41,8 @@
 // layout walk instead, with every guarantee below; dynamicpb messages
 // always take it. Messages of package dynamic are written straight from
 // their storage by that package's direct encoder, with the same bytes and
-// guarantees, and whatever it does not take (extensions, errors, extreme
-// depth) goes to the checked walk.
+// guarantees, and whatever it does not take (errors, extreme depth, a
+// value of another implementation) goes to the checked walk.
 //
 // # How it works
 //
