@@ -51,8 +51,9 @@
 //     with NewField, NewElement, NewValue and Mutable are such.
 //   - A list or map Set to a field must be one that NewField or Mutable
 //     returned for that field descriptor, as in dynamicpb.
-//   - Range visits fields in the descriptor's order, then extensions;
-//     dynamicpb's order varies. The order is unspecified in both.
+//   - Range visits fields in the descriptor's order, then extensions in
+//     ascending number; dynamicpb's order varies. protoreflect leaves the
+//     order unspecified.
 //   - A value of another category than the field's (a string for an
 //     integer field) panics with protoreflect's message rather than one
 //     naming the field.
