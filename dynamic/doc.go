@@ -17,11 +17,10 @@
 // at run time. It encodes and decodes at about the speed of generated
 // code, where dynamicpb takes the proto package's reflection path both
 // ways (the measured numbers are in the repository's
-// benchmarks/README.md), and proto.Merge and proto.Clone copy it over its
-// storage. Keep dynamicpb where a field must hold a message of another
-// implementation (Set accepts only this package's messages for message
-// fields), or where the work is mostly proto.Equal or Range, which go
-// through reflection on both.
+// benchmarks/README.md), proto.Merge, proto.Clone and proto.Equal work
+// over its storage, and Range reads it directly. Keep dynamicpb where a
+// field must hold a message of another implementation (Set accepts only
+// this package's messages for message fields).
 //
 // # Storage
 //
@@ -126,9 +125,18 @@
 // chunks, as an Unmarshal's do. A source of another implementation, such
 // as a dynamicpb message, is merged through reflection. A message that
 // contains itself panics with an error saying so, rather than recurse
-// until the stack overflows, as reflection does. proto.Equal
-// still works on a Message through reflection, as on a dynamicpb
-// message.
+// until the stack overflows, as reflection does.
+//
+// # Comparing
+//
+// ProtoMethods offers Equal: proto.Equal of two Messages compares their
+// storage, with the rules protoreflect's Value.Equal applies otherwise (the
+// same descriptor; the same populated fields and extensions, extensions set
+// with the same descriptors; floating-point values with ==, but NaN equal
+// to NaN; bytes with bytes.Equal; unknown fields equal as bytes or as the
+// same records for each field number in the same order). Two messages that
+// contain themselves panic with an error saying so, rather than recurse
+// until the stack overflows.
 //
 // # Concurrency
 //

@@ -17,7 +17,8 @@ import (
 // which the encoder recognises (internal/dynhook) so that it walks a
 // Message itself instead of calling these methods, which call it. Size
 // and Marshal encode (this file); Unmarshal and CheckInitialized decode
-// and check (decode*.go); Merge merges (merge.go).
+// and check (decode*.go); Merge merges (merge.go); Equal compares
+// (equal.go).
 var methods = &protoiface.Methods{
 	Flags:            protoiface.SupportMarshalDeterministic | protoiface.SupportUnmarshalDiscardUnknown,
 	Size:             size,
@@ -25,6 +26,7 @@ var methods = &protoiface.Methods{
 	Unmarshal:        unmarshal,
 	CheckInitialized: checkInitializedMethod,
 	Merge:            merge,
+	Equal:            equal,
 }
 
 func init() {

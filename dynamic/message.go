@@ -217,8 +217,8 @@ func (m *Message) Interface() protoreflect.ProtoMessage { return m }
 // decode into and check its storage directly, so that proto.Marshal,
 // proto.Size, proto.Unmarshal and proto.CheckInitialized do, and Merge
 // copies a Message of the same type field by field, so that proto.Merge
-// and proto.Clone do. Every Message returns the same pointer. Equal
-// works on a Message through reflection.
+// and proto.Clone do, and Equal compares two Messages' storage, so that
+// proto.Equal does. Every Message returns the same pointer.
 func (m *Message) ProtoMethods() *protoiface.Methods { return methods }
 
 // field returns the record of fd, a field of m's type, or nil if fd is
