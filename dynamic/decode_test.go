@@ -457,8 +457,8 @@ func TestUnmarshalMessageSet(t *testing.T) {
 
 // FuzzUnmarshal decodes arbitrary bytes into a dynamicpb and a dynamic
 // message of every test type: both must fail or both succeed, and then
-// encode to the same bytes; the dynamic message's Clone and Merge are
-// checked too (checkMerge).
+// encode to the same bytes; the dynamic message's Clone, Merge and Equal
+// are checked too (checkMerge).
 func FuzzUnmarshal(f *testing.F) {
 	twins := protobuftest.Twins()
 	for i, tw := range twins {
@@ -491,7 +491,7 @@ func FuzzUnmarshal(f *testing.F) {
 // checkMerge checks proto.Clone and proto.Merge on m: a clone encodes as
 // m does, and m merged into a clone of itself as the two encodings of m
 // one after the other decode (which is what merging means for protocol
-// buffers).
+// buffers); and Equal on them against protoreflect's comparison.
 func checkMerge(t testing.TB, m *dynamic.Message) {
 	t.Helper()
 	md := m.Descriptor()
@@ -512,6 +512,12 @@ func checkMerge(t testing.TB, m *dynamic.Message) {
 	want, _ := partialMarshal.Marshal(twice)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%v: Merge into a clone differs from decoding the encoding twice:\n%s", md.FullName(), protobuftest.FirstDiff(got, want, md))
+	}
+	// And Equal agrees with protoreflect's comparison on them.
+	for _, p := range [][2]protoreflect.Message{{c.ProtoReflect(), twice}, {m, twice}, {m, proto.Clone(m).ProtoReflect()}} {
+		if fastEqual(p[0], p[1]) != reflectEqual(p[0], p[1]) {
+			t.Fatalf("%v: Equal disagrees with protoreflect", md.FullName())
+		}
 	}
 }
 
