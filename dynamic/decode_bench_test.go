@@ -115,6 +115,12 @@ func BenchmarkUnmarshal(b *testing.B) {
 // (which merges into a new message), for the generated type, dynamicpb
 // and dynamic.
 func BenchmarkClone(b *testing.B) {
+	eachDecoded(b, func(m proto.Message) { proto.Clone(m) })
+}
+
+// eachDecoded runs op in the benchmark loop on each input decoded into
+// each implementation.
+func eachDecoded(b *testing.B, op func(proto.Message)) {
 	for _, bc := range decodeBenches(b) {
 		for _, impl := range bc.implementations() {
 			b.Run(bc.name+"/"+impl.name, func(b *testing.B) {
@@ -125,7 +131,7 @@ func BenchmarkClone(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(bc.data)))
 				for b.Loop() {
-					proto.Clone(m)
+					op(m)
 				}
 			})
 		}
@@ -159,20 +165,7 @@ func BenchmarkEqual(b *testing.B) {
 // BenchmarkRangeTree visits every populated field of each decoded input,
 // nested messages included, with Range.
 func BenchmarkRangeTree(b *testing.B) {
-	for _, bc := range decodeBenches(b) {
-		for _, impl := range bc.implementations() {
-			b.Run(bc.name+"/"+impl.name, func(b *testing.B) {
-				m := impl.new()
-				if err := proto.Unmarshal(bc.data, m); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				for b.Loop() {
-					rangeTree(m.ProtoReflect())
-				}
-			})
-		}
-	}
+	eachDecoded(b, func(m proto.Message) { rangeTree(m.ProtoReflect()) })
 }
 
 // rangeTree visits every populated field of m and of the messages it
