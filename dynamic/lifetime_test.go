@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -22,6 +23,44 @@ func collect(want int) int {
 			return n
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// collectExtensions runs the collector until the direct encoder's cache
+// of extension records holds at most want, or a few seconds have passed,
+// and returns the count.
+func collectExtensions(want int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		runtime.GC()
+		if n := extFields.Len(); n <= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestExtensionRecordsReleased checks that the direct encoder's records
+// of the extensions of a dropped schema leave their cache.
+func TestExtensionRecordsReleased(t *testing.T) {
+	base := collectExtensions(0)
+	for range 4 {
+		fd, err := protodesc.NewFile(protodesc.ToFileDescriptorProto(test2pb.File_protobuftest_proto_test2_proto), protoregistry.GlobalFiles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xd := fd.Extensions().ByName("optional_int32_extension")
+		m := NewMessage(xd.ContainingMessage())
+		m.Set(NewExtensionType(xd).TypeDescriptor(), protoreflect.ValueOfInt32(1))
+		if b, err := proto.Marshal(m); err != nil || len(b) == 0 {
+			t.Fatalf("% x, %v", b, err)
+		}
+	}
+	if extFields.Len() <= base {
+		t.Fatal("the direct encoder cached no extension record")
+	}
+	if n := collectExtensions(base); n > base {
+		t.Fatalf("%d extension records cached after dropping their schemas, want at most %d", n, base)
 	}
 }
 
