@@ -1196,7 +1196,7 @@ type encField struct {
 	// tag holds the field's key, tagLen bytes of it (at most 5).
 	tagLen    uint8
 	tag       [maxTagLen]byte
-	index     int32 // in the descriptor's Fields; the touched bit
+	index     int32 // in the descriptor's Fields
 	slot, bit int32 // as in field
 	more      *encMore
 }

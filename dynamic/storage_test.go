@@ -16,10 +16,14 @@ import (
 )
 
 // A Message header is five words (descriptor, shape, block, rare) and
-// the direct encoder's size stamp (8 bytes), and a list six words
-// (descriptor, its one slice, kind and validity).
+// the direct encoder's size stamp (8 bytes), a list six words
+// (descriptor, its one slice, kind and validity), and the direct
+// encoder's record of a field 24 bytes and a word.
 func TestHeaderSizes(t *testing.T) {
 	word := reflect.TypeFor[uintptr]().Size()
+	if got := reflect.TypeFor[encField]().Size(); got != 24+word {
+		t.Errorf("encField is %d bytes, want %d", got, 24+word)
+	}
 	if got := reflect.TypeFor[Message]().Size(); got != 5*word+8 {
 		t.Errorf("Message is %d bytes, want %d", got, 5*word+8)
 	}
