@@ -78,6 +78,24 @@ var epochs atomic.Uint64
 // seldom touch the shared counter.
 const epochBlock = 1 << 12
 
+// maxDirectSize is the largest size the direct encoder counts (larger
+// messages go to the walk): far enough below the largest int32 that a
+// size within it, with a key and a length prefix added, cannot overflow
+// an int of 32 bits. Where int has 32 bits, the size pass adds a size
+// that may be large (a nested message's, a list's, a map's, a string's,
+// as one string or message may be held many times) only after checking
+// that the total stays within the limit (fits), so that its sums never
+// wrap; with 64 bits they cannot wrap before the check of each message's
+// total.
+const maxDirectSize = math.MaxInt32 - 64
+
+// is32 is set where int has 32 bits.
+const is32 = bits.UintSize == 32
+
+// fits reports whether x more bytes keep a count of n bytes within the
+// call's limit (n may be up to a key and a length prefix above it).
+func (e *enc) fits(n, x int) bool { return x <= e.maxSize-n }
+
 // maxDirectDepth is the deepest nesting the direct encoder follows, its
 // recursion bounded whatever MaxDepth says: deeper messages are left to
 // the walk, whose frames are on the heap.
@@ -162,7 +180,7 @@ func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int
 		onEncode()
 	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		limit: min(o.MaxDepth, maxDirectDepth), maxSize: o.MaxSize}
+		limit: min(o.MaxDepth, maxDirectDepth), maxSize: min(o.MaxSize, maxDirectSize)}
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
@@ -230,7 +248,7 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	if stamp&1 == 0 {
 		return b, false
 	}
-	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: math.MaxInt32}
+	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: maxDirectSize}
 	out, _, ok := e.finish(b, m, n)
 	return out, ok
 }
@@ -295,6 +313,9 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
+				if is32 && !e.fits(n, len(x)) {
+					return 0, false
+				}
 				n += int(f.tagLen) + protowire.SizeBytes(len(x))
 			case opMessage:
 				c := m.msgs()[f.slot]
@@ -302,13 +323,13 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 					continue
 				}
 				x, ok := e.size(c, depth+1)
-				if !ok {
+				if !ok || is32 && !e.fits(n, x) {
 					return 0, false
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(x)
 			default:
 				x, ok := e.sizeField(m, words, f, depth)
-				if !ok {
+				if !ok || is32 && !e.fits(n, x) {
 					return 0, false
 				}
 				n += x
@@ -318,19 +339,22 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		// In a function of its own, so that the closure does not keep n
 		// in memory in the loop above.
 		x, ok := e.sizeWide(m, words, p, depth)
-		if !ok {
+		if !ok || is32 && !e.fits(n, x) {
 			return 0, false
 		}
 		n += x
 	}
 	if len(p.oneofs) > 0 {
 		x, ok := e.sizeOneofs(m, words, p, depth)
-		if !ok {
+		if !ok || is32 && !e.fits(n, x) {
 			return 0, false
 		}
 		n += x
 	}
 	if rare != nil {
+		if is32 && !e.fits(n, len(rare.unknown)) {
+			return 0, false
+		}
 		n += len(rare.unknown)
 	}
 	if n > e.maxSize {
@@ -347,7 +371,7 @@ func (e *enc) sizeOneofs(m *Message, words []uint64, p *encProgram, depth int) (
 	for _, o := range p.oneofs {
 		if c := words[o]; c != 0 {
 			x, ok := e.sizeField(m, words, &p.fields[p.position[c-1]], depth)
-			if !ok {
+			if !ok || is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += x
@@ -362,8 +386,11 @@ func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, depth int) (in
 	n := 0
 	ok := p.eachWide(words, m.shape, func(f *encField) bool {
 		x, ok := e.sizeField(m, words, f, depth)
+		if !ok || is32 && !e.fits(n, x) {
+			return false
+		}
 		n += x
-		return ok
+		return true
 	})
 	return n, ok
 }
@@ -441,13 +468,13 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if !f.present(words, x != "") {
 			return 0, true
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(x)), true
+		return int(f.tagLen) + protowire.SizeBytes(len(x)), !is32 || len(x) <= e.maxSize
 	case opBytes:
 		x := m.bytes()[f.slot]
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(x)), true
+		return int(f.tagLen) + protowire.SizeBytes(len(x)), !is32 || len(x) <= e.maxSize
 	case opMessage, opGroup:
 		c := m.msgs()[f.slot]
 		if c == nil {
@@ -506,16 +533,22 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 	switch f.elem {
 	case opString:
 		for _, x := range l.strs() {
+			if is32 && !e.fits(n, len(x)) {
+				return 0, false
+			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
 	case opBytes:
 		for _, x := range l.bytes() {
+			if is32 && !e.fits(n, len(x)) {
+				return 0, false
+			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
 	case opMessage, opGroup:
 		for _, c := range l.msgs() {
 			x, ok := e.size(c, depth+1)
-			if !ok {
+			if !ok || is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + wrapSize(f, f.elem, x)
@@ -575,7 +608,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 	if mp.strs != nil {
 		for k, v := range mp.strs {
 			x, ok := e.entrySize(f, 0, k, v, depth)
-			if !ok {
+			if !ok || is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
@@ -583,7 +616,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 	} else {
 		for k, v := range mp.words {
 			x, ok := e.entrySize(f, k, "", v, depth)
-			if !ok {
+			if !ok || is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
@@ -601,14 +634,23 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
 	n := 2 // the keys of fields 1 and 2
 	if f.more.key == opString {
+		if is32 && !e.fits(n, len(s)) {
+			return 0, false
+		}
 		n += protowire.SizeBytes(len(s))
 	} else {
 		n += scalarSize(f.more.key, w)
 	}
 	switch f.elem {
 	case opString:
+		if is32 && !e.fits(n, len(v.String())) {
+			return 0, false
+		}
 		n += protowire.SizeBytes(len(v.String()))
 	case opBytes:
+		if is32 && !e.fits(n, len(v.Bytes())) {
+			return 0, false
+		}
 		n += protowire.SizeBytes(len(v.Bytes()))
 	case opMessage:
 		c, ok := v.Message().(*Message)
@@ -616,7 +658,7 @@ func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, d
 			return 0, false
 		}
 		x, ok := e.size(c, depth+2)
-		if !ok {
+		if !ok || is32 && !e.fits(n, x) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(x)
@@ -1059,7 +1101,7 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 			continue
 		}
 		k, ok := e.sizeExtension(extField(x.fd), x.v, depth)
-		if !ok {
+		if !ok || is32 && !e.fits(n, k) {
 			return 0, false
 		}
 		n += k
@@ -1075,9 +1117,9 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, bool) {
 	switch f.op {
 	case opString:
-		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), true
+		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), !is32 || len(v.String()) <= e.maxSize
 	case opBytes:
-		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), true
+		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), !is32 || len(v.Bytes()) <= e.maxSize
 	case opMessage, opGroup:
 		c, ok := v.Message().(*Message)
 		if !ok {
