@@ -31,9 +31,6 @@ import (
 // (false in purego builds, which allocate each block on its own).
 const Chunked = true
 
-// MaxParts is the most parts a Layout has.
-const MaxParts = 8
-
 // A Layout is the shape of a block: each part's element type and length.
 // The zero Layout has no parts. A Layout is immutable once built and may
 // be shared.
@@ -42,19 +39,16 @@ type Layout struct {
 	// size.
 	typ  reflect.Type
 	size uintptr
-	// offs and lens are each part's offset in the block and length.
+	// offs are each part's offset in the block.
 	offs [MaxParts]uintptr
-	lens [MaxParts]int
-	// types are the parts' element types.
-	types [MaxParts]reflect.Type
-	n     int
+	parts
 }
 
 // NewLayout returns the layout of blocks whose part i holds lens[i]
 // values of types[i]. It panics if the two differ in length, if there
 // are more than MaxParts, or if a length is negative.
 func NewLayout(types []reflect.Type, lens []int) Layout {
-	l := newLayout(types, lens)
+	l := Layout{parts: newParts(types, lens)}
 	var fields []reflect.StructField
 	var parts []int
 	// Parts holding pointers first, so that the block's pointer-free
@@ -130,9 +124,6 @@ func (l *Layout) New() Block {
 	return Block{reflect.New(l.typ).UnsafePointer()}
 }
 
-// Len returns the length of part i.
-func (l *Layout) Len(i int) int { return l.lens[i] }
-
 // Part returns part i of b, a block of l, whose elements must be of the
 // type l was given for part i (T is not checked against it). It returns
 // nil for a part of length 0 or a nil block.
@@ -192,22 +183,6 @@ func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block {
 		c.free = unsafe.Add(p, l.size)
 	}
 	return Block{p}
-}
-
-// newLayout checks the arguments of NewLayout and records them.
-func newLayout(types []reflect.Type, lens []int) Layout {
-	if len(types) != len(lens) || len(types) > MaxParts {
-		panic("slots: bad layout")
-	}
-	var l Layout
-	l.n = len(types)
-	for i, t := range types {
-		if lens[i] < 0 {
-			panic("slots: negative part length")
-		}
-		l.types[i], l.lens[i] = t, lens[i]
-	}
-	return l
 }
 
 // A Vec holds one slice of any element type in three words, a slice

@@ -8,9 +8,6 @@ package slots
 
 import "reflect"
 
-// MaxParts is the most parts a Layout has.
-const MaxParts = 8
-
 // Chunked reports whether a Chunk cuts blocks from larger allocations
 // (false in purego builds, which allocate each block on its own).
 const Chunked = false
@@ -19,27 +16,14 @@ const Chunked = false
 // The zero Layout has no parts. A Layout is immutable once built and may
 // be shared.
 type Layout struct {
-	lens  [MaxParts]int
-	types [MaxParts]reflect.Type
-	n     int
+	parts
 }
 
 // NewLayout returns the layout of blocks whose part i holds lens[i]
 // values of types[i]. It panics if the two differ in length, if there
 // are more than MaxParts, or if a length is negative.
 func NewLayout(types []reflect.Type, lens []int) Layout {
-	if len(types) != len(lens) || len(types) > MaxParts {
-		panic("slots: bad layout")
-	}
-	var l Layout
-	l.n = len(types)
-	for i, t := range types {
-		if lens[i] < 0 {
-			panic("slots: negative part length")
-		}
-		l.types[i], l.lens[i] = t, lens[i]
-	}
-	return l
+	return Layout{newParts(types, lens)}
 }
 
 // A Block is the storage of one message, laid out by a Layout; the zero
@@ -62,9 +46,6 @@ func (l *Layout) New() Block {
 	}
 	return Block{parts}
 }
-
-// Len returns the length of part i.
-func (l *Layout) Len(i int) int { return l.lens[i] }
 
 // Part returns part i of b, a block of l, whose elements must be of the
 // type l was given for part i. It returns nil for a part of length 0 or a
