@@ -13,32 +13,25 @@ import (
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 )
 
-// collect runs the collector until the shape cache holds at most want
-// shapes or a few seconds have passed, and returns the count.
-func collect(want int) int {
+// collectUntil runs the collector until count reports at most want, or a
+// few seconds have passed, and returns the last count.
+func collectUntil(count func() int, want int) int {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		runtime.GC()
-		if n := cached(); n <= want || time.Now().After(deadline) {
+		if n := count(); n <= want || time.Now().After(deadline) {
 			return n
 		}
 		time.Sleep(time.Millisecond)
 	}
 }
 
-// collectExtensions runs the collector until the direct encoder's cache
-// of extension records holds at most want, or a few seconds have passed,
-// and returns the count.
-func collectExtensions(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		runtime.GC()
-		if n := extFields.Len(); n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+// collect does so for the shape cache.
+func collect(want int) int { return collectUntil(cached, want) }
+
+// collectExtensions does so for the direct encoder's cache of extension
+// records.
+func collectExtensions(want int) int { return collectUntil(extFields.Len, want) }
 
 // TestExtensionRecordsReleased checks that the direct encoder's records
 // of the extensions of a dropped schema leave their cache.
