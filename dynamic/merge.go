@@ -29,7 +29,9 @@ import (
 // allocations per kind of storage, not several per message.
 
 // merge implements protoiface.Methods.Merge. It merges only a *Message
-// into a *Message of the same descriptor, and reports the merge
+// into a *Message of the same descriptor (whose storage is laid out
+// alike, by the same shape or one built from that descriptor again where
+// the shape cache cannot hold it), and reports the merge
 // incomplete (having changed nothing) for any other source, or a
 // read-only destination, which the proto package then merges through
 // reflection (where a read-only destination panics).
@@ -39,18 +41,12 @@ func merge(in protoiface.MergeInput) protoiface.MergeOutput {
 		return protoiface.MergeOutput{}
 	}
 	src, ok := in.Source.(*Message)
-	if !ok || src == nil || !sameType(dst, src) {
+	if !ok || src == nil || dst.desc != src.desc {
 		return protoiface.MergeOutput{}
 	}
 	mg := new(merger)
 	mg.message(dst, src, 0)
 	return protoiface.MergeOutput{Flags: protoiface.MergeComplete}
-}
-
-// sameType reports whether dst and src are of one descriptor, so that
-// their storage is laid out alike.
-func sameType(dst, src *Message) bool {
-	return dst.desc == src.desc && dst.shape == src.shape
 }
 
 // merger is one Merge call: the arena its new values come from.
@@ -142,7 +138,7 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 // then holds a message of another load of the schema, which Set accepts
 // by its name).
 func (mg *merger) into(d, c *Message, depth int) {
-	if !sameType(d, c) {
+	if d.desc != c.desc {
 		panic(errorf("%v: merging a message into one of another descriptor of that name", c.desc.FullName()))
 	}
 	mg.message(d, c, depth)
