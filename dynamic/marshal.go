@@ -1100,7 +1100,7 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 		if !extensionSet(x.fd, x.v) {
 			continue
 		}
-		k, ok := e.sizeExtension(extField(x.fd), x.v, depth)
+		k, ok := e.sizeExtension(x.rec, x.v, depth)
 		if !ok || is32 && !e.fits(n, k) {
 			return 0, false
 		}
@@ -1153,7 +1153,7 @@ func (e *enc) appendExtensions(b []byte, xs []extension, depth int) ([]byte, boo
 		if !extensionSet(x.fd, x.v) {
 			continue
 		}
-		if b, ok = e.appendExtension(b, extField(x.fd), x.v, depth); !ok {
+		if b, ok = e.appendExtension(b, x.rec, x.v, depth); !ok {
 			return b, false
 		}
 	}

@@ -115,6 +115,7 @@ func findExt(xs []extension, num protoreflect.FieldNumber) (int, bool) {
 
 // setExt stores x as the extension numbered x.num.
 func (m *Message) setExt(x extension) {
+	x.rec = extField(x.fd)
 	if m.rare == nil {
 		m.rare = new(rare)
 	}
@@ -145,11 +146,14 @@ func (m *Message) appendUnknown(raw []byte) {
 }
 
 // extension is a set extension field: its number, the descriptor it was
-// set with, and its value.
+// set with, its value, and the direct encoder's record of it (found once,
+// when the extension is stored, rather than by each pass of each
+// encoding).
 type extension struct {
 	num protoreflect.FieldNumber
 	fd  protoreflect.FieldDescriptor
 	v   protoreflect.Value
+	rec *encField
 }
 
 var (
@@ -552,7 +556,7 @@ func (m *Message) setExtension(fd protoreflect.FieldDescriptor, v protoreflect.V
 	if !valid {
 		wrongType(fd, v)
 	}
-	m.setExt(extension{fd.Number(), fd, v})
+	m.setExt(extension{num: fd.Number(), fd: fd, v: v})
 }
 
 // Mutable returns a mutable reference to fd, a message, list or map
@@ -574,7 +578,7 @@ func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
 			return x.v
 		}
 		v := fd.(protoreflect.ExtensionTypeDescriptor).Type().New()
-		m.setExt(extension{num, fd, v})
+		m.setExt(extension{num: num, fd: fd, v: v})
 		return v
 	}
 	switch f.class {
