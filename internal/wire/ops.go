@@ -1,0 +1,219 @@
+package wire
+
+import (
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// DefaultMaxDepth is the default nesting limit of every pass that follows
+// nested messages: proto.Unmarshal's default recursion limit, so that
+// whatever is written under it decodes under proto.Unmarshal's defaults.
+// It is also the deepest level a recursive pass follows on the goroutine
+// stack.
+const DefaultMaxDepth = 10000
+
+// An Op is how the field program writes a field, or one of its values:
+// the one classification of a field's kind and cardinality that the
+// encoders, the Writer and the decoder share (internal/layout compiles
+// it into every field record).
+//
+// The scalar ops write a word: a scalar value in the uint64 that Word
+// makes of it (and WireWord of its wire form), so that one size and one
+// append rule serve every storage.
+type Op uint8
+
+const (
+	OpVarint   Op = iota // int32, int64, uint32, uint64, enum, bool: the word as a varint
+	OpZigzag32           // sint32: the word's low 32 bits, zigzag-encoded
+	OpZigzag64           // sint64: the word, zigzag-encoded
+	OpFixed32            // fixed32, sfixed32, float: the word's low 32 bits
+	OpFixed64            // fixed64, sfixed64, double: the word
+	OpString             // a length-prefixed string
+	OpBytes              // a length-prefixed byte string
+	OpMessage            // a length-prefixed message
+	OpGroup              // a message between a start-group and an end-group key
+	OpList               // a repeated field written value by value
+	OpPacked             // a repeated scalar field written as one packed record
+	OpMap                // a map field, one entry message per key
+)
+
+// IsScalar reports whether op writes a word (OpVarint to OpFixed64), the
+// values that a repeated field may pack.
+func (op Op) IsScalar() bool { return op <= OpFixed64 }
+
+// ValueOp returns the op of one value of kind k (never OpList, OpPacked
+// or OpMap).
+func ValueOp(k protoreflect.Kind) Op {
+	switch k {
+	case protoreflect.Sint32Kind:
+		return OpZigzag32
+	case protoreflect.Sint64Kind:
+		return OpZigzag64
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return OpFixed32
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return OpFixed64
+	case protoreflect.StringKind:
+		return OpString
+	case protoreflect.BytesKind:
+		return OpBytes
+	case protoreflect.MessageKind:
+		return OpMessage
+	case protoreflect.GroupKind:
+		return OpGroup
+	default:
+		return OpVarint
+	}
+}
+
+// Packable reports whether a repeated field of kind k may be written
+// packed (and so be read packed, whatever it declares).
+func Packable(k protoreflect.Kind) bool { return ValueOp(k).IsScalar() }
+
+// Word returns the word of v, a value of scalar kind k: what the scalar
+// ops write. Signed integers and enums are sign-extended to 64 bits, bools
+// are 0 or 1, floats are their IEEE bits (float32 in the low 32 bits).
+func Word(k protoreflect.Kind, v protoreflect.Value) uint64 {
+	switch k {
+	case protoreflect.BoolKind:
+		if v.Bool() {
+			return 1
+		}
+		return 0
+	case protoreflect.EnumKind:
+		return uint64(int64(v.Enum()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return uint64(int64(int32(v.Int())))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return uint64(v.Int())
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return uint64(uint32(v.Uint()))
+	case protoreflect.FloatKind:
+		return uint64(math.Float32bits(float32(v.Float())))
+	case protoreflect.DoubleKind:
+		return math.Float64bits(v.Float())
+	default:
+		return v.Uint()
+	}
+}
+
+// WireWord returns the word (as Word makes it) of a value of scalar kind
+// k read from the wire as x: a varint's value, or a fixed32 or fixed64
+// record's bits. Values out of their kind's range are cut to it as
+// proto.Unmarshal cuts them (an int32 takes the low 32 bits of its
+// varint).
+func WireWord(k protoreflect.Kind, x uint64) uint64 {
+	switch k {
+	case protoreflect.Int32Kind, protoreflect.EnumKind:
+		return uint64(int64(int32(x)))
+	case protoreflect.Sint32Kind:
+		return uint64(int64(int32(protowire.DecodeZigZag(x & math.MaxUint32))))
+	case protoreflect.Sint64Kind:
+		return uint64(protowire.DecodeZigZag(x))
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.FloatKind:
+		return uint64(uint32(x))
+	case protoreflect.Sfixed32Kind:
+		return uint64(int64(int32(uint32(x))))
+	case protoreflect.BoolKind:
+		if x != 0 {
+			return 1
+		}
+		return 0
+	default:
+		return x
+	}
+}
+
+// SizeWord returns the size of the word w written by the scalar op op,
+// without a key.
+func SizeWord(op Op, w uint64) int {
+	switch op {
+	case OpVarint:
+		return protowire.SizeVarint(w)
+	case OpZigzag32:
+		return protowire.SizeVarint(protowire.EncodeZigZag(int64(int32(w))))
+	case OpZigzag64:
+		return protowire.SizeVarint(protowire.EncodeZigZag(int64(w)))
+	case OpFixed32:
+		return 4
+	default:
+		return 8
+	}
+}
+
+// AppendWord appends the word w as the scalar op op writes it, without a
+// key: SizeWord(op, w) bytes.
+func AppendWord(b []byte, op Op, w uint64) []byte {
+	switch op {
+	case OpVarint:
+		return AppendVarint(b, w)
+	case OpZigzag32:
+		return AppendVarint(b, protowire.EncodeZigZag(int64(int32(w))))
+	case OpZigzag64:
+		return AppendVarint(b, protowire.EncodeZigZag(int64(w)))
+	case OpFixed32:
+		return protowire.AppendFixed32(b, uint32(w))
+	default:
+		return protowire.AppendFixed64(b, w)
+	}
+}
+
+// PackedSize returns the size of the body of a packed record of words
+// written by the scalar op op.
+func PackedSize(op Op, words []uint64) int {
+	switch op {
+	case OpFixed32:
+		return 4 * len(words)
+	case OpFixed64:
+		return 8 * len(words)
+	}
+	n := 0
+	for _, w := range words {
+		n += SizeWord(op, w)
+	}
+	return n
+}
+
+// AppendPackedWords appends the body of a packed record of words written
+// by the scalar op op: PackedSize(op, words) bytes.
+func AppendPackedWords(b []byte, op Op, words []uint64) []byte {
+	for _, w := range words {
+		b = AppendWord(b, op, w)
+	}
+	return b
+}
+
+// A KeyOrder is how deterministic encoding sorts a map's entries by key,
+// as proto.MarshalOptions{Deterministic: true} does: false before true,
+// integers by value, strings bytewise. Every encoder and the Writer sort
+// or check map keys by it.
+type KeyOrder uint8
+
+const (
+	OrderUnsigned KeyOrder = iota // unsigned integers and bools, by word
+	OrderSigned                   // signed integers, by word as int64
+	OrderString                   // strings, bytewise
+)
+
+// KeyOrderOf returns the order of map keys of kind k.
+func KeyOrderOf(k protoreflect.Kind) KeyOrder {
+	switch k {
+	case protoreflect.StringKind:
+		return OrderString
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind,
+		protoreflect.Sint64Kind, protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+		return OrderSigned
+	}
+	return OrderUnsigned
+}
+
+// Rank returns a number whose unsigned order is the key order of the
+// word w (as Word makes it) of an integer or bool key.
+func (o KeyOrder) Rank(w uint64) uint64 {
+	if o == OrderSigned {
+		return w ^ 1<<63
+	}
+	return w
+}
