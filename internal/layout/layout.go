@@ -37,7 +37,7 @@ package layout
 
 import (
 	"cmp"
-	"math"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -187,6 +187,22 @@ type Field struct {
 	// MapKey and MapValue describe a map field's entry fields.
 	MapKey, MapValue *Field
 
+	// Op is the field's operation in the field program: how the field is
+	// written (a scalar op, OpString, OpBytes, OpMessage or OpGroup for a
+	// singular field; OpList, OpPacked or OpMap for the others).
+	Op wire.Op
+	// Elem is the op of one value: Op for a singular field, the
+	// elements' op for a list, the values' op for a map.
+	Elem wire.Op
+	// KeyOrder is how deterministic encoding sorts a map field's
+	// entries; OrderUnsigned for other fields.
+	KeyOrder wire.KeyOrder
+	// Presence is how the field's set-ness is told.
+	Presence Presence
+	// TagWord holds Tag's bytes, little-endian, in its low len(Tag)
+	// bytes, for writers that store a key with one store.
+	TagWord uint64
+
 	// Name and FullName are the field's names.
 	Name     protoreflect.Name
 	FullName protoreflect.FullName
@@ -214,6 +230,32 @@ type Field struct {
 	// use and released with the record.
 	Aux atomic.Value
 }
+
+// Presence is how a field's set-ness is told: the one rule every storage
+// applies (IsSet for protoreflect values; each storage reads its own
+// flags).
+type Presence uint8
+
+const (
+	// PresenceImplicit: a scalar, string or bytes field without presence
+	// (proto3 without optional, editions IMPLICIT), set when its value is
+	// not zero (among floats only +0.0 is zero), so a zero value is never
+	// written.
+	PresenceImplicit Presence = iota
+	// PresenceFlag: a scalar, string or bytes field with explicit
+	// presence outside real oneofs (proto2 optional, proto3 optional,
+	// editions EXPLICIT, extensions), set when its storage's flag says
+	// so, zero values included.
+	PresenceFlag
+	// PresenceOneof: a member of a real oneof, set when the oneof's case
+	// names it, whatever its value.
+	PresenceOneof
+	// PresenceMessage: a singular message or group field, set when it
+	// holds a message.
+	PresenceMessage
+	// PresenceNonEmpty: a list or map, set when not empty.
+	PresenceNonEmpty
+)
 
 // Enum describes an enum type's values, for looking them up by name.
 type Enum struct {
@@ -301,29 +343,19 @@ func (l *Layout) NumberIndex() []uint32 { return l.byNumber }
 // with presence; a non-zero value of an implicit-presence field, where
 // only +0.0 is zero among floats.
 func (f *Field) IsSet(v protoreflect.Value) bool {
-	switch {
-	case f.Map:
-		return v.Map().Len() > 0
-	case f.List:
+	switch f.Presence {
+	case PresenceNonEmpty:
+		if f.Map {
+			return v.Map().Len() > 0
+		}
 		return v.List().Len() > 0
-	case f.Explicit:
-		return true
-	}
-	switch f.Kind {
-	case protoreflect.BoolKind:
-		return v.Bool()
-	case protoreflect.EnumKind:
-		return v.Enum() != 0
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
-		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return v.Int() != 0
-	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return v.Uint() != 0
-	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		return math.Float64bits(v.Float()) != 0
-	case protoreflect.StringKind:
-		return v.String() != ""
-	case protoreflect.BytesKind:
+	case PresenceImplicit:
+		if f.Op.IsScalar() {
+			return wire.Word(f.Kind, v) != 0
+		}
+		if f.Op == wire.OpString {
+			return v.String() != ""
+		}
 		return len(v.Bytes()) > 0
 	}
 	return true
@@ -578,6 +610,15 @@ func (b *builder) initField(f *Field, fd protoreflect.FieldDescriptor, index, on
 	f.WireType = wire.WireType(f.Kind)
 	f.FixedWidth = wire.FixedWidth(f.Kind)
 	f.Tag = wire.AppendTag(nil, f.Number, f.WireType)
+	f.Elem = wire.ValueOp(f.Kind)
+	switch {
+	case f.Packed:
+		f.Op = wire.OpPacked
+	case f.List:
+		f.Op = wire.OpList
+	default:
+		f.Op = f.Elem
+	}
 	if f.Group {
 		f.EndTag = wire.AppendTag(nil, f.Number, protowire.EndGroupType)
 	}
@@ -590,6 +631,19 @@ func (b *builder) initField(f *Field, fd protoreflect.FieldDescriptor, index, on
 			f.EnumDefault = d.Enum()
 		}
 	}
+	switch {
+	case f.List || f.Map:
+		f.Presence = PresenceNonEmpty
+	case f.IsMessage():
+		f.Presence = PresenceMessage
+	case f.Oneof >= 0:
+		f.Presence = PresenceOneof
+	case f.Explicit:
+		f.Presence = PresenceFlag
+	}
+	var word [8]byte
+	copy(word[:], f.Tag)
+	f.TagWord = binary.LittleEndian.Uint64(word[:])
 	if f.Map {
 		f.Kind = protoreflect.MessageKind
 		f.WireType = protowire.BytesType
@@ -598,6 +652,8 @@ func (b *builder) initField(f *Field, fd protoreflect.FieldDescriptor, index, on
 		b.initField(f.MapKey, fd.MapKey(), fd.MapKey().Index(), -1)
 		f.MapValue = new(Field)
 		b.initField(f.MapValue, fd.MapValue(), fd.MapValue().Index(), -1)
+		f.Op, f.Elem = wire.OpMap, f.MapValue.Op
+		f.KeyOrder = wire.KeyOrderOf(f.MapKey.Kind)
 	}
 	if index < 0 {
 		b.link(f, fd)
