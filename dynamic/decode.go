@@ -1,12 +1,10 @@
 package dynamic
 
 import (
-	"math"
 	"math/bits"
 	"slices"
 	"strconv"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -15,6 +13,8 @@ import (
 	"google.golang.org/protobuf/runtime/protoiface"
 
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/utf8x"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // The decoder parses the wire format straight into a Message's storage.
@@ -110,20 +110,20 @@ func buildDecodeTable(s *shape) *decodeTable {
 		df.slot, df.bit, df.oneof = rec.slot, rec.bit, rec.oneof
 		df.rec = rec
 		df.lf = lf
-		switch {
-		case lf.Map:
+		switch lf.Op {
+		case wire.OpMap:
 			df.mode = modeMap
 			df.wire = protowire.BytesType
-		case lf.List:
+		case wire.OpList, wire.OpPacked:
 			df.mode = modeList
-			df.packable = packable(lf.Kind)
-		case lf.Kind == protoreflect.GroupKind:
+			df.packable = lf.Elem.IsScalar()
+		case wire.OpGroup:
 			df.mode = modeGroup
-		case lf.Kind == protoreflect.MessageKind:
+		case wire.OpMessage:
 			df.mode = modeMessage
-		case lf.Kind == protoreflect.StringKind:
+		case wire.OpString:
 			df.mode = modeString
-		case lf.Kind == protoreflect.BytesKind:
+		case wire.OpBytes:
 			df.mode = modeBytes
 		default:
 			df.mode = modeScalar
@@ -183,15 +183,6 @@ func reaches(l *layout.Layout, pred func(*layout.Layout) bool) bool {
 		return false
 	}
 	return visit(l)
-}
-
-// packable reports whether a repeated field of kind k may be packed.
-func packable(k protoreflect.Kind) bool {
-	switch k {
-	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
-		return false
-	}
-	return true
 }
 
 // lookup returns the record of the field numbered num, or nil.
@@ -367,7 +358,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if n < 0 {
 			return 0, errDecode
 		}
-		if df.utf8 && !utf8.Valid(v) {
+		if df.utf8 && !utf8x.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
 		m.set(df)
@@ -440,51 +431,24 @@ func (m *Message) set(df *decField) {
 }
 
 // scalar decodes one value of kind k, of wire type wt (the one k takes),
-// from b into its word (see toWord). It returns the value's length, or a
-// negative number if b does not hold one.
+// from b into its word (wire.WireWord). It returns the value's length, or
+// a negative number if b does not hold one.
 func scalar(k protoreflect.Kind, wt protowire.Type, b []byte) (uint64, int) {
 	switch wt {
 	case protowire.VarintType:
-		var v uint64
-		var n int
 		if len(b) > 0 && b[0] < 0x80 {
-			v, n = uint64(b[0]), 1
-		} else {
-			v, n = protowire.ConsumeVarint(b)
-			if n < 0 {
-				return 0, n
-			}
+			return wire.WireWord(k, uint64(b[0])), 1
 		}
-		return varintWord(k, v), n
+		v, n := protowire.ConsumeVarint(b)
+		if n < 0 {
+			return 0, n
+		}
+		return wire.WireWord(k, v), n
 	case protowire.Fixed32Type:
 		v, n := protowire.ConsumeFixed32(b)
-		if k == protoreflect.Sfixed32Kind {
-			return uint64(int64(int32(v))), n
-		}
-		return uint64(v), n
+		return wire.WireWord(k, uint64(v)), n
 	default:
 		return protowire.ConsumeFixed64(b)
-	}
-}
-
-// varintWord returns the word of a varint-encoded value v of kind k.
-func varintWord(k protoreflect.Kind, v uint64) uint64 {
-	switch k {
-	case protoreflect.Int32Kind, protoreflect.EnumKind:
-		return uint64(int64(int32(v)))
-	case protoreflect.Sint32Kind:
-		return uint64(int64(int32(protowire.DecodeZigZag(v & math.MaxUint32))))
-	case protoreflect.Uint32Kind:
-		return uint64(uint32(v))
-	case protoreflect.Sint64Kind:
-		return uint64(protowire.DecodeZigZag(v))
-	case protoreflect.BoolKind:
-		if v != 0 {
-			return 1
-		}
-		return 0
-	default:
-		return v
 	}
 }
 
@@ -506,7 +470,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		if df.utf8 && !utf8.Valid(v) {
+		if df.utf8 && !utf8x.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
 		l.setStrs(append(grow(&o.lstrs, l.strs(), 8, 64), o.string(v)))
@@ -634,7 +598,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 				var v []byte
 				v, k = protowire.ConsumeBytes(b)
 				if k >= 0 {
-					if kf.ValidateUTF8 && !utf8.Valid(v) {
+					if kf.ValidateUTF8 && !utf8x.Valid(v) {
 						return 0, errInvalidUTF8(kf.FullName)
 					}
 					ks = o.string(v)
@@ -697,7 +661,7 @@ func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, valid
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
-		if validate && !utf8.Valid(v) {
+		if validate && !utf8x.Valid(v) {
 			return protoreflect.Value{}, 0, errInvalidUTF8(name)
 		}
 		return protoreflect.ValueOfString(a.string(v)), n, nil
@@ -715,22 +679,6 @@ func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, valid
 	return fromWord(k, w), n, nil
 }
 
-// wireType returns the wire type of one unpacked value of kind k.
-func wireType(k protoreflect.Kind) protowire.Type {
-	switch k {
-	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
-		return protowire.Fixed32Type
-	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
-		return protowire.Fixed64Type
-	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind:
-		return protowire.BytesType
-	case protoreflect.GroupKind:
-		return protowire.StartGroupType
-	default:
-		return protowire.VarintType
-	}
-}
-
 // extension decodes one record of the extension numbered num, if the
 // resolver knows it; otherwise it returns errUnknown.
 func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.Type, m *Message, depth int) (int, error) {
@@ -746,9 +694,9 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 	}
 	xd := xt.TypeDescriptor()
 	k := xd.Kind()
-	want := wireType(k)
+	want := wire.WireType(k)
 	if xd.IsList() {
-		if wt != want && !(packable(k) && wt == protowire.BytesType) {
+		if wt != want && !(wire.Packable(k) && wt == protowire.BytesType) {
 			return 0, errUnknown
 		}
 	} else if wt != want {
@@ -785,7 +733,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 		if xd.IsList() {
 			x.v.List().Append(sub)
 		}
-	case xd.IsList() && wt == protowire.BytesType && packable(k):
+	case xd.IsList() && wt == protowire.BytesType && wire.Packable(k):
 		var v []byte
 		v, n = protowire.ConsumeBytes(b)
 		if n < 0 {

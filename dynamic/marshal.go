@@ -15,6 +15,7 @@ import (
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/weakcache"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // The direct encoder: a size pass and a write pass over a Message's
@@ -99,7 +100,7 @@ func (e *enc) fits(n, x int) bool { return x <= e.maxSize-n }
 // maxDirectDepth is the deepest nesting the direct encoder follows, its
 // recursion bounded whatever MaxDepth says: deeper messages are left to
 // the walk, whose frames are on the heap.
-const maxDirectDepth = 10000
+const maxDirectDepth = wire.DefaultMaxDepth
 
 // encState is what an Encoder keeps for the direct encoder between calls
 // (in its dynhook state): its block of epochs and the scratch space of
@@ -288,27 +289,27 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.op {
-			case opVarint:
+			case wire.OpVarint:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
 				n += int(f.tagLen) + protowire.SizeVarint(w)
-			case opZigzag32, opZigzag64:
+			case wire.OpZigzag32, wire.OpZigzag64:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
-				n += int(f.tagLen) + scalarSize(f.op, w)
-			case opFixed32, opFixed64:
+				n += int(f.tagLen) + wire.SizeWord(f.op, w)
+			case wire.OpFixed32, wire.OpFixed64:
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && words[f.slot] == 0 {
 					continue
 				}
 				n += int(f.tagLen) + 4
-				if f.op == opFixed64 {
+				if f.op == wire.OpFixed64 {
 					n += 4
 				}
-			case opString:
+			case wire.OpString:
 				x := m.strs()[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
@@ -317,7 +318,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 					return 0, false
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(len(x))
-			case opMessage:
+			case wire.OpMessage:
 				c := m.msgs()[f.slot]
 				if c == nil {
 					continue
@@ -457,45 +458,45 @@ func (m *Message) hasRequired(p *encProgram) bool {
 // sizeField returns the size of field f of m, 0 if it is not set.
 func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int, bool) {
 	switch f.op {
-	case opVarint, opZigzag32, opZigzag64, opFixed32, opFixed64:
+	case wire.OpVarint, wire.OpZigzag32, wire.OpZigzag64, wire.OpFixed32, wire.OpFixed64:
 		w := words[f.slot]
 		if !f.present(words, w != 0) {
 			return 0, true
 		}
-		return int(f.tagLen) + scalarSize(f.op, w), true
-	case opString:
+		return int(f.tagLen) + wire.SizeWord(f.op, w), true
+	case wire.OpString:
 		x := m.strs()[f.slot]
 		if !f.present(words, x != "") {
 			return 0, true
 		}
 		return int(f.tagLen) + protowire.SizeBytes(len(x)), !is32 || len(x) <= e.maxSize
-	case opBytes:
+	case wire.OpBytes:
 		x := m.bytes()[f.slot]
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
 		return int(f.tagLen) + protowire.SizeBytes(len(x)), !is32 || len(x) <= e.maxSize
-	case opMessage, opGroup:
+	case wire.OpMessage, wire.OpGroup:
 		c := m.msgs()[f.slot]
 		if c == nil {
 			return 0, true
 		}
 		x, ok := e.size(c, depth+1)
 		return int(f.tagLen) + wrapSize(f, f.op, x), ok
-	case opList:
+	case wire.OpList:
 		l := m.lists()[f.slot]
 		if l == nil {
 			return 0, true
 		}
 		return e.sizeList(l, f, depth)
-	case opPacked:
+	case wire.OpPacked:
 		l := m.lists()[f.slot]
 		if l == nil || len(l.words()) == 0 {
 			return 0, true
 		}
-		body := packedSize(f.elem, l.words())
+		body := wire.PackedSize(f.elem, l.words())
 		return int(f.tagLen) + protowire.SizeBytes(body), true
-	default: // opMap
+	default: // wire.OpMap
 		mp := m.maps()[f.slot]
 		if mp == nil {
 			return 0, true
@@ -520,8 +521,8 @@ func (f *encField) present(words []uint64, nonZero bool) bool {
 
 // wrapSize returns the size of a nested message of n bytes of field f
 // without its key: with its length prefix, or for a group its end key.
-func wrapSize(f *encField, op encOp, n int) int {
-	if op == opGroup {
+func wrapSize(f *encField, op wire.Op, n int) int {
+	if op == wire.OpGroup {
 		return n + len(f.more.endTag)
 	}
 	return protowire.SizeVarint(uint64(n)) + n
@@ -531,21 +532,21 @@ func wrapSize(f *encField, op encOp, n int) int {
 func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 	n := 0
 	switch f.elem {
-	case opString:
+	case wire.OpString:
 		for _, x := range l.strs() {
 			if is32 && !e.fits(n, len(x)) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
-	case opBytes:
+	case wire.OpBytes:
 		for _, x := range l.bytes() {
 			if is32 && !e.fits(n, len(x)) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
-	case opMessage, opGroup:
+	case wire.OpMessage, wire.OpGroup:
 		for _, c := range l.msgs() {
 			x, ok := e.size(c, depth+1)
 			if !ok || is32 && !e.fits(n, x) {
@@ -556,47 +557,16 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 		if n > e.maxSize {
 			return 0, false
 		}
-	case opFixed32:
+	case wire.OpFixed32:
 		n = len(l.words()) * (int(f.tagLen) + 4)
-	case opFixed64:
+	case wire.OpFixed64:
 		n = len(l.words()) * (int(f.tagLen) + 8)
 	default:
 		for _, w := range l.words() {
-			n += int(f.tagLen) + scalarSize(f.elem, w)
+			n += int(f.tagLen) + wire.SizeWord(f.elem, w)
 		}
 	}
 	return n, true
-}
-
-// packedSize returns the size of the body of a packed record of words.
-func packedSize(op encOp, words []uint64) int {
-	switch op {
-	case opFixed32:
-		return 4 * len(words)
-	case opFixed64:
-		return 8 * len(words)
-	}
-	n := 0
-	for _, w := range words {
-		n += scalarSize(op, w)
-	}
-	return n
-}
-
-// scalarSize returns the size of the scalar w without its key.
-func scalarSize(op encOp, w uint64) int {
-	switch op {
-	case opVarint:
-		return protowire.SizeVarint(w)
-	case opZigzag32:
-		return protowire.SizeVarint(protowire.EncodeZigZag(int64(int32(w))))
-	case opZigzag64:
-		return protowire.SizeVarint(protowire.EncodeZigZag(int64(w)))
-	case opFixed32:
-		return 4
-	default:
-		return 8
-	}
 }
 
 // sizeMap returns the size of the map mp of field f.
@@ -633,26 +603,26 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 // written.
 func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
 	n := 2 // the keys of fields 1 and 2
-	if f.more.key == opString {
+	if f.more.key == wire.OpString {
 		if is32 && !e.fits(n, len(s)) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(len(s))
 	} else {
-		n += scalarSize(f.more.key, w)
+		n += wire.SizeWord(f.more.key, w)
 	}
 	switch f.elem {
-	case opString:
+	case wire.OpString:
 		if is32 && !e.fits(n, len(v.String())) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(len(v.String()))
-	case opBytes:
+	case wire.OpBytes:
 		if is32 && !e.fits(n, len(v.Bytes())) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(len(v.Bytes()))
-	case opMessage:
+	case wire.OpMessage:
 		c, ok := v.Message().(*Message)
 		if !ok {
 			return 0, false
@@ -663,32 +633,9 @@ func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, d
 		}
 		n += protowire.SizeBytes(x)
 	default:
-		n += scalarSize(f.elem, valueWord(f.more.valueKind, v))
+		n += wire.SizeWord(f.elem, wire.Word(f.more.valueKind, v))
 	}
 	return n, true
-}
-
-// valueWord returns the word of v, a scalar map value of kind k (see
-// toWord).
-func valueWord(k protoreflect.Kind, v protoreflect.Value) uint64 {
-	switch k {
-	case protoreflect.BoolKind:
-		if v.Bool() {
-			return 1
-		}
-		return 0
-	case protoreflect.EnumKind:
-		return uint64(int64(v.Enum()))
-	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
-		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return uint64(v.Int())
-	case protoreflect.FloatKind:
-		return uint64(math.Float32bits(float32(v.Float())))
-	case protoreflect.DoubleKind:
-		return math.Float64bits(v.Float())
-	default:
-		return v.Uint()
-	}
 }
 
 // append is the write pass: it appends m, at level depth, counted by
@@ -716,7 +663,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.op {
-			case opVarint:
+			case wire.OpVarint:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
@@ -727,24 +674,24 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				} else {
 					b = protowire.AppendVarint(b, w)
 				}
-			case opZigzag32, opZigzag64:
+			case wire.OpZigzag32, wire.OpZigzag64:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
-				b = appendScalar(appendTag(b, f), f.op, w)
-			case opFixed32, opFixed64:
+				b = wire.AppendWord(appendTag(b, f), f.op, w)
+			case wire.OpFixed32, wire.OpFixed64:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
 				b = appendTag(b, f)
-				if f.op == opFixed32 {
+				if f.op == wire.OpFixed32 {
 					b = protowire.AppendFixed32(b, uint32(w))
 				} else {
 					b = protowire.AppendFixed64(b, w)
 				}
-			case opString:
+			case wire.OpString:
 				x := m.strs()[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
@@ -759,12 +706,12 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 					b = protowire.AppendVarint(b, uint64(len(x)))
 				}
 				b = append(b, x...)
-			case opMessage:
+			case wire.OpMessage:
 				c := m.msgs()[f.slot]
 				if c == nil {
 					continue
 				}
-				if b, ok = e.appendNested(b, f, opMessage, c, depth+1); !ok {
+				if b, ok = e.appendNested(b, f, wire.OpMessage, c, depth+1); !ok {
 					return b, false
 				}
 			default:
@@ -810,26 +757,10 @@ func appendTag(b []byte, f *encField) []byte {
 	return append(b, f.key()...)
 }
 
-// appendScalar appends the scalar w without its key.
-func appendScalar(b []byte, op encOp, w uint64) []byte {
-	switch op {
-	case opVarint:
-		return protowire.AppendVarint(b, w)
-	case opZigzag32:
-		return protowire.AppendVarint(b, protowire.EncodeZigZag(int64(int32(w))))
-	case opZigzag64:
-		return protowire.AppendVarint(b, protowire.EncodeZigZag(int64(w)))
-	case opFixed32:
-		return protowire.AppendFixed32(b, uint32(w))
-	default:
-		return protowire.AppendFixed64(b, w)
-	}
-}
-
 // appendField appends field f of m, if it is set.
 func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, depth int) ([]byte, bool) {
 	switch f.op {
-	case opVarint:
+	case wire.OpVarint:
 		w := words[f.slot]
 		if !f.present(words, w != 0) {
 			return b, true
@@ -839,13 +770,13 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 			return append(b, byte(w)), true
 		}
 		return protowire.AppendVarint(b, w), true
-	case opZigzag32, opZigzag64, opFixed32, opFixed64:
+	case wire.OpZigzag32, wire.OpZigzag64, wire.OpFixed32, wire.OpFixed64:
 		w := words[f.slot]
 		if !f.present(words, w != 0) {
 			return b, true
 		}
-		return appendScalar(appendTag(b, f), f.op, w), true
-	case opString:
+		return wire.AppendWord(appendTag(b, f), f.op, w), true
+	case wire.OpString:
 		x := m.strs()[f.slot]
 		if !f.present(words, x != "") {
 			return b, true
@@ -855,32 +786,32 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
-	case opBytes:
+	case wire.OpBytes:
 		x := m.bytes()[f.slot]
 		if !f.present(words, len(x) > 0) {
 			return b, true
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
-	case opMessage, opGroup:
+	case wire.OpMessage, wire.OpGroup:
 		c := m.msgs()[f.slot]
 		if c == nil {
 			return b, true
 		}
 		return e.appendNested(b, f, f.op, c, depth+1)
-	case opList:
+	case wire.OpList:
 		l := m.lists()[f.slot]
 		if l == nil {
 			return b, true
 		}
 		return e.appendList(b, l, f, depth)
-	case opPacked:
+	case wire.OpPacked:
 		l := m.lists()[f.slot]
 		if l == nil || len(l.words()) == 0 {
 			return b, true
 		}
 		return appendPacked(b, f, l.words()), true
-	default: // opMap
+	default: // wire.OpMap
 		mp := m.maps()[f.slot]
 		if mp == nil {
 			return b, true
@@ -893,16 +824,16 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 // list of field f, with its key.
 func appendPacked(b []byte, f *encField, words []uint64) []byte {
 	b = append(b, f.more.packedTag...)
-	b = protowire.AppendVarint(b, uint64(packedSize(f.elem, words)))
+	b = protowire.AppendVarint(b, uint64(wire.PackedSize(f.elem, words)))
 	for _, w := range words {
-		b = appendScalar(b, f.elem, w)
+		b = wire.AppendWord(b, f.elem, w)
 	}
 	return b
 }
 
 // appendNested appends c, a message of field f at level depth, with its
-// key, its length (op opMessage) or its end key (opGroup).
-func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth int) ([]byte, bool) {
+// key, its length (op wire.OpMessage) or its end key (wire.OpGroup).
+func (e *enc) appendNested(b []byte, f *encField, op wire.Op, c *Message, depth int) ([]byte, bool) {
 	// The size pass stamped c: its size is read back here, as e.size
 	// reads it (which counts again if the stamp is another call's, and
 	// gives 0 for a message without storage, never stamped).
@@ -913,7 +844,7 @@ func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth in
 		return b, false
 	}
 	b = appendTag(b, f)
-	if op == opGroup {
+	if op == wire.OpGroup {
 		start := len(b)
 		if b, ok = e.append(b, c, depth); !ok {
 			return b, false
@@ -944,7 +875,7 @@ func (e *enc) appendNested(b []byte, f *encField, op encOp, c *Message, depth in
 func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, bool) {
 	ok := true
 	switch f.elem {
-	case opString:
+	case wire.OpString:
 		for _, x := range l.strs() {
 			if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
 				return b, false
@@ -952,12 +883,12 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 			b = append(b, x...)
 		}
-	case opBytes:
+	case wire.OpBytes:
 		for _, x := range l.bytes() {
 			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 			b = append(b, x...)
 		}
-	case opMessage, opGroup:
+	case wire.OpMessage, wire.OpGroup:
 		for _, c := range l.msgs() {
 			if b, ok = e.appendNested(b, f, f.elem, c, depth+1); !ok {
 				return b, false
@@ -965,7 +896,7 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 		}
 	default:
 		for _, w := range l.words() {
-			b = appendScalar(appendTag(b, f), f.elem, w)
+			b = wire.AppendWord(appendTag(b, f), f.elem, w)
 		}
 	}
 	return b, true
@@ -1004,13 +935,10 @@ func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, boo
 		}
 	}
 	entries := st.entries[start:]
-	switch f.more.keyOrder {
-	case orderString:
+	if o := f.more.keyOrder; o == wire.OrderString {
 		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
-	case orderSigned:
-		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(int64(a.w), int64(b.w)) })
-	default:
-		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.w, b.w) })
+	} else {
+		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(o.Rank(a.w), o.Rank(b.w)) })
 	}
 	for i := range entries {
 		x := &entries[i]
@@ -1030,7 +958,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 		return b, false
 	}
 	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
-	if f.more.key == opString {
+	if f.more.key == wire.OpString {
 		if f.more.keyUTF8 && !(utf8x.ShortASCII(s) || utf8x.ValidText(s)) {
 			return b, false
 		}
@@ -1039,22 +967,22 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 		b = append(b, s...)
 	} else {
 		b = append(b, f.more.keyTag)
-		b = appendScalar(b, f.more.key, w)
+		b = wire.AppendWord(b, f.more.key, w)
 	}
 	b = append(b, f.more.valueTag)
 	switch f.elem {
-	case opString:
+	case wire.OpString:
 		x := v.String()
 		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
 			return b, false
 		}
 		b = protowire.AppendVarint(b, uint64(len(x)))
 		b = append(b, x...)
-	case opBytes:
+	case wire.OpBytes:
 		x := v.Bytes()
 		b = protowire.AppendVarint(b, uint64(len(x)))
 		b = append(b, x...)
-	case opMessage:
+	case wire.OpMessage:
 		c := v.Message().(*Message)
 		x, _ := e.size(c, depth+2) // counted by entrySize: read from its stamp
 		b = protowire.AppendVarint(b, uint64(x))
@@ -1062,7 +990,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 			return b, false
 		}
 	default:
-		b = appendScalar(b, f.elem, valueWord(f.more.valueKind, v))
+		b = wire.AppendWord(b, f.elem, wire.Word(f.more.valueKind, v))
 	}
 	return b, true
 }
@@ -1116,31 +1044,31 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 // left to the walk.
 func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, bool) {
 	switch f.op {
-	case opString:
+	case wire.OpString:
 		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), !is32 || len(v.String()) <= e.maxSize
-	case opBytes:
+	case wire.OpBytes:
 		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), !is32 || len(v.Bytes()) <= e.maxSize
-	case opMessage, opGroup:
+	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
 		if !ok {
 			return 0, false
 		}
 		x, ok := e.size(c, depth+1)
 		return int(f.tagLen) + wrapSize(f, f.op, x), ok
-	case opList:
+	case wire.OpList:
 		l, ok := v.List().(*list)
 		if !ok {
 			return 0, false
 		}
 		return e.sizeList(l, f, depth)
-	case opPacked:
+	case wire.OpPacked:
 		l, ok := v.List().(*list)
 		if !ok {
 			return 0, false
 		}
-		return int(f.tagLen) + protowire.SizeBytes(packedSize(f.elem, l.words())), true
+		return int(f.tagLen) + protowire.SizeBytes(wire.PackedSize(f.elem, l.words())), true
 	default:
-		return int(f.tagLen) + scalarSize(f.op, valueWord(f.more.valueKind, v)), true
+		return int(f.tagLen) + wire.SizeWord(f.op, wire.Word(f.more.valueKind, v)), true
 	}
 }
 
@@ -1164,73 +1092,46 @@ func (e *enc) appendExtensions(b []byte, xs []extension, depth int) ([]byte, boo
 // a message at level depth, as sizeExtension counted it.
 func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth int) ([]byte, bool) {
 	switch f.op {
-	case opString:
+	case wire.OpString:
 		x := v.String()
 		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
-	case opBytes:
+	case wire.OpBytes:
 		x := v.Bytes()
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
-	case opMessage, opGroup:
+	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
 		if !ok {
 			return b, false
 		}
 		return e.appendNested(b, f, f.op, c, depth+1)
-	case opList:
+	case wire.OpList:
 		l, ok := v.List().(*list)
 		if !ok {
 			return b, false
 		}
 		return e.appendList(b, l, f, depth)
-	case opPacked:
+	case wire.OpPacked:
 		l, ok := v.List().(*list)
 		if !ok {
 			return b, false
 		}
 		return appendPacked(b, f, l.words()), true
 	default:
-		return appendScalar(appendTag(b, f), f.op, valueWord(f.more.valueKind, v)), true
+		return wire.AppendWord(appendTag(b, f), f.op, wire.Word(f.more.valueKind, v)), true
 	}
 }
-
-// encOp says how the direct encoder writes a value.
-type encOp uint8
-
-const (
-	opVarint   encOp = iota // the word as a varint: int32, int64, uint32, uint64, enum, bool
-	opZigzag32              // sint32
-	opZigzag64              // sint64
-	opFixed32               // fixed32, sfixed32, float: the word's low 32 bits
-	opFixed64               // fixed64, sfixed64, double
-	opString
-	opBytes
-	opMessage
-	opGroup
-	opList   // a repeated field written unpacked, elements by elem
-	opPacked // a repeated scalar field written as one packed record
-	opMap    // a map field, keys by key, values by elem
-)
-
-// keyOrder is how deterministic encoding sorts a map's keys.
-type keyOrder uint8
-
-const (
-	orderUnsigned keyOrder = iota // unsigned integers and bools, by word
-	orderSigned                   // signed integers, by word as int64
-	orderString
-)
 
 // encField is the direct encoder's record of one field: where its value
 // lives (as in field) and how it is written (from its layout.Field). It
 // is kept to 32 bytes, what the common cases read, with the rest apart in
 // more.
 type encField struct {
-	op, elem encOp
+	op, elem wire.Op
 	// utf8 asks for the string values (a map's values) to be checked.
 	utf8 bool
 	// oneof is set for members of real oneofs, visited only when set.
@@ -1250,8 +1151,8 @@ const maxTagLen = 5
 // encMore is the part of a field's record that only groups, packed
 // fields and maps use.
 type encMore struct {
-	key      encOp
-	keyOrder keyOrder
+	key      wire.Op
+	keyOrder wire.KeyOrder
 	// keyUTF8 asks for a map's string keys to be checked.
 	keyUTF8 bool
 	// keyTag and valueTag are a map entry's one-byte keys.
@@ -1328,61 +1229,23 @@ func fieldRecord(lf *layout.Field, index, slot, bit int32) encField {
 		tagLen: uint8(len(lf.Tag)), utf8: lf.ValidateUTF8,
 	}
 	copy(f.tag[:], lf.Tag)
-	op := valueOp(lf)
-	switch {
-	case lf.Map:
-		f.op = opMap
-		f.elem = valueOp(lf.MapValue)
+	f.op, f.elem = lf.Op, lf.Elem
+	switch f.op {
+	case wire.OpMap:
 		f.utf8 = lf.MapValue.ValidateUTF8
-		x := &encMore{
-			key:       valueOp(lf.MapKey),
+		f.more = &encMore{
+			key:       lf.MapKey.Op,
+			keyOrder:  lf.KeyOrder,
 			valueKind: lf.MapValue.Kind,
 			keyTag:    lf.MapKey.Tag[0],
 			valueTag:  lf.MapValue.Tag[0],
 			keyUTF8:   lf.MapKey.ValidateUTF8,
 		}
-		switch lf.MapKey.Kind {
-		case protoreflect.StringKind:
-			x.keyOrder = orderString
-		case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind,
-			protoreflect.Sint64Kind, protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
-			x.keyOrder = orderSigned
-		}
-		f.more = x
-	case lf.Packed:
-		f.op, f.elem = opPacked, op
+	case wire.OpPacked:
 		f.more = &encMore{packedTag: lf.PackedTag}
-	case lf.List:
-		f.op, f.elem = opList, op
-	default:
-		f.op = op
 	}
-	if op == opGroup {
+	if f.elem == wire.OpGroup {
 		f.more = &encMore{endTag: lf.EndTag}
 	}
 	return f
-}
-
-// valueOp returns how one value of lf is written.
-func valueOp(lf *layout.Field) encOp {
-	switch lf.Kind {
-	case protoreflect.Sint32Kind:
-		return opZigzag32
-	case protoreflect.Sint64Kind:
-		return opZigzag64
-	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
-		return opFixed32
-	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
-		return opFixed64
-	case protoreflect.StringKind:
-		return opString
-	case protoreflect.BytesKind:
-		return opBytes
-	case protoreflect.MessageKind:
-		return opMessage
-	case protoreflect.GroupKind:
-		return opGroup
-	default:
-		return opVarint
-	}
 }

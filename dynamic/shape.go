@@ -132,7 +132,7 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	var bits int32
 	for i := range l.Fields {
 		lf := &l.Fields[i]
-		if lf.Explicit && lf.Oneof < 0 && !lf.List && !lf.Map && !lf.IsMessage() {
+		if lf.Presence == layout.PresenceFlag {
 			bits++
 		}
 	}
@@ -165,7 +165,7 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 		f.kind = lf.Kind
 		f.class = classOf(lf)
 		f.bit, f.oneof = -1, -1
-		if lf.Explicit && lf.Oneof < 0 && (f.class == classScalar || f.class == classString || f.class == classBytes) {
+		if lf.Presence == layout.PresenceFlag {
 			f.bit = bits
 			bits++
 		}

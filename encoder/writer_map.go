@@ -8,6 +8,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // Field numbers of a map entry's key and value, for use inside
@@ -309,18 +310,9 @@ func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte
 }
 
 // keyOrd maps wire value x of a map key of kind k to a number whose
-// unsigned order is the key order proto.Marshal sorts by.
+// unsigned order is the key order proto.Marshal sorts by (wire.KeyOrder).
 func keyOrd(k protoreflect.Kind, x uint64) uint64 {
-	const sign = 1 << 63
-	switch k {
-	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sfixed64Kind:
-		return x ^ sign
-	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
-		return uint64(protowire.DecodeZigZag(x)) ^ sign
-	case protoreflect.Sfixed32Kind:
-		return uint64(int64(int32(uint32(x)))) ^ sign
-	}
-	return x
+	return wire.KeyOrderOf(k).Rank(wire.WireWord(k, x))
 }
 
 // cmpBytes compares a and b bytewise, as Go compares strings.

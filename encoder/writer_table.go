@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"encoding/binary"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -195,9 +194,7 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 		wf.flags |= wfZigZag
 	}
 	if len(f.Tag) <= 4 {
-		var t [4]byte
-		wf.ntag = uint8(copy(t[:], f.Tag))
-		wf.tag = uint64(binary.LittleEndian.Uint32(t[:]))
+		wf.ntag, wf.tag = uint8(len(f.Tag)), f.TagWord
 	}
 }
 

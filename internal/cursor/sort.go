@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // sortExts orders the set extensions in Walker.exts[from:to] by number.
@@ -42,35 +44,24 @@ func (w *Walker) sortEntries(es []MapEntry, k protoreflect.Kind) {
 		return
 	}
 	keys := w.keys[:0]
-	switch k {
-	case protoreflect.StringKind:
+	switch o := wire.KeyOrderOf(k); {
+	case o == wire.OrderString:
 		for i := range es {
 			s := es[i].Key.String()
 			keys = append(keys, sortKey{s: s, n: prefix(s), i: int32(i)})
 		}
 		slices.SortFunc(keys, byStringKey)
-	case protoreflect.Int32Kind, protoreflect.Int64Kind,
-		protoreflect.Sint32Kind, protoreflect.Sint64Kind,
-		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
-		for i := range es {
-			// Offset so that unsigned order is signed order.
-			keys = append(keys, sortKey{n: uint64(es[i].Key.Int()) ^ 1<<63, i: int32(i)})
-		}
-		slices.SortFunc(keys, byNumericKey)
-	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
-		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
-		for i := range es {
-			keys = append(keys, sortKey{n: es[i].Key.Uint(), i: int32(i)})
-		}
-		slices.SortFunc(keys, byNumericKey)
-	case protoreflect.BoolKind:
+	case k == protoreflect.BoolKind:
 		// Two entries at most: false first.
 		if es[0].Key.Bool() {
 			es[0], es[1] = es[1], es[0]
 		}
 		return
 	default:
-		return
+		for i := range es {
+			keys = append(keys, sortKey{n: o.Rank(wire.Word(k, es[i].Key.Value())), i: int32(i)})
+		}
+		slices.SortFunc(keys, byNumericKey)
 	}
 	sorted := append(w.sorted[:0], es...)
 	for j := range keys {

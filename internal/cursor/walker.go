@@ -25,12 +25,13 @@ import (
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/retain"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // DefaultMaxDepth is the nesting limit used when Options.MaxDepth is 0. It
 // equals proto.Unmarshal's default recursion limit, so whatever encodes
 // within it also decodes.
-const DefaultMaxDepth = 10000
+const DefaultMaxDepth = wire.DefaultMaxDepth
 
 // MaxRetainedFrames bounds the frame capacity a Walker keeps between calls.
 const MaxRetainedFrames = 64
