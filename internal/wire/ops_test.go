@@ -195,3 +195,41 @@ func TestKeyOrder(t *testing.T) {
 		t.Error("string keys are not ordered as strings")
 	}
 }
+
+// TestValueTwinsFollowWords holds AppendScalar, SizeScalar and
+// AppendPacked, which switch on the kind once for the walk over
+// protoreflect values, to the word rules: every value is written as its
+// op writes its word.
+func TestValueTwinsFollowWords(t *testing.T) {
+	for _, k := range scalarKinds {
+		op := ValueOp(k.kind)
+		var list []protoreflect.Value
+		var want []byte
+		for _, v := range k.vals {
+			w := AppendWord(nil, op, Word(k.kind, v))
+			if got := AppendScalar(nil, k.kind, v); string(got) != string(w) {
+				t.Errorf("%v %v: AppendScalar % x, AppendWord % x", k.kind, v, got, w)
+			}
+			if got := SizeScalar(k.kind, v); got != len(w) {
+				t.Errorf("%v %v: SizeScalar %d, AppendWord wrote %d", k.kind, v, got, len(w))
+			}
+			list = append(list, v)
+			want = append(want, w...)
+		}
+		if got := AppendPacked(nil, k.kind, valueList(list)); string(got) != string(want) {
+			t.Errorf("%v: AppendPacked % x, want % x", k.kind, got, want)
+		}
+	}
+}
+
+// valueList is a read-only protoreflect.List of values.
+type valueList []protoreflect.Value
+
+func (l valueList) Len() int                          { return len(l) }
+func (l valueList) Get(i int) protoreflect.Value      { return l[i] }
+func (l valueList) Set(int, protoreflect.Value)       { panic("read-only") }
+func (l valueList) Append(protoreflect.Value)         { panic("read-only") }
+func (l valueList) AppendMutable() protoreflect.Value { panic("read-only") }
+func (l valueList) Truncate(int)                      { panic("read-only") }
+func (l valueList) NewElement() protoreflect.Value    { panic("read-only") }
+func (l valueList) IsValid() bool                     { return true }

@@ -86,10 +86,44 @@ func AppendKey(b, tag []byte) []byte {
 }
 
 // AppendScalar appends v, a value of scalar kind k (not a message or group),
-// without its key. Strings and bytes get their length prefix; the other
-// kinds are written as their op writes their word (AppendWord).
+// without its key. Strings and bytes get their length prefix. It writes
+// what AppendWord writes for the value's word (the tests hold the two to
+// each other), with one switch on the kind, for the walk over protoreflect
+// values, where composing Word and AppendWord costs two more calls per
+// value.
 func AppendScalar(b []byte, k protoreflect.Kind, v protoreflect.Value) []byte {
 	switch k {
+	case protoreflect.BoolKind:
+		if v.Bool() {
+			return append(b, 1)
+		}
+		return append(b, 0)
+	case protoreflect.EnumKind:
+		return AppendVarint(b, uint64(int64(v.Enum())))
+	case protoreflect.Int32Kind:
+		return AppendVarint(b, uint64(int64(int32(v.Int()))))
+	case protoreflect.Int64Kind:
+		return AppendVarint(b, uint64(v.Int()))
+	case protoreflect.Sint32Kind:
+		return AppendVarint(b, protowire.EncodeZigZag(int64(int32(v.Int()))))
+	case protoreflect.Sint64Kind:
+		return AppendVarint(b, protowire.EncodeZigZag(v.Int()))
+	case protoreflect.Uint32Kind:
+		return AppendVarint(b, uint64(uint32(v.Uint())))
+	case protoreflect.Uint64Kind:
+		return AppendVarint(b, v.Uint())
+	case protoreflect.Fixed32Kind:
+		return protowire.AppendFixed32(b, uint32(v.Uint()))
+	case protoreflect.Sfixed32Kind:
+		return protowire.AppendFixed32(b, uint32(int32(v.Int())))
+	case protoreflect.FloatKind:
+		return protowire.AppendFixed32(b, math.Float32bits(float32(v.Float())))
+	case protoreflect.Fixed64Kind:
+		return protowire.AppendFixed64(b, v.Uint())
+	case protoreflect.Sfixed64Kind:
+		return protowire.AppendFixed64(b, uint64(v.Int()))
+	case protoreflect.DoubleKind:
+		return protowire.AppendFixed64(b, math.Float64bits(v.Float()))
 	case protoreflect.StringKind:
 		s := v.String()
 		b = AppendVarint(b, uint64(len(s)))
@@ -98,19 +132,48 @@ func AppendScalar(b []byte, k protoreflect.Kind, v protoreflect.Value) []byte {
 		s := v.Bytes()
 		b = AppendVarint(b, uint64(len(s)))
 		return append(b, s...)
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return b
 	}
-	return AppendWord(b, ValueOp(k), Word(k, v))
+	return b
 }
 
 // AppendPacked appends the elements of l, a list of scalars of kind k, as
-// a packed record's body: AppendScalar for each, with the op found once
-// for the whole list.
+// a packed record's body: AppendScalar for each, with the kind switched
+// on once for the whole list.
 func AppendPacked(b []byte, k protoreflect.Kind, l protoreflect.List) []byte {
-	op := ValueOp(k)
-	for i, n := 0, l.Len(); i < n; i++ {
-		b = AppendWord(b, op, Word(k, l.Get(i)))
+	n := l.Len()
+	switch k {
+	case protoreflect.Int32Kind:
+		for i := range n {
+			b = AppendVarint(b, uint64(int64(int32(l.Get(i).Int()))))
+		}
+	case protoreflect.Int64Kind:
+		for i := range n {
+			b = AppendVarint(b, uint64(l.Get(i).Int()))
+		}
+	case protoreflect.Sint32Kind:
+		for i := range n {
+			b = AppendVarint(b, protowire.EncodeZigZag(int64(int32(l.Get(i).Int()))))
+		}
+	case protoreflect.Sint64Kind:
+		for i := range n {
+			b = AppendVarint(b, protowire.EncodeZigZag(l.Get(i).Int()))
+		}
+	case protoreflect.Uint32Kind:
+		for i := range n {
+			b = AppendVarint(b, uint64(uint32(l.Get(i).Uint())))
+		}
+	case protoreflect.Uint64Kind:
+		for i := range n {
+			b = AppendVarint(b, l.Get(i).Uint())
+		}
+	case protoreflect.EnumKind:
+		for i := range n {
+			b = AppendVarint(b, uint64(int64(l.Get(i).Enum())))
+		}
+	default:
+		for i := range n {
+			b = AppendScalar(b, k, l.Get(i))
+		}
 	}
 	return b
 }
@@ -118,16 +181,34 @@ func AppendPacked(b []byte, k protoreflect.Kind, l protoreflect.List) []byte {
 // SizeScalar reports how many bytes AppendScalar appends for v.
 func SizeScalar(k protoreflect.Kind, v protoreflect.Value) int {
 	switch k {
+	case protoreflect.BoolKind:
+		return 1
+	case protoreflect.EnumKind:
+		return SizeVarint(uint64(int64(v.Enum())))
+	case protoreflect.Int32Kind:
+		return SizeVarint(uint64(int64(int32(v.Int()))))
+	case protoreflect.Int64Kind:
+		return SizeVarint(uint64(v.Int()))
+	case protoreflect.Sint32Kind:
+		return SizeVarint(protowire.EncodeZigZag(int64(int32(v.Int()))))
+	case protoreflect.Sint64Kind:
+		return SizeVarint(protowire.EncodeZigZag(v.Int()))
+	case protoreflect.Uint32Kind:
+		return SizeVarint(uint64(uint32(v.Uint())))
+	case protoreflect.Uint64Kind:
+		return SizeVarint(v.Uint())
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return 4
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return 8
 	case protoreflect.StringKind:
 		n := len(v.String())
 		return SizeVarint(uint64(n)) + n
 	case protoreflect.BytesKind:
 		n := len(v.Bytes())
 		return SizeVarint(uint64(n)) + n
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return 0
 	}
-	return SizeWord(ValueOp(k), Word(k, v))
+	return 0
 }
 
 // AddSize returns a+b and whether the sum stays within limit. Both operands
