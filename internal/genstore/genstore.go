@@ -98,10 +98,16 @@ type Storage struct {
 	// The struct field indexes of the same, or -1.
 	unknownIndex, extensionsIndex int
 
-	aux storageAux
+	// id is GoType's identity, for PointerOf.
+	id typeID
 }
 
-// Field is the storage record of one field.
+// Field is the storage record of one field. Its accessors (Int32,
+// PtrString, Strings, MessageAt, ...) each read one representation, from
+// a non-nil Pointer to the field's holder: the message, or, for a oneof
+// member, the wrapper that Member or Oneof.Which returns. Calling the
+// accessor of another representation reads the wrong memory in this
+// package's unsafe build.
 type Field struct {
 	// Rep is how the value is stored. For a member of a real oneof it is
 	// the representation of the value inside the wrapper (in place, bytes
@@ -140,7 +146,6 @@ type Field struct {
 	oneof *Oneof
 	// child caches the storage map of Elem.
 	child atomic.Pointer[result]
-	aux   fieldAux
 }
 
 // Oneof is the storage record of one real oneof: an interface field that
@@ -161,7 +166,7 @@ type Oneof struct {
 type member struct {
 	pos     int
 	wrapper reflect.Type
-	aux     memberAux
+	id      typeID // wrapper's identity, for Which
 }
 
 // result is a built storage map or the reason it was refused.
@@ -274,4 +279,16 @@ func (f *Field) Member(p Pointer) (w Pointer, ok bool) {
 		return Pointer{}, false
 	}
 	return w, true
+}
+
+// setIDs records the identities of the message type and of the oneof
+// wrappers, which PointerOf and Which compare.
+func (s *Storage) setIDs() {
+	s.id = typeIDOf(s.GoType)
+	for i := range s.Oneofs {
+		for j := range s.Oneofs[i].members {
+			m := &s.Oneofs[i].members[j]
+			m.id = typeIDOf(m.wrapper)
+		}
+	}
 }

@@ -16,14 +16,10 @@ type Pointer struct{ v reflect.Value }
 // IsNil reports whether p is nil.
 func (p Pointer) IsNil() bool { return !p.v.IsValid() }
 
-// storageAux, fieldAux and memberAux are empty in this build.
-type (
-	storageAux struct{}
-	fieldAux   struct{}
-	memberAux  struct{}
-)
+// typeID is a Go type's identity: in this build, the type itself.
+type typeID = reflect.Type
 
-func (s *Storage) initAux() {}
+func typeIDOf(t reflect.Type) typeID { return t }
 
 // startupErr is nil: this build has no unsafe reads to check.
 var startupErr error
@@ -40,7 +36,7 @@ func pointerTo(v reflect.Value) Pointer {
 // (ok is false otherwise); a nil message gives a nil Pointer.
 func (s *Storage) PointerOf(m protoreflect.ProtoMessage) (p Pointer, ok bool) {
 	v := reflect.ValueOf(m)
-	if !v.IsValid() || v.Type() != s.GoType {
+	if !v.IsValid() || v.Type() != s.id {
 		return Pointer{}, false
 	}
 	return pointerTo(v), true
@@ -232,8 +228,11 @@ func (f *Field) Map(p Pointer) reflect.Value { return f.at(p) }
 
 // Which returns the position in Storage.Fields of the set member of the
 // oneof in the message at p, and a pointer to its wrapper; pos is -1 when
-// the oneof is unset (nil, or a nil wrapper pointer).
+// the oneof is unset (nil, or a nil wrapper pointer) or p is nil.
 func (o *Oneof) Which(p Pointer) (pos int, w Pointer) {
+	if p.IsNil() {
+		return -1, Pointer{}
+	}
 	iv := p.v.Field(o.index)
 	if iv.IsNil() {
 		return -1, Pointer{}
@@ -244,7 +243,7 @@ func (o *Oneof) Which(p Pointer) (pos int, w Pointer) {
 	}
 	t := wv.Type()
 	for i := range o.members {
-		if o.members[i].wrapper == t {
+		if o.members[i].id == t {
 			return o.members[i].pos, Pointer{wv.Elem()}
 		}
 	}
@@ -252,18 +251,19 @@ func (o *Oneof) Which(p Pointer) (pos int, w Pointer) {
 }
 
 // Unknown returns the message's unknown fields; nil if the struct has
-// none.
+// none or p is nil.
 func (s *Storage) Unknown(p Pointer) []byte {
-	if s.unknownIndex < 0 {
+	if s.unknownIndex < 0 || p.IsNil() {
 		return nil
 	}
 	return p.v.Field(s.unknownIndex).Bytes()
 }
 
 // ExtensionsLen returns the number of extensions stored in the message
-// (set or not, as protoimpl keeps them); 0 if the struct has none.
+// (set or not, as protoimpl keeps them); 0 if the struct has none or p
+// is nil.
 func (s *Storage) ExtensionsLen(p Pointer) int {
-	if s.extensionsIndex < 0 {
+	if s.extensionsIndex < 0 || p.IsNil() {
 		return 0
 	}
 	return p.v.Field(s.extensionsIndex).Len()

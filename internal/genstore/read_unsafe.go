@@ -30,29 +30,14 @@ type eface struct{ typ, data unsafe.Pointer }
 // check verifies it against reflect.
 type oneofIface interface{ genstoreOneof() }
 
-// typeWord returns the type word of the interface values of type t.
-func typeWord(t reflect.Type) unsafe.Pointer {
+// typeID is a Go type's identity: in this build, the type word of its
+// interface values.
+type typeID = unsafe.Pointer
+
+// typeIDOf returns the type word of the interface values of type t.
+func typeIDOf(t reflect.Type) typeID {
 	v := reflect.Zero(t).Interface()
 	return (*eface)(unsafe.Pointer(&v)).typ
-}
-
-// storageAux holds the message type's type word, for PointerOf.
-type storageAux struct{ word unsafe.Pointer }
-
-// fieldAux is empty in this build.
-type fieldAux struct{}
-
-// memberAux holds the wrapper's type word, for Which.
-type memberAux struct{ word unsafe.Pointer }
-
-func (s *Storage) initAux() {
-	s.aux.word = typeWord(s.GoType)
-	for i := range s.Oneofs {
-		for j := range s.Oneofs[i].members {
-			m := &s.Oneofs[i].members[j]
-			m.aux.word = typeWord(m.wrapper)
-		}
-	}
 }
 
 // PointerOf returns a pointer to m's struct, if m is of the map's type
@@ -60,7 +45,7 @@ func (s *Storage) initAux() {
 func (s *Storage) PointerOf(m protoreflect.ProtoMessage) (p Pointer, ok bool) {
 	var a any = m
 	e := (*eface)(unsafe.Pointer(&a))
-	if e.typ != s.aux.word {
+	if e.typ != s.id {
 		return Pointer{}, false
 	}
 	return Pointer{e.data}, true
@@ -226,15 +211,18 @@ func (f *Field) Map(p Pointer) reflect.Value {
 
 // Which returns the position in Storage.Fields of the set member of the
 // oneof in the message at p, and a pointer to its wrapper; pos is -1 when
-// the oneof is unset (nil, or a nil wrapper pointer).
+// the oneof is unset (nil, or a nil wrapper pointer) or p is nil.
 func (o *Oneof) Which(p Pointer) (pos int, w Pointer) {
+	if p.p == nil {
+		return -1, Pointer{}
+	}
 	a := any(*(*oneofIface)(unsafe.Add(p.p, o.Offset)))
 	e := (*eface)(unsafe.Pointer(&a))
 	if e.typ == nil || e.data == nil {
 		return -1, Pointer{}
 	}
 	for i := range o.members {
-		if o.members[i].aux.word == e.typ {
+		if o.members[i].id == e.typ {
 			return o.members[i].pos, Pointer{e.data}
 		}
 	}
@@ -242,18 +230,19 @@ func (o *Oneof) Which(p Pointer) (pos int, w Pointer) {
 }
 
 // Unknown returns the message's unknown fields; nil if the struct has
-// none.
+// none or p is nil.
 func (s *Storage) Unknown(p Pointer) []byte {
-	if s.UnknownOffset < 0 {
+	if s.UnknownOffset < 0 || p.IsNil() {
 		return nil
 	}
 	return *(*[]byte)(unsafe.Add(p.p, s.UnknownOffset))
 }
 
 // ExtensionsLen returns the number of extensions stored in the message
-// (set or not, as protoimpl keeps them); 0 if the struct has none.
+// (set or not, as protoimpl keeps them); 0 if the struct has none or p
+// is nil.
 func (s *Storage) ExtensionsLen(p Pointer) int {
-	if s.ExtensionsOffset < 0 {
+	if s.ExtensionsOffset < 0 || p.IsNil() {
 		return 0
 	}
 	return len(*(*protoimpl.ExtensionFields)(unsafe.Add(p.p, s.ExtensionsOffset)))
@@ -273,7 +262,7 @@ func checkStartup() error {
 	a := any(*(*oneofIface)(unsafe.Add(unsafe.Pointer(v), sf.Offset)))
 	e := (*eface)(unsafe.Pointer(&a))
 	w := reflect.ValueOf(v).Elem().FieldByIndex(sf.Index).Elem()
-	if e.typ != typeWord(w.Type()) || e.data != w.UnsafePointer() || *(*float64)(e.data) != 2.5 {
+	if e.typ != typeIDOf(w.Type()) || e.data != w.UnsafePointer() || *(*float64)(e.data) != 2.5 {
 		return errors.New("genstore: start-up check: reading a oneof field as an interface does not give its wrapper; direct reads are off")
 	}
 	return nil

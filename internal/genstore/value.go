@@ -202,19 +202,14 @@ func (l *listView) Get(i int) protoreflect.Value {
 	return asKind(v, f.Layout.Kind)
 }
 
-func (l *listView) Set(int, protoreflect.Value)                { panic(readOnly) }
-func (l *listView) Append(protoreflect.Value)                  { panic(readOnly) }
-func (l *listView) AppendMutable() protoreflect.Value          { panic(readOnly) }
-func (l *listView) Truncate(int)                               { panic(readOnly) }
-func (l *listView) NewElement() protoreflect.Value             { panic(readOnly) }
-func (l *listView) IsValid() bool                              { return !l.p.IsNil() }
-func (m *mapView) Clear(protoreflect.MapKey)                   { panic(readOnly) }
-func (m *mapView) Set(protoreflect.MapKey, protoreflect.Value) { panic(readOnly) }
-func (m *mapView) Mutable(protoreflect.MapKey) protoreflect.Value {
-	panic(readOnly)
-}
-func (m *mapView) NewValue() protoreflect.Value { panic(readOnly) }
+func (l *listView) Set(int, protoreflect.Value)       { panic(readOnly) }
+func (l *listView) Append(protoreflect.Value)         { panic(readOnly) }
+func (l *listView) AppendMutable() protoreflect.Value { panic(readOnly) }
+func (l *listView) Truncate(int)                      { panic(readOnly) }
+func (l *listView) NewElement() protoreflect.Value    { panic(readOnly) }
+func (l *listView) IsValid() bool                     { return !l.p.IsNil() }
 
+// readOnly is the panic of a view's mutating methods.
 const readOnly = "genstore: the view is read-only"
 
 // mapView is a read-only protoreflect.Map over a map field's map.
@@ -244,6 +239,11 @@ func (m *mapView) Get(k protoreflect.MapKey) protoreflect.Value {
 	}
 	return m.val(v)
 }
+
+func (m *mapView) Clear(protoreflect.MapKey)                      { panic(readOnly) }
+func (m *mapView) Set(protoreflect.MapKey, protoreflect.Value)    { panic(readOnly) }
+func (m *mapView) Mutable(protoreflect.MapKey) protoreflect.Value { panic(readOnly) }
+func (m *mapView) NewValue() protoreflect.Value                   { panic(readOnly) }
 
 // key converts a Go map key to a protoreflect map key.
 func (m *mapView) key(k reflect.Value) protoreflect.MapKey {
