@@ -1,0 +1,270 @@
+//go:build protolayout_purego
+
+package genstore
+
+import (
+	"reflect"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Pointer points to a generated struct (a message, or a oneof member's
+// wrapper); the zero Pointer is nil. In this build it is the addressable
+// struct as a reflect.Value.
+type Pointer struct{ v reflect.Value }
+
+// IsNil reports whether p is nil.
+func (p Pointer) IsNil() bool { return !p.v.IsValid() }
+
+// typeID is a Go type's identity: in this build, the type itself.
+type typeID = reflect.Type
+
+func typeIDOf(t reflect.Type) typeID { return t }
+
+// startupErr is nil: this build has no unsafe reads to check.
+var startupErr error
+
+// pointerTo returns the struct a *T value points to.
+func pointerTo(v reflect.Value) Pointer {
+	if v.IsNil() {
+		return Pointer{}
+	}
+	return Pointer{v.Elem()}
+}
+
+// PointerOf returns a pointer to m's struct, if m is of the map's type
+// (ok is false otherwise); a nil message gives a nil Pointer.
+func (s *Storage) PointerOf(m protoreflect.ProtoMessage) (p Pointer, ok bool) {
+	v := reflect.ValueOf(m)
+	if !v.IsValid() || v.Type() != s.id {
+		return Pointer{}, false
+	}
+	return pointerTo(v), true
+}
+
+// Message returns the message p points to, of the map's type.
+func (s *Storage) Message(p Pointer) protoreflect.ProtoMessage {
+	return messageAt(s.GoType, p)
+}
+
+// messageAt returns p as a message of type t (a pointer to a struct).
+func messageAt(t reflect.Type, p Pointer) protoreflect.ProtoMessage {
+	if p.IsNil() {
+		return reflect.Zero(t).Interface().(protoreflect.ProtoMessage)
+	}
+	return p.v.Addr().Interface().(protoreflect.ProtoMessage)
+}
+
+// at returns f's value in p.
+func (f *Field) at(p Pointer) reflect.Value { return p.v.Field(f.index) }
+
+// Bool reads a RepBool field.
+func (f *Field) Bool(p Pointer) bool { return f.at(p).Bool() }
+
+// Int32 reads a RepInt32 field (enums included).
+func (f *Field) Int32(p Pointer) int32 { return int32(f.at(p).Int()) }
+
+// Int64 reads a RepInt64 field.
+func (f *Field) Int64(p Pointer) int64 { return f.at(p).Int() }
+
+// Uint32 reads a RepUint32 field.
+func (f *Field) Uint32(p Pointer) uint32 { return uint32(f.at(p).Uint()) }
+
+// Uint64 reads a RepUint64 field.
+func (f *Field) Uint64(p Pointer) uint64 { return f.at(p).Uint() }
+
+// Float32 reads a RepFloat32 field.
+func (f *Field) Float32(p Pointer) float32 { return float32(f.at(p).Float()) }
+
+// Float64 reads a RepFloat64 field.
+func (f *Field) Float64(p Pointer) float64 { return f.at(p).Float() }
+
+// String reads a RepString field.
+func (f *Field) String(p Pointer) string { return f.at(p).String() }
+
+// Bytes reads a RepBytes or RepBytesPresence field.
+func (f *Field) Bytes(p Pointer) []byte { return f.at(p).Bytes() }
+
+// Ptr reads a RepMessage field (the message's struct) or a pointer
+// scalar's pointer (the scalar); nil when unset.
+func (f *Field) Ptr(p Pointer) Pointer { return pointerTo(f.at(p)) }
+
+// PtrBool reads a RepPtrBool field; ok is false when it is unset.
+func (f *Field) PtrBool(p Pointer) (v, ok bool) {
+	if q := f.at(p); !q.IsNil() {
+		return q.Elem().Bool(), true
+	}
+	return false, false
+}
+
+// PtrInt32 reads a RepPtrInt32 field; ok is false when it is unset.
+func (f *Field) PtrInt32(p Pointer) (int32, bool) {
+	if q := f.at(p); !q.IsNil() {
+		return int32(q.Elem().Int()), true
+	}
+	return 0, false
+}
+
+// PtrInt64 reads a RepPtrInt64 field; ok is false when it is unset.
+func (f *Field) PtrInt64(p Pointer) (int64, bool) {
+	if q := f.at(p); !q.IsNil() {
+		return q.Elem().Int(), true
+	}
+	return 0, false
+}
+
+// PtrUint32 reads a RepPtrUint32 field; ok is false when it is unset.
+func (f *Field) PtrUint32(p Pointer) (uint32, bool) {
+	if q := f.at(p); !q.IsNil() {
+		return uint32(q.Elem().Uint()), true
+	}
+	return 0, false
+}
+
+// PtrUint64 reads a RepPtrUint64 field; ok is false when it is unset.
+func (f *Field) PtrUint64(p Pointer) (uint64, bool) {
+	if q := f.at(p); !q.IsNil() {
+		return q.Elem().Uint(), true
+	}
+	return 0, false
+}
+
+// PtrFloat32 reads a RepPtrFloat32 field; ok is false when it is unset.
+func (f *Field) PtrFloat32(p Pointer) (float32, bool) {
+	if q := f.at(p); !q.IsNil() {
+		return float32(q.Elem().Float()), true
+	}
+	return 0, false
+}
+
+// PtrFloat64 reads a RepPtrFloat64 field; ok is false when it is unset.
+func (f *Field) PtrFloat64(p Pointer) (float64, bool) {
+	if q := f.at(p); !q.IsNil() {
+		return q.Elem().Float(), true
+	}
+	return 0, false
+}
+
+// PtrString reads a RepPtrString field; ok is false when it is unset.
+func (f *Field) PtrString(p Pointer) (string, bool) {
+	if q := f.at(p); !q.IsNil() {
+		return q.Elem().String(), true
+	}
+	return "", false
+}
+
+// Len returns the length of a list or map field.
+func (f *Field) Len(p Pointer) int { return f.at(p).Len() }
+
+// slice returns a list field as its own slice type S when its Go type is
+// S, else as a copy converted element by element with conv.
+func slice[S ~[]E, E any](f *Field, p Pointer, conv func(reflect.Value) E) S {
+	v := f.at(p)
+	if s, ok := v.Addr().Interface().(*S); ok {
+		return *s
+	}
+	if v.IsNil() {
+		return nil
+	}
+	out := make(S, v.Len())
+	for i := range out {
+		out[i] = conv(v.Index(i))
+	}
+	return out
+}
+
+// Bools reads a RepListBool field.
+func (f *Field) Bools(p Pointer) []bool {
+	return slice[[]bool](f, p, reflect.Value.Bool)
+}
+
+// Int32s reads a RepListInt32 field (enum lists included: those are
+// copied in this build).
+func (f *Field) Int32s(p Pointer) []int32 {
+	return slice[[]int32](f, p, func(v reflect.Value) int32 { return int32(v.Int()) })
+}
+
+// Int64s reads a RepListInt64 field.
+func (f *Field) Int64s(p Pointer) []int64 {
+	return slice[[]int64](f, p, reflect.Value.Int)
+}
+
+// Uint32s reads a RepListUint32 field.
+func (f *Field) Uint32s(p Pointer) []uint32 {
+	return slice[[]uint32](f, p, func(v reflect.Value) uint32 { return uint32(v.Uint()) })
+}
+
+// Uint64s reads a RepListUint64 field.
+func (f *Field) Uint64s(p Pointer) []uint64 {
+	return slice[[]uint64](f, p, reflect.Value.Uint)
+}
+
+// Float32s reads a RepListFloat32 field.
+func (f *Field) Float32s(p Pointer) []float32 {
+	return slice[[]float32](f, p, func(v reflect.Value) float32 { return float32(v.Float()) })
+}
+
+// Float64s reads a RepListFloat64 field.
+func (f *Field) Float64s(p Pointer) []float64 {
+	return slice[[]float64](f, p, reflect.Value.Float)
+}
+
+// Strings reads a RepListString field.
+func (f *Field) Strings(p Pointer) []string {
+	return slice[[]string](f, p, reflect.Value.String)
+}
+
+// BytesList reads a RepListBytes field.
+func (f *Field) BytesList(p Pointer) [][]byte {
+	return slice[[][]byte](f, p, reflect.Value.Bytes)
+}
+
+// MessageAt returns the i-th element of a RepListMessage field (nil for a
+// nil element).
+func (f *Field) MessageAt(p Pointer, i int) Pointer { return pointerTo(f.at(p).Index(i)) }
+
+// Map returns a RepMap field's map.
+func (f *Field) Map(p Pointer) reflect.Value { return f.at(p) }
+
+// Which returns the position in Storage.Fields of the set member of the
+// oneof in the message at p, and a pointer to its wrapper; pos is -1 when
+// the oneof is unset (nil, or a nil wrapper pointer) or p is nil.
+func (o *Oneof) Which(p Pointer) (pos int, w Pointer) {
+	if p.IsNil() {
+		return -1, Pointer{}
+	}
+	iv := p.v.Field(o.index)
+	if iv.IsNil() {
+		return -1, Pointer{}
+	}
+	wv := iv.Elem()
+	if wv.IsNil() {
+		return -1, Pointer{}
+	}
+	t := wv.Type()
+	for i := range o.members {
+		if o.members[i].id == t {
+			return o.members[i].pos, Pointer{wv.Elem()}
+		}
+	}
+	return -1, Pointer{}
+}
+
+// Unknown returns the message's unknown fields; nil if the struct has
+// none or p is nil.
+func (s *Storage) Unknown(p Pointer) []byte {
+	if s.unknownIndex < 0 || p.IsNil() {
+		return nil
+	}
+	return p.v.Field(s.unknownIndex).Bytes()
+}
+
+// ExtensionsLen returns the number of extensions stored in the message
+// (set or not, as protoimpl keeps them); 0 if the struct has none or p
+// is nil.
+func (s *Storage) ExtensionsLen(p Pointer) int {
+	if s.extensionsIndex < 0 || p.IsNil() {
+		return 0
+	}
+	return p.v.Field(s.extensionsIndex).Len()
+}
