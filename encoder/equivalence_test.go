@@ -132,7 +132,8 @@ func twinsAgree(t *testing.T, g, d proto.Message) bool {
 
 // TestDescriptorSetEquivalence encodes the FileDescriptorSet of every file
 // linked into the test binary, generated and dynamic: descriptor.proto, the
-// well-known types and protobuftest's schemas, 18 files. (The same test
+// well-known types, protobuftest's schemas and their hybrid and Opaque API
+// copies, 27 files. (The same test
 // over a binary that links the OTLP schema too is in the benchmarks
 // module, benchmarks/internal/otlptest.)
 func TestDescriptorSetEquivalence(t *testing.T) {
