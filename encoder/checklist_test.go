@@ -46,15 +46,33 @@ func dynOf(t testing.TB, gen proto.Message) proto.Message {
 	return protobuftest.DynamicTwin(gen)
 }
 
-// same holds protolayout to the reference on gen and its dynamic twins
-// (dynamicpb and *dynamic.Message), in both modes.
+// same holds protolayout to the reference on gen, its dynamic twins
+// (dynamicpb and *dynamic.Message) and its hybrid and Opaque API twins
+// (see apiTwins), in both modes.
 func same(t *testing.T, gen proto.Message) {
 	t.Helper()
 	d, dm := dynOf(t, gen), protobuftest.DynamicMessageTwin(gen)
+	generated := append([]proto.Message{gen}, apiTwins(gen)...)
 	for _, o := range []protobuftest.CheckOptions{{Deterministic: true}, {}} {
-		protobuftest.Equivalent(t, o, nil, gen)
+		protobuftest.Equivalent(t, o, nil, generated...)
 		protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
 		protobuftest.Equivalent(t, o, protobuftest.DynamicMessageTypes(), dm)
+	}
+}
+
+// apiTwins returns the hybrid and Opaque API twins of gen, a valid message
+// of an open generated test type, copied through protoreflect; nil when
+// gen's schema has no such copies (customoptions, descriptorpb, the
+// well-known types) or gen is not valid.
+func apiTwins(gen proto.Message) []proto.Message {
+	mr := gen.ProtoReflect()
+	name := protobuftest.VariantName(mr.Descriptor().FullName(), protobuftest.APIHybrid)
+	if _, err := protoregistry.GlobalTypes.FindMessageByName(name); err != nil || !mr.IsValid() {
+		return nil
+	}
+	return []proto.Message{
+		protobuftest.VariantTwin(gen, protobuftest.APIHybrid),
+		protobuftest.VariantTwin(gen, protobuftest.APIOpaque),
 	}
 }
 
@@ -550,12 +568,12 @@ func TestChecklist27UTF8ValidatedIffSchemaAsks(t *testing.T) {
 	}
 }
 
-// expectError checks that proto.Marshal and protolayout both fail on m and
-// its dynamic twin, with protolayout's error wrapping want and proto.Error
-// and appending nothing.
+// expectError checks that proto.Marshal and protolayout both fail on m,
+// its dynamic twin and its hybrid and Opaque API twins, with protolayout's
+// error wrapping want and proto.Error and appending nothing.
 func expectError(t *testing.T, m proto.Message, want error) {
 	t.Helper()
-	for _, x := range []proto.Message{m, dynOf(t, m)} {
+	for _, x := range append([]proto.Message{m, dynOf(t, m)}, apiTwins(m)...) {
 		if _, err := det.Marshal(x); err == nil {
 			t.Errorf("%T %v: proto.Marshal succeeded", x, x)
 		}

@@ -60,6 +60,63 @@ func TestRandomDefaultModeWithoutMaps(t *testing.T) {
 	}
 }
 
+// apiLevelSeeds is how many random messages each test schema message gets
+// in the equivalence tests of its hybrid and Opaque API forms: a tenth of
+// reloadtest.Seeds (30, or 3 with -short). The open form, which
+// TestRandomEquivalence covers with every seed, takes the same encoder
+// paths on the same content; these seeds check the other struct layouts.
+func apiLevelSeeds() uint64 { return reloadtest.Seeds() / 10 }
+
+// TestRandomEquivalenceAPILevels encodes seeded random messages of every
+// test schema message generated with the hybrid and the Opaque API, in the
+// option modes of TestRandomEquivalence, and holds every output to the
+// reference. Each form is filled through its own setters from the seed,
+// not decoded (no test schema field is declared [lazy = true] either, so
+// the Opaque API decodes nothing lazily), and must hold the same content
+// as the open form.
+func TestRandomEquivalenceAPILevels(t *testing.T) {
+	n := apiLevelSeeds()
+	for _, s := range protobuftest.GeneratedVariants() {
+		t.Run(string(s.Name), func(t *testing.T) {
+			t.Parallel()
+			for seed := range n {
+				opts := protobuftest.RandOptions{MaxDepth: 3, Unknown: seed%3 == 0}
+				g := s.Open.Random(seed, opts)
+				h, q := s.Hybrid.Random(seed, opts), s.Opaque.Random(seed, opts)
+				if !twinsAgree(t, g, h) || !twinsAgree(t, g, q) {
+					return
+				}
+				for _, o := range []protobuftest.CheckOptions{{Deterministic: true, AllowPartial: true}, {AllowPartial: true}, {Deterministic: true}} {
+					protobuftest.Equivalent(t, o, nil, h, q)
+				}
+				if t.Failed() {
+					t.Fatalf("seed %d", seed)
+				}
+			}
+		})
+	}
+}
+
+// TestRandomDefaultModeWithoutMapsAPILevels is
+// TestRandomDefaultModeWithoutMaps on the hybrid and Opaque API forms.
+func TestRandomDefaultModeWithoutMapsAPILevels(t *testing.T) {
+	n := apiLevelSeeds() / 3
+	for _, s := range protobuftest.GeneratedVariants() {
+		for seed := range n {
+			opts := protobuftest.RandOptions{MaxDepth: 3, NoMaps: true}
+			for _, v := range []protobuftest.Variant{s.Hybrid, s.Opaque} {
+				m := v.Random(seed, opts)
+				want, werr := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
+				got, err := encoder.MarshalOptions{AllowPartial: true}.Marshal(m)
+				if (err != nil) != (werr != nil) || !bytes.Equal(got, want) {
+					t.Fatalf("%s seed %d %v: %v / %v\n%s", s.Name, seed, v.Level, err, werr,
+						protobuftest.FirstDiff(got, want, v.Type.Descriptor()))
+				}
+			}
+		}
+	}
+}
+
 // twinsAgree checks that the pair really is one message in two forms.
 func twinsAgree(t *testing.T, g, d proto.Message) bool {
 	t.Helper()
@@ -75,7 +132,8 @@ func twinsAgree(t *testing.T, g, d proto.Message) bool {
 
 // TestDescriptorSetEquivalence encodes the FileDescriptorSet of every file
 // linked into the test binary, generated and dynamic: descriptor.proto, the
-// well-known types and protobuftest's schemas, 18 files. (The same test
+// well-known types, protobuftest's schemas and their hybrid and Opaque API
+// copies, 27 files. (The same test
 // over a binary that links the OTLP schema too is in the benchmarks
 // module, benchmarks/internal/otlptest.)
 func TestDescriptorSetEquivalence(t *testing.T) {

@@ -25,9 +25,10 @@
 // # The project's schemas
 //
 // [Twins], [TwinByName], [DynamicFiles], [DynamicTypes], [DynamicTwin],
-// [DynamicMessageTypes], [DynamicMessageTwin] and [LoadFiles] serve
-// protolayout's own test schemas; the generated packages under
-// protobuftest/gen are fixtures for those tests, not API.
+// [DynamicMessageTypes], [DynamicMessageTwin], [LoadFiles],
+// [GeneratedVariants], [VariantTwin] and [VariantName] serve protolayout's
+// own test schemas; the generated packages under protobuftest/gen are
+// fixtures for those tests, not API.
 //
 // The schemas are the .proto files in protobuftest/proto: proto2
 // (protolayout.test2), proto3 (protolayout.test3), editions 2023
@@ -42,14 +43,25 @@
 //     package dynamic's messages ([DynamicMessageTwin]), which proto.Marshal
 //     encodes with protolayout's encoder.
 //
-// [Twins] pairs the two forms of every message. The MessageSet schema in
+// [Twins] pairs the two forms of every message.
+//
+// The generated code exists at the three API levels of protoc-gen-go
+// ([APILevel]): the open struct API in protobuftest/gen/<pkg>, and the
+// hybrid and the Opaque API in protobuftest/gen/hybrid/<pkg> and
+// protobuftest/gen/opaque/<pkg>, whose schemas are copies renamed into the
+// proto packages hybrid.protolayout.* and opaque.protolayout.* (one program
+// cannot register a full name twice). [GeneratedVariants] lists the three
+// generated types of every message, and [VariantTwin] copies a message
+// into another level. protolayout.customoptions exists at the open level
+// only: a copy would extend google.protobuf.MessageOptions again with the
+// same field numbers. The MessageSet schema in
 // protobuftest/proto/legacy (protolayout.messageset) has no twin: it is
 // served in the dynamic form only; its generated code, which protoc-gen-go
 // writes only when built with the protolegacy tag, is internal to
 // protolayout's own tests.
 //
-// After editing a .proto file, regenerate protobuftest/gen from the module
-// root with
+// After editing a .proto file, regenerate protobuftest/gen (all three
+// levels) from the module root with
 //
 //	go run ./internal/protogen/cmd
 //

@@ -6,6 +6,10 @@
 // code generator (internal_gengo) in process. The output depends only on the
 // sources and on the versions of protocompile and google.golang.org/protobuf.
 //
+// A target may also generate renamed copies of its schemas at other API
+// levels of protoc-gen-go ([Variant]), so that tests can hold the same
+// schema's open, hybrid and Opaque generated types in one program.
+//
 // [Targets] lists the generated code of the module. The command in the cmd
 // subdirectory regenerates all of it ([Command]); each target's package has
 // a test that fails, with [Verify], while its committed files are stale.
@@ -61,15 +65,58 @@ type Target struct {
 	// root, that holds every generated file. Any other .pb.go file under it
 	// is stale.
 	OutDir string
+	// Variants are renamed copies of some of the files, generated at
+	// another API level next to the originals (under OutDir too).
+	Variants []Variant
+}
+
+// A Variant is a renamed copy of some of a target's .proto files whose Go
+// code is generated at another API level of protoc-gen-go. The copy is
+// renamed so that one program can link it with the original: protobuf-go
+// refuses to register two files of one path or two declarations of one
+// full name.
+//
+// The copy of a file is renamed throughout, on the compiled descriptors:
+// its proto path F becomes Name/F, its proto package P becomes Name.P, its
+// go_package Module/OutDir/D becomes Module/OutDir/Name/D, and every
+// reference to a declaration of a copied file (field types, extendees,
+// method types, imports) names the copy. References to other files (the
+// well-known types, the target's files left out) are kept.
+type Variant struct {
+	// Name prefixes the copies' paths and packages. It must be a proto
+	// identifier and a Go package path element, such as "hybrid".
+	Name string
+	// Files are patterns (path.Match syntax) selecting the files to copy
+	// among the target's files, by their path from the module root. Each
+	// must match at least one file.
+	Files []string
+	// APILevel is protoc-gen-go's default_api_level for the copies:
+	// "API_OPEN", "API_HYBRID" or "API_OPAQUE". It applies to proto2 and
+	// proto3 files as to editions files that set no api_level feature.
+	APILevel string
 }
 
 var (
 	// Protobuftest is the Go code of the test schemas, except the
-	// MessageSet schema in protobuftest/proto/legacy, which is [Legacy].
+	// MessageSet schema in protobuftest/proto/legacy, which is [Legacy]:
+	// with protoc-gen-go's default (open) struct API in
+	// protobuftest/gen/<pkg>, and copies of the schemas with the hybrid
+	// and the Opaque API in protobuftest/gen/hybrid/<pkg> and
+	// protobuftest/gen/opaque/<pkg> (proto packages hybrid.protolayout.*
+	// and opaque.protolayout.*).
+	//
+	// customoptions.proto has no copies: it extends
+	// google.protobuf.MessageOptions, and a copy would declare extensions
+	// of the same numbers on that message, which protobuf-go refuses to
+	// register twice in one program.
 	Protobuftest = Target{
 		Files:  []string{"protobuftest/proto/*.proto"},
 		Module: Module,
 		OutDir: "protobuftest/gen",
+		Variants: []Variant{
+			{Name: "hybrid", Files: testSchemaCopies, APILevel: "API_HYBRID"},
+			{Name: "opaque", Files: testSchemaCopies, APILevel: "API_OPAQUE"},
+		},
 	}
 	// Benchmarks is the Go code of the benchmark shapes.
 	Benchmarks = Target{
@@ -89,6 +136,10 @@ var (
 	}
 )
 
+// testSchemaCopies selects the test schemas that [Protobuftest] copies
+// into its variants: all but customoptions.proto.
+var testSchemaCopies = []string{"protobuftest/proto/test*.proto"}
+
 // Targets returns every target of the module that this build can
 // generate, the ones [Command] regenerates: [Legacy] too when built with
 // the protolegacy tag.
@@ -101,23 +152,41 @@ func Targets() []Target {
 
 // Generate compiles the .proto files of t in src, a file system rooted at
 // the module root, and returns the generated files keyed by their
-// slash-separated path from the module root (all under t.OutDir).
+// slash-separated path from the module root (all under t.OutDir): those of
+// the files themselves, then those of each of t.Variants.
 func Generate(ctx context.Context, src fs.FS, t Target) (map[string][]byte, error) {
 	paths, files, err := protoschema.Compile(ctx, src, "", t.Files...)
 	if err != nil {
 		return nil, fmt.Errorf("protogen: %w", err)
 	}
+	out := make(map[string][]byte)
+	if err := generate(t, paths, files, "module="+t.Module, out); err != nil {
+		return nil, err
+	}
+	for _, v := range t.Variants {
+		vpaths, vfiles, err := copyVariant(t, v, paths, files)
+		if err != nil {
+			return nil, err
+		}
+		param := "module=" + t.Module + ",default_api_level=" + v.APILevel
+		if err := generate(t, vpaths, append(slices.Clone(files), vfiles...), param, out); err != nil {
+			return nil, fmt.Errorf("%w (variant %s)", err, v.Name)
+		}
+	}
+	return out, nil
+}
+
+// generate runs protoc-gen-go on the files of paths, with files holding
+// them and all their dependencies (dependencies first) and param as the
+// plugin parameter, and adds its output files to out.
+func generate(t Target, paths []string, files []*descriptorpb.FileDescriptorProto, param string, out map[string][]byte) error {
 	req := &pluginpb.CodeGeneratorRequest{
 		FileToGenerate: paths,
-		Parameter:      proto.String("module=" + t.Module),
+		Parameter:      proto.String(param),
 		ProtoFile:      files,
 	}
-	generate := make(map[string]bool)
-	for _, p := range paths {
-		generate[p] = true
-	}
 	for _, f := range files {
-		if !generate[f.GetName()] {
+		if !slices.Contains(paths, f.GetName()) {
 			continue
 		}
 		// protoc also sends the files to generate with their
@@ -125,13 +194,13 @@ func Generate(ctx context.Context, src fs.FS, t Target) (map[string][]byte, erro
 		// protos are the same.
 		req.SourceFileDescriptors = append(req.SourceFileDescriptors, f)
 		if err := checkEdition(f); err != nil {
-			return nil, err
+			return err
 		}
 	}
 
 	gen, err := goprotogen.Options{}.New(req)
 	if err != nil {
-		return nil, fmt.Errorf("protogen: %w", err)
+		return fmt.Errorf("protogen: %w", err)
 	}
 	for _, f := range gen.Files {
 		if f.Generate {
@@ -143,21 +212,20 @@ func Generate(ctx context.Context, src fs.FS, t Target) (map[string][]byte, erro
 	gen.SupportedEditionsMaximum = gengo.SupportedEditionsMaximum
 	resp := gen.Response()
 	if resp.Error != nil {
-		return nil, fmt.Errorf("protogen: protoc-gen-go: %s", resp.GetError())
+		return fmt.Errorf("protogen: protoc-gen-go: %s", resp.GetError())
 	}
 
-	out := make(map[string][]byte, len(resp.File))
 	for _, f := range resp.File {
 		name := f.GetName()
 		if !strings.HasPrefix(name, t.OutDir+"/") || f.InsertionPoint != nil {
-			return nil, fmt.Errorf("protogen: unexpected output file %q (check go_package: it must be under %s/%s)", name, t.Module, t.OutDir)
+			return fmt.Errorf("protogen: unexpected output file %q (check go_package: it must be under %s/%s)", name, t.Module, t.OutDir)
 		}
 		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("protogen: output file %q generated twice", name)
+			return fmt.Errorf("protogen: output file %q generated twice", name)
 		}
 		out[name] = []byte(f.GetContent())
 	}
-	return out, nil
+	return nil
 }
 
 // checkEdition reports an error, as protoc would, when f uses an edition the

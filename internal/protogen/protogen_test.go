@@ -168,3 +168,65 @@ func TestWrite(t *testing.T) {
 		t.Errorf("second Write:\n%s", log.String())
 	}
 }
+
+func TestVariants(t *testing.T) {
+	target := toy
+	target.Variants = []Variant{
+		{Name: "all", Files: []string{"schemas/*.proto"}, APILevel: "API_OPAQUE"},
+		{Name: "some", Files: []string{"schemas/a.proto"}, APILevel: "API_HYBRID"},
+	}
+	files, err := Generate(context.Background(), toySources, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"out/all/apb/a.pb.go", "out/all/bpb/b.pb.go",
+		"out/apb/a.pb.go", "out/bpb/b.pb.go",
+		// The hybrid API is two files: open and hybrid by default, Opaque
+		// under the protoopaque build tag.
+		"out/some/apb/a.pb.go", "out/some/apb/a_protoopaque.pb.go",
+	}
+	if got := slices.Sorted(maps.Keys(files)); !slices.Equal(got, want) {
+		t.Fatalf("generated %q, want %q", got, want)
+	}
+	for name, wants := range map[string][]string{
+		// Everything copied: the copy of a imports the copy of b.
+		"out/all/apb/a.pb.go": {"source: all/schemas/a.proto", `bpb "example.com/toy/out/all/bpb"`, ".all.toy.b.B", "xxx_hidden_B", "// A is documented."},
+		// Only a copied: its copy imports the original b.
+		"out/some/apb/a.pb.go":             {"source: some/schemas/a.proto", `bpb "example.com/toy/out/bpb"`, ".toy.b.B", "//go:build !protoopaque", "func (x *A) SetB("},
+		"out/some/apb/a_protoopaque.pb.go": {"//go:build protoopaque", "xxx_hidden_B"},
+	} {
+		for _, w := range wants {
+			if !strings.Contains(string(files[name]), w) {
+				t.Errorf("%s lacks %q", name, w)
+			}
+		}
+	}
+	if some := string(files["out/some/apb/a.pb.go"]); strings.Contains(some, "some.toy.b") {
+		t.Errorf("out/some/apb/a.pb.go renames a reference to a file it does not copy")
+	}
+	if open := string(files["out/apb/a.pb.go"]); strings.Contains(open, "all.") || strings.Contains(open, "SetB") {
+		t.Errorf("the original of a copied file changed")
+	}
+}
+
+func TestVariantErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    Variant
+		want string
+	}{
+		{"no match", Variant{Name: "v", Files: []string{"schemas/c.proto"}, APILevel: "API_OPAQUE"}, "no file"},
+		{"bad name", Variant{Name: "v.w", Files: []string{"schemas/a.proto"}, APILevel: "API_OPAQUE"}, "variant name"},
+		{"bad level", Variant{Name: "v", Files: []string{"schemas/a.proto"}, APILevel: "API_CLOSED"}, "API_CLOSED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := toy
+			target.Variants = []Variant{tc.v}
+			_, err := Generate(context.Background(), toySources, target)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one about %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,8 +1,9 @@
 // Command cmd regenerates the Go code of every .proto schema of the module
 // (the targets of package protogen: protobuftest/gen from
-// protobuftest/proto, benchmarks/internal/shapespb from benchmarks/proto,
-// and internal/messagesetpb from protobuftest/proto/legacy), without
-// protoc.
+// protobuftest/proto, with its hybrid and Opaque API copies in
+// protobuftest/gen/hybrid and protobuftest/gen/opaque,
+// benchmarks/internal/shapespb from benchmarks/proto, and
+// internal/messagesetpb from protobuftest/proto/legacy), without protoc.
 //
 // Run it from anywhere inside the module:
 //
