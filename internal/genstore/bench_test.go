@@ -1,4 +1,4 @@
-package genstore
+package genstore_test
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/testeditionspb"
@@ -31,7 +32,7 @@ func descriptorSet() *descriptorpb.FileDescriptorSet {
 
 // walkMap reads every set field of the message at p through its storage
 // map, as an encoder would, and returns a checksum of what it read.
-func walkMap(s *Storage, p Pointer) uint64 {
+func walkMap(s *genstore.Storage, p genstore.Pointer) uint64 {
 	var sum uint64
 	for pos := range s.Fields {
 		f := &s.Fields[pos]
@@ -48,65 +49,65 @@ func walkMap(s *Storage, p Pointer) uint64 {
 			f, q = &s.Fields[which], w
 		}
 		switch f.Rep {
-		case RepBool:
+		case genstore.RepBool:
 			if f.Bool(q) {
 				sum++
 			}
-		case RepInt32:
+		case genstore.RepInt32:
 			sum += uint64(f.Int32(q))
-		case RepInt64:
+		case genstore.RepInt64:
 			sum += uint64(f.Int64(q))
-		case RepUint32:
+		case genstore.RepUint32:
 			sum += uint64(f.Uint32(q))
-		case RepUint64:
+		case genstore.RepUint64:
 			sum += f.Uint64(q)
-		case RepFloat32:
+		case genstore.RepFloat32:
 			sum += uint64(math.Float32bits(f.Float32(q)))
-		case RepFloat64:
+		case genstore.RepFloat64:
 			sum += math.Float64bits(f.Float64(q))
-		case RepString:
+		case genstore.RepString:
 			sum += uint64(len(f.String(q)))
-		case RepBytes, RepBytesPresence:
+		case genstore.RepBytes, genstore.RepBytesPresence:
 			sum += uint64(len(f.Bytes(q)))
-		case RepPtrBool:
+		case genstore.RepPtrBool:
 			if v, ok := f.PtrBool(q); ok && v {
 				sum++
 			}
-		case RepPtrInt32:
+		case genstore.RepPtrInt32:
 			v, _ := f.PtrInt32(q)
 			sum += uint64(v)
-		case RepPtrInt64:
+		case genstore.RepPtrInt64:
 			v, _ := f.PtrInt64(q)
 			sum += uint64(v)
-		case RepPtrUint32:
+		case genstore.RepPtrUint32:
 			v, _ := f.PtrUint32(q)
 			sum += uint64(v)
-		case RepPtrUint64:
+		case genstore.RepPtrUint64:
 			v, _ := f.PtrUint64(q)
 			sum += v
-		case RepPtrFloat32:
+		case genstore.RepPtrFloat32:
 			v, _ := f.PtrFloat32(q)
 			sum += uint64(math.Float32bits(v))
-		case RepPtrFloat64:
+		case genstore.RepPtrFloat64:
 			v, _ := f.PtrFloat64(q)
 			sum += math.Float64bits(v)
-		case RepPtrString:
+		case genstore.RepPtrString:
 			v, _ := f.PtrString(q)
 			sum += uint64(len(v))
-		case RepMessage:
+		case genstore.RepMessage:
 			if c := f.Ptr(q); !c.IsNil() {
 				child, _ := f.Child()
 				sum += walkMap(child, c)
 			}
-		case RepListInt32:
+		case genstore.RepListInt32:
 			for _, v := range f.Int32s(q) {
 				sum += uint64(v)
 			}
-		case RepListString:
+		case genstore.RepListString:
 			for _, v := range f.Strings(q) {
 				sum += uint64(len(v))
 			}
-		case RepListMessage:
+		case genstore.RepListMessage:
 			if n := f.Len(q); n > 0 {
 				child, _ := f.Child()
 				for i := range n {
@@ -180,7 +181,7 @@ func BenchmarkReadAll(b *testing.B) {
 	b.Logf("%d bytes encoded", proto.Size(m))
 	b.Run("map", func(b *testing.B) {
 		b.ReportAllocs()
-		s, err := Of(m.ProtoReflect().Type())
+		s, err := genstore.Of(m.ProtoReflect().Type())
 		if err != nil {
 			b.Fatal(err)
 		}

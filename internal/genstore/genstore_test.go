@@ -1,4 +1,4 @@
-package genstore
+package genstore_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/typepb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -80,9 +81,9 @@ func testTypes(t testing.TB) []testType {
 }
 
 // mustOf returns the storage map of mt, failing the test if it is refused.
-func mustOf(t testing.TB, mt protoreflect.MessageType) *Storage {
+func mustOf(t testing.TB, mt protoreflect.MessageType) *genstore.Storage {
 	t.Helper()
-	s, err := Of(mt)
+	s, err := genstore.Of(mt)
 	if err != nil {
 		t.Fatalf("Of(%s): %v", mt.Descriptor().FullName(), err)
 	}
@@ -92,7 +93,7 @@ func mustOf(t testing.TB, mt protoreflect.MessageType) *Storage {
 // compare checks that every field of m read through s, and of every
 // message set in it read through the fields' child maps, equals what
 // protoreflect's Get and Has report.
-func compare(t testing.TB, s *Storage, m proto.Message) {
+func compare(t testing.TB, s *genstore.Storage, m proto.Message) {
 	t.Helper()
 	p, ok := s.PointerOf(m)
 	if !ok {
@@ -111,7 +112,7 @@ func (c *comparer) errorf(path, format string, args ...any) {
 	c.t.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 }
 
-func (c *comparer) message(s *Storage, p Pointer, m protoreflect.Message, path string) {
+func (c *comparer) message(s *genstore.Storage, p genstore.Pointer, m protoreflect.Message, path string) {
 	c.t.Helper()
 	if got := s.Message(p); got != m.Interface() {
 		c.errorf(path, "Message(p) is %p, want %p", got, m.Interface())
@@ -140,12 +141,12 @@ func (c *comparer) message(s *Storage, p Pointer, m protoreflect.Message, path s
 			c.errorf(fpath, "set = %v, Has = %v", set, has)
 			continue
 		}
-		if f.oneof != nil {
+		if f.OneofRecord() != nil {
 			w, member := f.Member(p)
 			if member != has {
 				c.errorf(fpath, "Member reports %v, Has %v", member, has)
 			}
-			if which, _ := f.oneof.Which(p); member != (which == pos) {
+			if which, _ := f.OneofRecord().Which(p); member != (which == pos) {
 				c.errorf(fpath, "Which gives position %d, Member %v", which, member)
 			}
 			if member && w.IsNil() {
@@ -166,7 +167,7 @@ func (c *comparer) message(s *Storage, p Pointer, m protoreflect.Message, path s
 	}
 }
 
-func (c *comparer) list(f *Field, fd protoreflect.FieldDescriptor, got, want protoreflect.List, path string) {
+func (c *comparer) list(f *genstore.Field, fd protoreflect.FieldDescriptor, got, want protoreflect.List, path string) {
 	c.t.Helper()
 	if got.Len() != want.Len() {
 		c.errorf(path, "list length %d, want %d", got.Len(), want.Len())
@@ -180,7 +181,7 @@ func (c *comparer) list(f *Field, fd protoreflect.FieldDescriptor, got, want pro
 	}
 }
 
-func (c *comparer) mapValue(f *Field, got, want protoreflect.Map, path string) {
+func (c *comparer) mapValue(f *genstore.Field, got, want protoreflect.Map, path string) {
 	c.t.Helper()
 	if got.Len() != want.Len() {
 		c.errorf(path, "map length %d, want %d", got.Len(), want.Len())
@@ -217,7 +218,7 @@ func (c *comparer) mapValue(f *Field, got, want protoreflect.Map, path string) {
 	}
 }
 
-func (c *comparer) value(f *Field, fd protoreflect.FieldDescriptor, got, want protoreflect.Value, path string) {
+func (c *comparer) value(f *genstore.Field, fd protoreflect.FieldDescriptor, got, want protoreflect.Value, path string) {
 	c.t.Helper()
 	if fd.Message() != nil {
 		c.sameMessage(f, got.Message(), want.Message(), path)
@@ -231,7 +232,7 @@ func (c *comparer) value(f *Field, fd protoreflect.FieldDescriptor, got, want pr
 // sameMessage checks that a message read through the map is the very
 // message protoreflect reports, and compares its fields through the
 // field's child map.
-func (c *comparer) sameMessage(f *Field, got, want protoreflect.Message, path string) {
+func (c *comparer) sameMessage(f *genstore.Field, got, want protoreflect.Message, path string) {
 	c.t.Helper()
 	if got.Interface() != want.Interface() {
 		c.errorf(path, "message %p, want %p", got.Interface(), want.Interface())

@@ -16,6 +16,14 @@ type Pointer struct{ v reflect.Value }
 // IsNil reports whether p is nil.
 func (p Pointer) IsNil() bool { return !p.v.IsValid() }
 
+// Addr returns the struct's address, to tell two pointers to one struct.
+func (p Pointer) Addr() uintptr {
+	if !p.v.IsValid() {
+		return 0
+	}
+	return p.v.Addr().Pointer()
+}
+
 // typeID is a Go type's identity: in this build, the type itself.
 type typeID = reflect.Type
 

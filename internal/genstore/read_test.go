@@ -1,4 +1,4 @@
-package genstore
+package genstore_test
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/protobuftest"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
@@ -27,7 +28,7 @@ func TestEveryTypeMapped(t *testing.T) {
 	if len(types) < 50 {
 		t.Fatalf("only %d test types", len(types))
 	}
-	reps := map[Rep]bool{}
+	reps := map[genstore.Rep]bool{}
 	for _, tt := range types {
 		s := mustOf(t, tt.mt)
 		md := tt.mt.Descriptor()
@@ -46,10 +47,10 @@ func TestEveryTypeMapped(t *testing.T) {
 		for i := range s.Fields {
 			f := &s.Fields[i]
 			reps[f.Rep] = true
-			if f.Rep == RepInvalid || f.Rep >= repCount || f.Layout != &s.Layout.Fields[i] {
+			if f.Rep == genstore.RepInvalid || f.Rep >= genstore.RepCount || f.Layout != &s.Layout.Fields[i] {
 				t.Errorf("%s.%s: rep %v", md.FullName(), f.Layout.Name, f.Rep)
 			}
-			if (f.Oneof >= 0) != (f.Wrapper != nil) || (f.Rep == RepMap) != (f.Key != RepInvalid) {
+			if (f.Oneof >= 0) != (f.Wrapper != nil) || (f.Rep == genstore.RepMap) != (f.Key != genstore.RepInvalid) {
 				t.Errorf("%s.%s: oneof %d, wrapper %v, key %v", md.FullName(), f.Layout.Name, f.Oneof, f.Wrapper, f.Key)
 			}
 		}
@@ -57,7 +58,7 @@ func TestEveryTypeMapped(t *testing.T) {
 			t.Errorf("%s: a second Of built a second map", md.FullName())
 		}
 	}
-	for r := RepBool; r < repCount; r++ {
+	for r := genstore.RepBool; r < genstore.RepCount; r++ {
 		if !reps[r] {
 			t.Errorf("no test field has representation %v", r)
 		}
@@ -141,11 +142,11 @@ func TestEveryOneofMember(t *testing.T) {
 				// A wrapper holding a nil message, or a nil []byte.
 				w := reflect.New(f.Wrapper.Elem())
 				m := tt.mt.New()
-				reflect.ValueOf(m.Interface()).Elem().FieldByIndex([]int{o.index}).Set(w)
+				reflect.ValueOf(m.Interface()).Elem().FieldByIndex([]int{o.StructIndex()}).Set(w)
 				compare(t, s, m.Interface())
 				// A typed nil wrapper: unset.
-				reflect.ValueOf(m.Interface()).Elem().FieldByIndex([]int{o.index}).Set(reflect.Zero(f.Wrapper))
-				if got, _ := o.Which(Pointer{}.of(s, m.Interface())); got != -1 {
+				reflect.ValueOf(m.Interface()).Elem().FieldByIndex([]int{o.StructIndex()}).Set(reflect.Zero(f.Wrapper))
+				if got, _ := o.Which(pointerOf(s, m.Interface())); got != -1 {
 					t.Errorf("%s: a typed nil wrapper reads as member %d", fd.FullName(), got)
 				}
 				compare(t, s, m.Interface())
@@ -157,8 +158,8 @@ func TestEveryOneofMember(t *testing.T) {
 	}
 }
 
-// of returns m's pointer through s; the receiver is only for the syntax.
-func (Pointer) of(s *Storage, m proto.Message) Pointer {
+// pointerOf returns m's pointer through s.
+func pointerOf(s *genstore.Storage, m proto.Message) genstore.Pointer {
 	p, _ := s.PointerOf(m)
 	return p
 }
@@ -251,13 +252,13 @@ func TestConcurrent(t *testing.T) {
 		msgs[i] = m.Interface()
 	}
 	var wg sync.WaitGroup
-	maps := make([][]*Storage, 4)
+	maps := make([][]*genstore.Storage, 4)
 	for g := range maps {
-		maps[g] = make([]*Storage, len(types))
+		maps[g] = make([]*genstore.Storage, len(types))
 		wg.Go(func() {
 			for i := range types {
 				j := (i + g*len(types)/len(maps)) % len(types)
-				s, err := Of(types[j].mt)
+				s, err := genstore.Of(types[j].mt)
 				if err != nil {
 					t.Error(err)
 					return
@@ -296,7 +297,7 @@ func TestAccessors(t *testing.T) {
 		OneofField:            &test3pb.TestAllTypes_OneofString{OneofString: "o"},
 	}
 	p, _ := s.PointerOf(m)
-	byName := func(name protoreflect.Name) *Field {
+	byName := func(name protoreflect.Name) *genstore.Field {
 		for i := range s.Fields {
 			if s.Fields[i].Layout.Name == name {
 				return &s.Fields[i]
@@ -305,24 +306,24 @@ func TestAccessors(t *testing.T) {
 		t.Fatalf("no field %s", name)
 		return nil
 	}
-	if f := byName("singular_int32"); f.Rep != RepInt32 || f.Int32(p) != -3 {
+	if f := byName("singular_int32"); f.Rep != genstore.RepInt32 || f.Int32(p) != -3 {
 		t.Errorf("singular_int32: %v %d", f.Rep, f.Int32(p))
 	}
-	if f := byName("singular_nested_enum"); f.Rep != RepInt32 || f.Int32(p) != int32(test3pb.TestAllTypes_BAZ) {
+	if f := byName("singular_nested_enum"); f.Rep != genstore.RepInt32 || f.Int32(p) != int32(test3pb.TestAllTypes_BAZ) {
 		t.Errorf("singular_nested_enum: %v %d", f.Rep, f.Int32(p))
 	}
-	if f := byName("repeated_nested_enum"); f.Rep != RepListInt32 || !reflect.DeepEqual(f.Int32s(p), []int32{1, -1}) || f.Len(p) != 2 {
+	if f := byName("repeated_nested_enum"); f.Rep != genstore.RepListInt32 || !reflect.DeepEqual(f.Int32s(p), []int32{1, -1}) || f.Len(p) != 2 {
 		t.Errorf("repeated_nested_enum: %v %v", f.Rep, f.Int32s(p))
 	}
-	if f := byName("repeated_string"); f.Rep != RepListString || !reflect.DeepEqual(f.Strings(p), m.RepeatedString) {
+	if f := byName("repeated_string"); f.Rep != genstore.RepListString || !reflect.DeepEqual(f.Strings(p), m.RepeatedString) {
 		t.Errorf("repeated_string: %v %v", f.Rep, f.Strings(p))
 	}
-	if f := byName("optional_nested_message"); f.Rep != RepMessage || f.Ptr(p) != (Pointer{}).of(mustOf(t, m.OptionalNestedMessage.ProtoReflect().Type()), m.OptionalNestedMessage) {
+	if f := byName("optional_nested_message"); f.Rep != genstore.RepMessage || f.Ptr(p) != pointerOf(mustOf(t, m.OptionalNestedMessage.ProtoReflect().Type()), m.OptionalNestedMessage) {
 		t.Errorf("optional_nested_message: %v", f.Rep)
 	}
 	f := byName("oneof_string")
 	w, ok := f.Member(p)
-	if !ok || f.Rep != RepString || f.String(w) != "o" {
+	if !ok || f.Rep != genstore.RepString || f.String(w) != "o" {
 		t.Errorf("oneof_string: %v %v", ok, f.Rep)
 	}
 	if _, ok := byName("oneof_uint32").Member(p); ok {
@@ -334,7 +335,7 @@ func TestAccessors(t *testing.T) {
 	if _, err := byName("singular_int32").Child(); err == nil {
 		t.Error("Child of a scalar field: no error")
 	}
-	for r := RepInvalid; r <= repCount; r++ {
+	for r := genstore.RepInvalid; r <= genstore.RepCount; r++ {
 		if r.String() == "" {
 			t.Errorf("Rep(%d) has no name", r)
 		}

@@ -20,6 +20,9 @@ type Pointer struct{ p unsafe.Pointer }
 // IsNil reports whether p is nil.
 func (p Pointer) IsNil() bool { return p.p == nil }
 
+// Addr returns the struct's address, to tell two pointers to one struct.
+func (p Pointer) Addr() uintptr { return uintptr(p.p) }
+
 // eface is the layout of an empty interface value.
 type eface struct{ typ, data unsafe.Pointer }
 

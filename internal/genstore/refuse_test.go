@@ -1,6 +1,6 @@
 //lint:file-ignore U1000 the hand-written structs copy generated ones, whose special fields only protobuf-go reads
 
-package genstore
+package genstore_test
 
 import (
 	"reflect"
@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 )
@@ -330,7 +331,7 @@ func (*legacyV1) ProtoMessage()    {}
 // refusals below are each for its one difference.
 func TestHandWrittenMatch(t *testing.T) {
 	typ := register((*hand)(nil), (*Hand_A)(nil))
-	s, err := ForType(typ, handMD())
+	s, err := genstore.ForType(typ, handMD())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestRefusals(t *testing.T) {
 		{"another message's descriptor", reflect.TypeFor[*test3pb.TestAllTypes](), (&test2pb.TestAllTypes{}).ProtoReflect().Descriptor(), "another one (protolayout.test3.TestAllTypes)"},
 	}
 	for _, c := range cases {
-		s, err := ForType(c.t, c.md)
+		s, err := genstore.ForType(c.t, c.md)
 		if err == nil || s != nil {
 			t.Errorf("%s: mapped (%v)", c.name, err)
 			continue
@@ -404,7 +405,7 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("%s: error %q does not say %q", c.name, err, c.want)
 		}
 		// Asked again, it says the same.
-		if _, again := ForType(c.t, c.md); again == nil || again.Error() != err.Error() {
+		if _, again := genstore.ForType(c.t, c.md); again == nil || again.Error() != err.Error() {
 			t.Errorf("%s: second error %v", c.name, again)
 		}
 	}
@@ -414,11 +415,11 @@ func TestRefusals(t *testing.T) {
 		"legacy v1":       legacyMT,
 		"nil":             nil,
 	} {
-		if s, err := Of(mt); err == nil || s != nil {
+		if s, err := genstore.Of(mt); err == nil || s != nil {
 			t.Errorf("Of(%s): mapped", name)
 		}
 	}
-	if _, err := ForType(nil, md); err == nil {
+	if _, err := genstore.ForType(nil, md); err == nil {
 		t.Error("ForType(nil): no error")
 	}
 }
