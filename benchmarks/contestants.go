@@ -68,6 +68,13 @@ func encoderReuse(o encoder.MarshalOptions) func(string, []proto.Message) benchr
 	}
 }
 
+func encoderMarshal(o encoder.MarshalOptions) func(string, []proto.Message) benchreport.Contestant {
+	return func(name string, msgs []proto.Message) benchreport.Contestant {
+		return benchreport.Contestant{Name: name, Check: benchreport.CheckExactUpToMapOrder,
+			Encode: func(i int) ([]byte, error) { return o.Marshal(msgs[i]) }}
+	}
+}
+
 // contestants is the marshal family, in report order: the harness's
 // generic contestants on the dynamicpb twin (benchreport.DynamicContestants,
 // in the same order), with proto.Marshal and encoder.Marshal of the
@@ -81,6 +88,8 @@ var contestants = []contestant{
 	{name: baseFloor, prepare: on(false, readFloor(false))},
 	{name: benchreport.NameFloorHasGet, prepare: on(false, readFloor(true))},
 	{name: "protolayout/generated", prepare: on(true, benchreport.EncoderMarshal)},
+	{name: "protolayout/generated-checked", prepare: on(true, encoderMarshal(encoder.MarshalOptions{Checked: true}))},
+	{name: "protolayout/generated-checked-reuse", prepare: on(true, encoderReuse(encoder.MarshalOptions{Checked: true}))},
 	{name: benchreport.NameLayoutDynamic, prepare: on(false, benchreport.EncoderMarshal)},
 	{name: benchreport.NameLayoutReuse, prepare: on(false, encoderReuse(encoder.MarshalOptions{}))},
 	{name: benchreport.NameLayoutDet, prepare: on(false, encoderReuse(encoder.MarshalOptions{Deterministic: true}))},

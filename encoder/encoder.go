@@ -14,6 +14,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/cursor"
 	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/retain"
@@ -272,6 +273,8 @@ type Encoder struct {
 	// dyn is the scratch space of package dynamic's direct encoder
 	// (dynhook.Append).
 	dyn any
+	// gen is the engine's scratch space, for generated messages.
+	gen engine.State
 }
 
 // open is a length-prefixed part being written.
@@ -340,6 +343,9 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 	if _, n, ok := e.direct(nil, mr, true); ok {
 		return n, nil
 	}
+	if _, n, ok := e.generated(nil, m, mr, true); ok {
+		return n, nil
+	}
 	return e.walkSize(mr)
 }
 
@@ -386,6 +392,9 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 	if out, _, ok := e.direct(b, mr, false); ok {
 		return result(b, out, fresh, mr), nil
 	}
+	if out, _, ok := e.generated(b, m, mr, false); ok {
+		return result(b, out, fresh, mr), nil
+	}
 	return e.walkAppend(b, mr, fresh)
 }
 
@@ -405,6 +414,24 @@ func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out 
 		MaxSize:       e.opts.maxSize(),
 	}
 	return dynhook.Append(&e.dyn, b, mr, o)
+}
+
+// generated encodes (or with sizeOnly, sizes) a generated message with
+// the engine, which reads its struct through the type's storage map, and
+// reports whether it did; any other message, and one it leaves to the
+// walk, gives false. Its output, or size, is the walk's.
+func (e *Encoder) generated(b []byte, m proto.Message, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
+	if pm := mr.ProtoMethods(); pm == nil || pm == dynhook.Methods {
+		return b, 0, false // dynamicpb, package dynamic
+	}
+	o := engine.Options{
+		Deterministic: e.opts.Deterministic,
+		Partial:       e.opts.AllowPartial,
+		SizeOnly:      sizeOnly,
+		MaxDepth:      e.opts.maxDepth(),
+		MaxSize:       e.opts.maxSize(),
+	}
+	return e.gen.Encode(b, m, mr, o)
 }
 
 // fast returns the fast-path methods of m when m goes through them, else

@@ -1,0 +1,402 @@
+package engine
+
+import (
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/protolayout/protolayout/internal/genstore"
+	"github.com/protolayout/protolayout/internal/wire"
+)
+
+// The write pass visits the fields the size pass visited, in the same
+// order, and takes each nested message's size and each map's entries
+// from what the size pass recorded (enc.next, enc.nextEntry): a message
+// changed between the passes shows as a length that disagrees with its
+// body, a cursor out of step, or a total that differs, and the call
+// gives up.
+
+// appendTag appends the key of f.
+func appendTag(b []byte, f *field) []byte {
+	if f.tagLen == 1 {
+		return append(b, f.tag[0])
+	}
+	return append(b, f.key()...)
+}
+
+// appendVarint appends v as a varint, a one-byte value without a call.
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
+}
+
+// appendString appends s with its length prefix; false if f asks for
+// UTF-8 and s is not.
+func appendString(b []byte, s string, check bool) ([]byte, bool) {
+	if check && !validUTF8(s) {
+		return b, false
+	}
+	b = appendVarint(b, uint64(len(s)))
+	return append(b, s...), true
+}
+
+// append is the write pass over the message at ptr of program p, at level
+// depth.
+func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
+	ok := true
+	fields := p.fields[:p.regular]
+	for i := range fields {
+		f := &fields[i]
+		switch f.code {
+		case codeInt32:
+			v := f.sf.Int32(ptr)
+			if v == 0 {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(int64(v)))
+		case codeInt64:
+			v := f.sf.Int64(ptr)
+			if v == 0 {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(v))
+		case codeUint64:
+			v := f.sf.Uint64(ptr)
+			if v == 0 {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), v)
+		case codeUint32:
+			v := f.sf.Uint32(ptr)
+			if v == 0 {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(v))
+		case codeSint32:
+			v := f.sf.Int32(ptr)
+			if v == 0 {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), protowire.EncodeZigZag(int64(v)))
+		case codeSint64:
+			v := f.sf.Int64(ptr)
+			if v == 0 {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), protowire.EncodeZigZag(v))
+		case codeFixed32:
+			v := f.sf.Uint32(ptr)
+			if v == 0 {
+				continue
+			}
+			b = protowire.AppendFixed32(appendTag(b, f), v)
+		case codeSfixed32:
+			v := f.sf.Int32(ptr)
+			if v == 0 {
+				continue
+			}
+			b = protowire.AppendFixed32(appendTag(b, f), uint32(v))
+		case codeFixed64:
+			v := f.sf.Uint64(ptr)
+			if v == 0 {
+				continue
+			}
+			b = protowire.AppendFixed64(appendTag(b, f), v)
+		case codeSfixed64:
+			v := f.sf.Int64(ptr)
+			if v == 0 {
+				continue
+			}
+			b = protowire.AppendFixed64(appendTag(b, f), uint64(v))
+		case codeBool:
+			if !f.sf.Bool(ptr) {
+				continue
+			}
+			b = append(appendTag(b, f), 1)
+		case codeFloat64:
+			v := math.Float64bits(f.sf.Float64(ptr))
+			if v == 0 {
+				continue
+			}
+			b = protowire.AppendFixed64(appendTag(b, f), v)
+		case codeFloat32:
+			v := math.Float32bits(f.sf.Float32(ptr))
+			if v == 0 {
+				continue
+			}
+			b = protowire.AppendFixed32(appendTag(b, f), v)
+		case codeString:
+			s := f.sf.String(ptr)
+			if s == "" {
+				continue
+			}
+			if b, ok = appendString(appendTag(b, f), s, f.utf8); !ok {
+				return b, false
+			}
+		case codeBytes:
+			s := f.sf.Bytes(ptr)
+			if len(s) == 0 {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = append(b, s...)
+		case codeMessage:
+			c := f.sf.Ptr(ptr)
+			if c.IsNil() {
+				continue
+			}
+			if b, ok = e.appendNested(b, f, c, depth+1); !ok {
+				return b, false
+			}
+		case codeListMessage:
+			k := f.sf.Len(ptr)
+			for j := range k {
+				if b, ok = e.appendNested(b, f, f.sf.MessageAt(ptr, j), depth+1); !ok {
+					return b, false
+				}
+			}
+		default:
+			if b, ok = e.appendOther(b, f, ptr, depth); !ok {
+				return b, false
+			}
+		}
+	}
+	for _, o := range p.oneofs {
+		pos, w := o.Which(ptr)
+		if pos < 0 {
+			continue
+		}
+		if b, ok = e.appendMember(b, &p.fields[pos], w, depth); !ok {
+			return b, false
+		}
+	}
+	return append(b, p.st.Unknown(ptr)...), true
+}
+
+// appendNested appends c, a message of field f at level depth, with its
+// key and its length (or, for a group, its end key), the size the size
+// pass recorded for it.
+func (e *enc) appendNested(b []byte, f *field, c genstore.Pointer, depth int) ([]byte, bool) {
+	if e.next >= len(e.st.sizes) {
+		return b, false
+	}
+	n := int(e.st.sizes[e.next])
+	e.next++
+	b = appendTag(b, f)
+	group := f.elem == wire.OpGroup
+	if !group {
+		b = appendVarint(b, uint64(n))
+	}
+	start := len(b)
+	if !c.IsNil() {
+		var ok bool
+		if b, ok = e.append(b, f.childProgram(), c, depth); !ok {
+			return b, false
+		}
+	}
+	if len(b)-start != n {
+		// The message changed between the passes: bytes that disagree
+		// with their length prefix are never returned.
+		return b, false
+	}
+	if group {
+		b = append(b, f.more.endTag...)
+	}
+	return b, true
+}
+
+// appendOther appends the field f (outside real oneofs) of the message at
+// ptr, if it is set, for the cases append does not take inline.
+func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) ([]byte, bool) {
+	sf := f.sf
+	switch {
+	case isScalarRep(sf.Rep):
+		w, ok := word(sf, ptr)
+		if !ok {
+			return b, true
+		}
+		return wire.AppendWord(appendTag(b, f), f.op, w), true
+	case sf.Rep == genstore.RepPtrString:
+		s, ok := sf.PtrString(ptr)
+		if !ok {
+			return b, true
+		}
+		return appendString(appendTag(b, f), s, f.utf8)
+	case sf.Rep == genstore.RepBytesPresence:
+		s := sf.Bytes(ptr)
+		if s == nil {
+			return b, true
+		}
+		b = appendVarint(appendTag(b, f), uint64(len(s)))
+		return append(b, s...), true
+	case sf.Rep == genstore.RepMessage: // a group
+		c := sf.Ptr(ptr)
+		if c.IsNil() {
+			return b, true
+		}
+		return e.appendNested(b, f, c, depth+1)
+	case sf.Rep == genstore.RepMap:
+		return e.appendMap(b, f, ptr, depth)
+	}
+	return e.appendList(b, f, ptr, depth)
+}
+
+// appendMember appends f, the set member of a real oneof, whose wrapper
+// is at w.
+func (e *enc) appendMember(b []byte, f *field, w genstore.Pointer, depth int) ([]byte, bool) {
+	sf := f.sf
+	switch sf.Rep {
+	case genstore.RepString:
+		return appendString(appendTag(b, f), sf.String(w), f.utf8)
+	case genstore.RepBytes:
+		s := sf.Bytes(w)
+		b = appendVarint(appendTag(b, f), uint64(len(s)))
+		return append(b, s...), true
+	case genstore.RepMessage:
+		return e.appendNested(b, f, sf.Ptr(w), depth+1)
+	}
+	v, _ := word(sf, w)
+	return wire.AppendWord(appendTag(b, f), f.op, v), true
+}
+
+// appendList appends the list field f of the message at ptr.
+func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([]byte, bool) {
+	sf := f.sf
+	k := sf.Len(ptr)
+	if k == 0 {
+		return b, true
+	}
+	ok := true
+	switch sf.Rep {
+	case genstore.RepListString:
+		for _, s := range sf.Strings(ptr) {
+			if b, ok = appendString(appendTag(b, f), s, f.utf8); !ok {
+				return b, false
+			}
+		}
+		return b, true
+	case genstore.RepListBytes:
+		for _, s := range sf.BytesList(ptr) {
+			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = append(b, s...)
+		}
+		return b, true
+	case genstore.RepListMessage:
+		for j := range k {
+			if b, ok = e.appendNested(b, f, sf.MessageAt(ptr, j), depth+1); !ok {
+				return b, false
+			}
+		}
+		return b, true
+	}
+	if f.op == wire.OpPacked {
+		body := 0
+		switch f.elem {
+		case wire.OpFixed32:
+			body = 4 * k
+		case wire.OpFixed64:
+			body = 8 * k
+		default:
+			for j := range k {
+				body += wire.SizeWord(f.elem, elemWord(sf, ptr, j))
+			}
+		}
+		b = append(b, f.more.packedTag...)
+		b = appendVarint(b, uint64(body))
+		start := len(b)
+		for j := range k {
+			b = wire.AppendWord(b, f.elem, elemWord(sf, ptr, j))
+		}
+		return b, len(b)-start == body
+	}
+	for j := range k {
+		b = wire.AppendWord(appendTag(b, f), f.elem, elemWord(sf, ptr, j))
+	}
+	return b, true
+}
+
+// appendMap appends the entries of the map field f of the message at
+// ptr, as the size pass read them (and, for a deterministic call, sorted
+// them).
+func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]byte, bool) {
+	k := f.sf.Len(ptr)
+	if k == 0 {
+		return b, true
+	}
+	start := e.nextEntry
+	if start+k > len(e.st.entries) {
+		return b, false
+	}
+	e.nextEntry += k
+	x := f.more
+	var child *program
+	if f.elem == wire.OpMessage {
+		child = f.childProgram()
+	}
+	ok := true
+	for i := start; i < start+k; i++ {
+		en := e.st.entries[i]
+		// The entry's size, its message value's from the size pass.
+		n := 2
+		if x.key == wire.OpString {
+			n += protowire.SizeBytes(len(en.ks))
+		} else {
+			n += wire.SizeWord(x.key, en.kw)
+		}
+		vn := 0
+		switch f.elem {
+		case wire.OpString:
+			n += protowire.SizeBytes(len(en.vs))
+		case wire.OpBytes:
+			n += protowire.SizeBytes(len(en.vb))
+		case wire.OpMessage:
+			if e.next >= len(e.st.sizes) {
+				return b, false
+			}
+			vn = int(e.st.sizes[e.next])
+			e.next++
+			n += protowire.SizeBytes(vn)
+		default:
+			n += wire.SizeWord(f.elem, en.vw)
+		}
+		b = appendVarint(appendTag(b, f), uint64(n))
+		entryStart := len(b)
+		if x.key == wire.OpString {
+			b = append(b, x.keyTag)
+			if b, ok = appendString(b, en.ks, x.keyUTF8); !ok {
+				return b, false
+			}
+		} else {
+			b = wire.AppendWord(append(b, x.keyTag), x.key, en.kw)
+		}
+		b = append(b, x.valueTag)
+		switch f.elem {
+		case wire.OpString:
+			if b, ok = appendString(b, en.vs, f.utf8); !ok {
+				return b, false
+			}
+		case wire.OpBytes:
+			b = appendVarint(b, uint64(len(en.vb)))
+			b = append(b, en.vb...)
+		case wire.OpMessage:
+			b = appendVarint(b, uint64(vn))
+			vs := len(b)
+			if !en.vp.IsNil() {
+				if b, ok = e.append(b, child, en.vp, depth+2); !ok {
+					return b, false
+				}
+			}
+			if len(b)-vs != vn {
+				return b, false
+			}
+		default:
+			b = wire.AppendWord(b, f.elem, en.vw)
+		}
+		if len(b)-entryStart != n {
+			return b, false
+		}
+	}
+	return b, true
+}

@@ -1,0 +1,28 @@
+// Package engine is the encoding engine over the field program
+// (internal/layout, internal/wire) with storage back-ends: a size pass
+// and a write pass that read a message's fields through the back-end of
+// its type, chosen once per type.
+//
+// The back-end here reads protoc-gen-go generated structs through their
+// storage maps (internal/genstore): field offsets and Go types found once
+// per type and checked against the descriptor. Package dynamic's messages
+// have their own direct encoder over their storage, and every other
+// message (dynamicpb, types the storage maps refuse) takes the checked
+// walk (internal/cursor, internal/sizing and the encoder's write pass).
+//
+// The engine encodes what the checked walk encodes, byte for byte, or
+// reports a fault and leaves the message to the walk, which then gives
+// the same bytes or its detailed error: on any limit met (depth, size, a
+// cycle, which the depth bound catches), invalid UTF-8, a required field
+// not set, a set extension, a MessageSet type, a nested length that
+// disagrees with its count (the message changed during the call), or a
+// shared subtree visited too often (a DAG, whose summaries the walk
+// keeps). No bytes whose lengths disagree with their contents are ever
+// returned.
+//
+// Its recursion follows nested messages on the goroutine stack, bounded
+// by wire.DefaultMaxDepth levels whatever the caller's depth limit;
+// deeper messages are left to the walk, whose frames are on the heap.
+//
+// The package is for the encoder of this module.
+package engine

@@ -1,0 +1,739 @@
+package engine
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"reflect"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/genstore"
+	"github.com/protolayout/protolayout/internal/utf8x"
+	"github.com/protolayout/protolayout/internal/wire"
+)
+
+// Options are the encoder's options as the engine needs them, resolved:
+// MaxDepth and MaxSize are the limits in force, never 0.
+type Options struct {
+	Deterministic bool
+	// Partial skips the required fields check.
+	Partial bool
+	// SizeOnly asks for nothing but the size, as proto.Size computes it
+	// (no UTF-8 validation, no required fields check).
+	SizeOnly bool
+	MaxDepth int
+	MaxSize  int
+}
+
+// maxSize is the largest size the engine counts (larger messages go to
+// the walk): far enough below the largest int32 that a size within it,
+// with a key and a length prefix added, cannot overflow an int of 32
+// bits. Where int has 32 bits, a size that may be large (a nested
+// message's, a string's) is added only after checking that the total
+// stays within the limit (fits), so that no sum wraps.
+const maxSize = math.MaxInt32 - 64
+
+// is32 is set where int has 32 bits.
+const is32 = bits.UintSize == 32
+
+// A message shared along many paths (a DAG) is counted once per path by
+// the size pass, so that a doubling DAG would take exponential time: the
+// size pass keeps the last nested messages it visited in a small table
+// (by address, with the call's epoch), and past maxRepeats visits of a
+// message seen before in the call it leaves the message to the walk,
+// which counts a shared subtree once per call. A tree (no message held
+// twice) never repeats.
+const (
+	seenSlots  = 256
+	maxRepeats = 256
+)
+
+// seen is a slot of the table of visited messages.
+type seen struct {
+	addr  uintptr
+	epoch uint32
+}
+
+// State is what an Encoder keeps for the engine between calls: the
+// sizes of nested messages and the map entries of one call, reused.
+// Between calls it holds no reference to a message (entries are
+// cleared); what it keeps is bounded (see release).
+type State struct {
+	sizes   []int32
+	entries []entry
+	// seen is the table of visited messages; epoch the current call's.
+	seen  [seenSlots]seen
+	epoch uint32
+	// last is the program of the type last encoded.
+	last *program
+}
+
+// maxKept bounds the scratch kept between calls: sizes and entries.
+const maxKept = 1 << 12
+
+// entry is a map entry, read once by the size pass and written by the
+// write pass in the same order: its key (the word, or the string) and
+// value (the word, string, bytes or message).
+type entry struct {
+	kw uint64
+	ks string
+	vw uint64
+	vs string
+	vb []byte
+	vp genstore.Pointer
+}
+
+// enc is one call of the engine.
+type enc struct {
+	st      *State
+	det     bool
+	partial bool
+	limit   int // the deepest level followed
+	maxSize int
+	repeats int
+	// next and nextEntry are the write pass's cursors in st.sizes and
+	// st.entries, which the size pass filled in the same order.
+	next, nextEntry int
+}
+
+// Encode encodes m, a generated message whose reflection is mr,
+// appending to b (with o.SizeOnly, it appends nothing and returns the
+// size as n). It reports handled false, with b unchanged, whenever it
+// does not encode m (see the package doc): the caller then walks m. st
+// may not be nil.
+func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
+	// The last type encoded first: its program holds no descriptor, and
+	// a message of its Go type is of its descriptor.
+	p := st.last
+	var ptr genstore.Pointer
+	ok := false
+	if p != nil {
+		ptr, ok = p.st.PointerOf(m)
+	}
+	if !ok {
+		if p = programOf(mr.Descriptor(), mr.Type()); p.err != nil {
+			return b, 0, false
+		}
+		if ptr, ok = p.st.PointerOf(m); !ok {
+			return b, 0, false
+		}
+		st.last = p
+	}
+	if ptr.IsNil() {
+		return b, 0, false
+	}
+	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly,
+		limit: min(o.MaxDepth, wire.DefaultMaxDepth), maxSize: min(o.MaxSize, maxSize)}
+	st.epoch++
+	if st.epoch == 0 { // wrapped: forget every slot
+		st.seen = [seenSlots]seen{}
+		st.epoch = 1
+	}
+	defer e.release()
+	n, ok = e.size(p, ptr, 1)
+	if !ok || n > o.MaxSize {
+		return b, 0, false
+	}
+	if o.SizeOnly {
+		return b, n, true
+	}
+	out = slicesGrow(b, n)
+	out, ok = e.append(out, p, ptr, 1)
+	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.entries) {
+		return b, 0, false
+	}
+	return out, n, true
+}
+
+// slicesGrow returns b with room for n more bytes.
+func slicesGrow(b []byte, n int) []byte { return slices.Grow(b, n) }
+
+// release ends a call: it drops the references the entries hold and the
+// scratch beyond what is kept.
+func (e *enc) release() {
+	st := e.st
+	clear(st.entries)
+	st.entries = st.entries[:0]
+	st.sizes = st.sizes[:0]
+	if cap(st.entries) > maxKept {
+		st.entries = nil
+	}
+	if cap(st.sizes) > 16*maxKept {
+		st.sizes = nil
+	}
+}
+
+// fits reports whether x more bytes keep a count of n bytes within the
+// call's limit (n may be up to a key and a length prefix above it).
+func (e *enc) fits(n, x int) bool { return x <= e.maxSize-n }
+
+// size is the size pass over the message at ptr of program p, at level
+// depth; false means the walk must take the message.
+func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
+	if depth > e.limit || p.messageSet || p.st.ExtensionsLen(ptr) > 0 {
+		return 0, false
+	}
+	if !e.partial && len(p.required) > 0 && !p.hasRequired(ptr) {
+		return 0, false
+	}
+	n := 0
+	fields := p.fields[:p.regular]
+	for i := range fields {
+		f := &fields[i]
+		switch f.code {
+		case codeInt32:
+			v := f.sf.Int32(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(uint64(int64(v)))
+		case codeInt64:
+			v := f.sf.Int64(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(uint64(v))
+		case codeUint64:
+			v := f.sf.Uint64(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(v)
+		case codeUint32:
+			v := f.sf.Uint32(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(uint64(v))
+		case codeSint32:
+			v := f.sf.Int32(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(protowire.EncodeZigZag(int64(v)))
+		case codeSint64:
+			v := f.sf.Int64(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(protowire.EncodeZigZag(v))
+		case codeFixed32:
+			if f.sf.Uint32(ptr) == 0 {
+				continue
+			}
+			n += int(f.tagLen) + 4
+		case codeSfixed32:
+			if f.sf.Int32(ptr) == 0 {
+				continue
+			}
+			n += int(f.tagLen) + 4
+		case codeFixed64:
+			if f.sf.Uint64(ptr) == 0 {
+				continue
+			}
+			n += int(f.tagLen) + 8
+		case codeSfixed64:
+			if f.sf.Int64(ptr) == 0 {
+				continue
+			}
+			n += int(f.tagLen) + 8
+		case codeBool:
+			if !f.sf.Bool(ptr) {
+				continue
+			}
+			n += int(f.tagLen) + 1
+		case codeFloat64:
+			if math.Float64bits(f.sf.Float64(ptr)) == 0 {
+				continue
+			}
+			n += int(f.tagLen) + 8
+		case codeFloat32:
+			if math.Float32bits(f.sf.Float32(ptr)) == 0 {
+				continue
+			}
+			n += int(f.tagLen) + 4
+		case codeString:
+			s := f.sf.String(ptr)
+			if s == "" {
+				continue
+			}
+			if is32 && !e.fits(n, len(s)) {
+				return 0, false
+			}
+			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+		case codeBytes:
+			s := f.sf.Bytes(ptr)
+			if len(s) == 0 {
+				continue
+			}
+			if is32 && !e.fits(n, len(s)) {
+				return 0, false
+			}
+			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+		case codeMessage:
+			c := f.sf.Ptr(ptr)
+			if c.IsNil() {
+				continue
+			}
+			x, ok := e.sizeNested(f, c, depth+1)
+			if !ok || is32 && !e.fits(n, x) {
+				return 0, false
+			}
+			n += int(f.tagLen) + protowire.SizeBytes(x)
+		case codeListMessage:
+			k := f.sf.Len(ptr)
+			for j := range k {
+				x, ok := e.sizeNested(f, f.sf.MessageAt(ptr, j), depth+1)
+				if !ok || is32 && !e.fits(n, x) {
+					return 0, false
+				}
+				n += int(f.tagLen) + protowire.SizeBytes(x)
+			}
+		default:
+			x, ok := e.sizeOther(f, ptr, depth)
+			if !ok || is32 && !e.fits(n, x) {
+				return 0, false
+			}
+			n += x
+		}
+		if n > e.maxSize {
+			return 0, false
+		}
+	}
+	for _, o := range p.oneofs {
+		pos, w := o.Which(ptr)
+		if pos < 0 {
+			continue
+		}
+		x, ok := e.sizeMember(&p.fields[pos], w, depth)
+		if !ok || is32 && !e.fits(n, x) {
+			return 0, false
+		}
+		n += x
+	}
+	u := p.st.Unknown(ptr)
+	if is32 && !e.fits(n, len(u)) {
+		return 0, false
+	}
+	n += len(u)
+	if n > e.maxSize {
+		return 0, false
+	}
+	return n, true
+}
+
+// sizeNested returns the size of c, a message of field f at level
+// depth, without its key or length, and records it for the write pass.
+func (e *enc) sizeNested(f *field, c genstore.Pointer, depth int) (int, bool) {
+	if !e.visit(c) {
+		return 0, false
+	}
+	child := f.childProgram()
+	if child.err != nil {
+		return 0, false
+	}
+	i := len(e.st.sizes)
+	e.st.sizes = append(e.st.sizes, 0)
+	if c.IsNil() {
+		// A nil element or oneof value: written as an empty message, as
+		// protoreflect reads it.
+		return 0, true
+	}
+	x, ok := e.size(child, c, depth)
+	if !ok {
+		return 0, false
+	}
+	e.st.sizes[i] = int32(x)
+	return x, true
+}
+
+// visit notes a visit of the nested message c by the size pass, and
+// reports false once the call has visited messages it saw before more
+// than maxRepeats times (see seen).
+func (e *enc) visit(c genstore.Pointer) bool {
+	a := c.Addr()
+	if a == 0 {
+		return true
+	}
+	s := &e.st.seen[(a*0x9e3779b97f4a7c15)>>(bits.UintSize-8)]
+	if s.addr == a && s.epoch == e.st.epoch {
+		e.repeats++
+		return e.repeats <= maxRepeats
+	}
+	s.addr, s.epoch = a, e.st.epoch
+	return true
+}
+
+// wrap returns the size of a nested message of n bytes of field f
+// without its key: with its length prefix, or for a group its end key.
+func wrap(f *field, n int) int {
+	if f.elem == wire.OpGroup {
+		return n + len(f.more.endTag)
+	}
+	return protowire.SizeBytes(n)
+}
+
+// hasRequired reports whether every required field of the message at ptr
+// is set.
+func (p *program) hasRequired(ptr genstore.Pointer) bool {
+	for _, pos := range p.required {
+		f := &p.fields[pos]
+		sf := f.sf
+		if sf.Oneof >= 0 {
+			if w, _ := p.st.Oneofs[sf.Oneof].Which(ptr); w != int(pos) {
+				return false
+			}
+			continue
+		}
+		switch sf.Rep {
+		case genstore.RepBytesPresence:
+			if sf.Bytes(ptr) == nil {
+				return false
+			}
+		default: // messages and pointer scalars
+			if sf.Ptr(ptr).IsNil() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// word returns the word (wire.Word) of the scalar field f stored in
+// place or behind a pointer in the message (or wrapper) at ptr, and
+// whether it is set: a pointer that is not nil, or a value in place that
+// is not zero (a oneof member's caller ignores that).
+func word(sf *genstore.Field, ptr genstore.Pointer) (uint64, bool) {
+	switch sf.Rep {
+	case genstore.RepBool:
+		if sf.Bool(ptr) {
+			return 1, true
+		}
+		return 0, false
+	case genstore.RepInt32:
+		v := sf.Int32(ptr)
+		return uint64(int64(v)), v != 0
+	case genstore.RepInt64:
+		v := sf.Int64(ptr)
+		return uint64(v), v != 0
+	case genstore.RepUint32:
+		v := sf.Uint32(ptr)
+		return uint64(v), v != 0
+	case genstore.RepUint64:
+		v := sf.Uint64(ptr)
+		return v, v != 0
+	case genstore.RepFloat32:
+		v := uint64(math.Float32bits(sf.Float32(ptr)))
+		return v, v != 0
+	case genstore.RepFloat64:
+		v := math.Float64bits(sf.Float64(ptr))
+		return v, v != 0
+	case genstore.RepPtrBool:
+		v, ok := sf.PtrBool(ptr)
+		if v {
+			return 1, ok
+		}
+		return 0, ok
+	case genstore.RepPtrInt32:
+		v, ok := sf.PtrInt32(ptr)
+		return uint64(int64(v)), ok
+	case genstore.RepPtrInt64:
+		v, ok := sf.PtrInt64(ptr)
+		return uint64(v), ok
+	case genstore.RepPtrUint32:
+		v, ok := sf.PtrUint32(ptr)
+		return uint64(v), ok
+	case genstore.RepPtrUint64:
+		return sf.PtrUint64(ptr)
+	case genstore.RepPtrFloat32:
+		v, ok := sf.PtrFloat32(ptr)
+		return uint64(math.Float32bits(v)), ok
+	case genstore.RepPtrFloat64:
+		v, ok := sf.PtrFloat64(ptr)
+		return math.Float64bits(v), ok
+	}
+	return 0, false
+}
+
+// isScalarRep reports whether r is a scalar in place or behind a pointer.
+func isScalarRep(r genstore.Rep) bool {
+	return r >= genstore.RepBool && r <= genstore.RepFloat64 || r >= genstore.RepPtrBool && r <= genstore.RepPtrFloat64
+}
+
+// sizeOther returns the size of the field f (outside real oneofs) of the
+// message at ptr, 0 if it is not set, for the cases size does not take
+// inline.
+func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
+	sf := f.sf
+	switch {
+	case isScalarRep(sf.Rep):
+		w, ok := word(sf, ptr)
+		if !ok {
+			return 0, true
+		}
+		return int(f.tagLen) + wire.SizeWord(f.op, w), true
+	case sf.Rep == genstore.RepPtrString:
+		s, ok := sf.PtrString(ptr)
+		if !ok {
+			return 0, true
+		}
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+	case sf.Rep == genstore.RepBytesPresence:
+		s := sf.Bytes(ptr)
+		if s == nil {
+			return 0, true
+		}
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+	case sf.Rep == genstore.RepMessage: // a group
+		c := sf.Ptr(ptr)
+		if c.IsNil() {
+			return 0, true
+		}
+		x, ok := e.sizeNested(f, c, depth+1)
+		return int(f.tagLen) + wrap(f, x), ok
+	case sf.Rep == genstore.RepMap:
+		return e.sizeMap(f, ptr, depth)
+	}
+	return e.sizeList(f, ptr, depth)
+}
+
+// sizeMember returns the size of f, the set member of a real oneof,
+// whose wrapper is at w: set whatever its value.
+func (e *enc) sizeMember(f *field, w genstore.Pointer, depth int) (int, bool) {
+	sf := f.sf
+	switch sf.Rep {
+	case genstore.RepString:
+		s := sf.String(w)
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+	case genstore.RepBytes:
+		s := sf.Bytes(w)
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+	case genstore.RepMessage:
+		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1)
+		return int(f.tagLen) + wrap(f, x), ok
+	}
+	v, _ := word(sf, w)
+	return int(f.tagLen) + wire.SizeWord(f.op, v), true
+}
+
+// sizeList returns the size of the list field f of the message at ptr.
+func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
+	sf := f.sf
+	k := sf.Len(ptr)
+	if k == 0 {
+		return 0, true
+	}
+	n := 0
+	switch sf.Rep {
+	case genstore.RepListString:
+		for _, s := range sf.Strings(ptr) {
+			if is32 && !e.fits(n, len(s)) {
+				return 0, false
+			}
+			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+		}
+		return n, true
+	case genstore.RepListBytes:
+		for _, s := range sf.BytesList(ptr) {
+			if is32 && !e.fits(n, len(s)) {
+				return 0, false
+			}
+			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+		}
+		return n, true
+	case genstore.RepListMessage:
+		for j := range k {
+			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1)
+			if !ok || is32 && !e.fits(n, x) {
+				return 0, false
+			}
+			n += int(f.tagLen) + wrap(f, x)
+		}
+		return n, n <= e.maxSize
+	}
+	// Scalars: packed, one record, or a key per element.
+	if k > e.maxSize {
+		return 0, false
+	}
+	body := 0
+	switch f.elem {
+	case wire.OpFixed32:
+		body = 4 * k
+	case wire.OpFixed64:
+		body = 8 * k
+	default:
+		for j := range k {
+			body += wire.SizeWord(f.elem, elemWord(sf, ptr, j))
+		}
+	}
+	if f.op == wire.OpPacked {
+		return int(f.tagLen) + protowire.SizeBytes(body), true
+	}
+	return k*int(f.tagLen) + body, true
+}
+
+// elemWord returns the word of element j of the scalar list field sf of
+// the message at ptr.
+func elemWord(sf *genstore.Field, ptr genstore.Pointer, j int) uint64 {
+	switch sf.Rep {
+	case genstore.RepListBool:
+		if sf.Bools(ptr)[j] {
+			return 1
+		}
+		return 0
+	case genstore.RepListInt32:
+		return uint64(int64(sf.Int32s(ptr)[j]))
+	case genstore.RepListInt64:
+		return uint64(sf.Int64s(ptr)[j])
+	case genstore.RepListUint32:
+		return uint64(sf.Uint32s(ptr)[j])
+	case genstore.RepListUint64:
+		return sf.Uint64s(ptr)[j]
+	case genstore.RepListFloat32:
+		return uint64(math.Float32bits(sf.Float32s(ptr)[j]))
+	default: // RepListFloat64
+		return math.Float64bits(sf.Float64s(ptr)[j])
+	}
+}
+
+// sizeMap returns the size of the map field f of the message at ptr: it
+// reads its entries once, into the call's entries (sorted by key when the
+// call is deterministic), for the write pass to take in the same order.
+func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
+	mv := f.sf.Map(ptr)
+	k := mv.Len()
+	if k == 0 {
+		return 0, true
+	}
+	if depth+1 > e.limit {
+		return 0, false // the entries are one level down
+	}
+	x := f.more
+	start := len(e.st.entries)
+	key := reflect.New(x.keyType).Elem()
+	val := reflect.New(x.valueType).Elem()
+	var child *program
+	if f.elem == wire.OpMessage {
+		if child = f.childProgram(); child.err != nil {
+			return 0, false
+		}
+	}
+	it := mv.MapRange()
+	for it.Next() {
+		key.SetIterKey(it)
+		val.SetIterValue(it)
+		var en entry
+		switch f.sf.Key {
+		case genstore.RepString:
+			en.ks = key.String()
+		case genstore.RepBool:
+			if key.Bool() {
+				en.kw = 1
+			}
+		case genstore.RepInt32, genstore.RepInt64:
+			en.kw = uint64(key.Int())
+		default:
+			en.kw = key.Uint()
+		}
+		switch f.sf.Val {
+		case genstore.RepString:
+			en.vs = val.String()
+		case genstore.RepBytes:
+			en.vb = val.Bytes()
+		case genstore.RepMessage:
+			m, _ := val.Interface().(protoreflect.ProtoMessage)
+			p, ok := child.st.PointerOf(m)
+			if !ok {
+				return 0, false
+			}
+			en.vp = p
+		case genstore.RepBool:
+			if val.Bool() {
+				en.vw = 1
+			}
+		case genstore.RepInt32, genstore.RepInt64:
+			en.vw = uint64(val.Int())
+		case genstore.RepFloat32:
+			en.vw = uint64(math.Float32bits(float32(val.Float())))
+		case genstore.RepFloat64:
+			en.vw = math.Float64bits(val.Float())
+		default:
+			en.vw = val.Uint()
+		}
+		e.st.entries = append(e.st.entries, en)
+	}
+	entries := e.st.entries[start:]
+	if e.det {
+		if o := x.keyOrder; o == wire.OrderString {
+			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.ks, b.ks) })
+		} else {
+			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(o.Rank(a.kw), o.Rank(b.kw)) })
+		}
+	}
+	n := 0
+	for i := range entries {
+		// Indexed anew: sizing a value may append nested maps' entries.
+		en := e.st.entries[start+i]
+		y, ok := e.entrySize(f, child, &en, depth)
+		if !ok || is32 && !e.fits(n, y) {
+			return 0, false
+		}
+		n += int(f.tagLen) + protowire.SizeBytes(y)
+	}
+	return n, n <= e.maxSize
+}
+
+// entrySize returns the size of the body of a map entry of field f: its
+// key and value, both always written. A message value is counted (and
+// its size recorded) here.
+func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bool) {
+	x := f.more
+	n := 2 // the keys of fields 1 and 2
+	if x.key == wire.OpString {
+		if is32 && !e.fits(n, len(en.ks)) {
+			return 0, false
+		}
+		n += protowire.SizeBytes(len(en.ks))
+	} else {
+		n += wire.SizeWord(x.key, en.kw)
+	}
+	switch f.elem {
+	case wire.OpString:
+		if is32 && !e.fits(n, len(en.vs)) {
+			return 0, false
+		}
+		n += protowire.SizeBytes(len(en.vs))
+	case wire.OpBytes:
+		if is32 && !e.fits(n, len(en.vb)) {
+			return 0, false
+		}
+		n += protowire.SizeBytes(len(en.vb))
+	case wire.OpMessage:
+		if !e.visit(en.vp) {
+			return 0, false
+		}
+		i := len(e.st.sizes)
+		e.st.sizes = append(e.st.sizes, 0)
+		y := 0
+		if !en.vp.IsNil() {
+			var ok bool
+			if y, ok = e.size(child, en.vp, depth+2); !ok {
+				return 0, false
+			}
+		}
+		e.st.sizes[i] = int32(y)
+		if is32 && !e.fits(n, y) {
+			return 0, false
+		}
+		n += protowire.SizeBytes(y)
+	default:
+		n += wire.SizeWord(f.elem, en.vw)
+	}
+	return n, true
+}
+
+// validUTF8 reports whether s is valid UTF-8.
+func validUTF8(s string) bool { return utf8x.ShortASCII(s) || utf8x.ValidText(s) }

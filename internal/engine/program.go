@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"reflect"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/genstore"
+	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/weakcache"
+	"github.com/protolayout/protolayout/internal/wire"
+)
+
+// code is how the engine reads and writes one field of a generated
+// struct: the commonest pairs of storage representation and op, which the
+// passes handle inline, and codeOther for the rest, handled out of line.
+type code uint8
+
+const (
+	codeOther       code = iota
+	codeInt32            // an int32 or enum in place, as a varint
+	codeInt64            // an int64 in place, as a varint
+	codeUint64           // a uint64 in place, as a varint
+	codeUint32           // a uint32 in place, as a varint
+	codeBool             // a bool in place
+	codeFloat64          // a double in place
+	codeFloat32          // a float in place
+	codeString           // a string in place
+	codeBytes            // bytes in place (implicit presence)
+	codeSint32           // an int32 in place, zigzag-encoded
+	codeSint64           // an int64 in place, zigzag-encoded
+	codeFixed32          // a uint32 in place, as 4 bytes
+	codeSfixed32         // an int32 in place, as 4 bytes
+	codeFixed64          // a uint64 in place, as 8 bytes
+	codeSfixed64         // an int64 in place, as 8 bytes
+	codeMessage          // a *T message, length-prefixed
+	codeListMessage      // a []*T of messages, length-prefixed
+)
+
+// maxTagLen is the length of the longest key: a varint of field number
+// 2^29-1 and a wire type.
+const maxTagLen = 5
+
+// field is the engine's record of one field of a generated message type:
+// how it is written (from the field program, layout.Field) and where it
+// is stored (genstore.Field).
+type field struct {
+	code     code
+	op, elem wire.Op
+	// utf8 asks for the string values (a map's values) to be checked.
+	utf8   bool
+	tagLen uint8
+	tag    [maxTagLen]byte
+	sf     *genstore.Field
+	// child is the program of the field's message type (a map's values'),
+	// linked on first use.
+	child atomic.Pointer[program]
+	more  *more
+}
+
+// more is the part of a field's record that only groups, packed fields
+// and maps use.
+type more struct {
+	lf *layout.Field
+	// key is a map key's op; keyOrder their order; keyUTF8 asks for
+	// string keys to be checked; keyTag and valueTag are the entry's
+	// one-byte keys.
+	key              wire.Op
+	keyOrder         wire.KeyOrder
+	keyUTF8          bool
+	keyTag, valueTag byte
+	// keyType and valueType are the map's Go key and value types.
+	keyType, valueType reflect.Type
+	endTag, packedTag  []byte
+}
+
+// key returns the field's key.
+func (f *field) key() []byte { return f.tag[:f.tagLen] }
+
+// program is the engine's program for one generated message type.
+type program struct {
+	st *genstore.Storage
+	// err is why the type is left to the walk (its storage map was
+	// refused); the other fields are then unset.
+	err error
+	// fields holds a record per field, by layout position.
+	fields []field
+	// regular is the number of fields outside real oneofs (the leading
+	// ones).
+	regular int
+	// oneofs holds each real oneof's storage record, in layout order.
+	oneofs []*genstore.Oneof
+	// required lists the positions of the required fields.
+	required []int32
+	// messageSet is set for a MessageSet type, which the walk refuses.
+	messageSet bool
+}
+
+// programs caches the program of each generated message type, by its
+// descriptor, released with the schema.
+var programs weakcache.Cache[*program]
+
+// programOf returns the program of the generated message type mt, of
+// descriptor md, building it on first use; its err says why the type is
+// left to the walk.
+func programOf(md protoreflect.MessageDescriptor, mt protoreflect.MessageType) *program {
+	if p, ok := programs.Load(md); ok {
+		return p
+	}
+	st, err := genstore.Of(mt)
+	p := build(st, err)
+	p, _ = programs.LoadOrStore(md, p)
+	return p
+}
+
+// build compiles the program of the storage map st (or records err).
+func build(st *genstore.Storage, err error) *program {
+	if err != nil {
+		return &program{err: err}
+	}
+	l := st.Layout
+	p := &program{
+		st:         st,
+		fields:     make([]field, len(l.Fields)),
+		regular:    l.Regular,
+		required:   l.RequiredFields,
+		messageSet: l.MessageSet,
+	}
+	for i := range st.Oneofs {
+		p.oneofs = append(p.oneofs, &st.Oneofs[i])
+	}
+	for pos := range l.Fields {
+		p.fields[pos].init(&l.Fields[pos], &st.Fields[pos])
+	}
+	return p
+}
+
+// init fills f, the engine's record of the field lf stored as sf.
+func (f *field) init(lf *layout.Field, sf *genstore.Field) {
+	if len(lf.Tag) > maxTagLen {
+		// Field numbers are below 2^29: descriptors are checked.
+		panic("engine: a key longer than a field number allows")
+	}
+	f.op, f.elem, f.utf8, f.tagLen, f.sf = lf.Op, lf.Elem, lf.ValidateUTF8, uint8(len(lf.Tag)), sf
+	copy(f.tag[:], lf.Tag)
+	if lf.Oneof < 0 {
+		f.code = codeOf(lf, sf)
+	}
+	switch f.op {
+	case wire.OpMap:
+		f.utf8 = lf.MapValue.ValidateUTF8
+		f.more = &more{
+			lf:        lf,
+			key:       lf.MapKey.Op,
+			keyOrder:  lf.KeyOrder,
+			keyUTF8:   lf.MapKey.ValidateUTF8,
+			keyTag:    lf.MapKey.Tag[0],
+			valueTag:  lf.MapValue.Tag[0],
+			keyType:   sf.GoType.Key(),
+			valueType: sf.GoType.Elem(),
+		}
+	case wire.OpPacked:
+		f.more = &more{lf: lf, packedTag: lf.PackedTag}
+	}
+	if f.elem == wire.OpGroup {
+		f.more = &more{lf: lf, endTag: lf.EndTag}
+	}
+}
+
+// codeOf returns the code of a field outside real oneofs.
+func codeOf(lf *layout.Field, sf *genstore.Field) code {
+	switch {
+	case sf.Rep == genstore.RepInt32 && lf.Op == wire.OpVarint:
+		return codeInt32
+	case sf.Rep == genstore.RepInt64 && lf.Op == wire.OpVarint:
+		return codeInt64
+	case sf.Rep == genstore.RepUint64 && lf.Op == wire.OpVarint:
+		return codeUint64
+	case sf.Rep == genstore.RepUint32 && lf.Op == wire.OpVarint:
+		return codeUint32
+	case sf.Rep == genstore.RepInt32 && lf.Op == wire.OpZigzag32:
+		return codeSint32
+	case sf.Rep == genstore.RepInt64 && lf.Op == wire.OpZigzag64:
+		return codeSint64
+	case sf.Rep == genstore.RepUint32 && lf.Op == wire.OpFixed32:
+		return codeFixed32
+	case sf.Rep == genstore.RepInt32 && lf.Op == wire.OpFixed32:
+		return codeSfixed32
+	case sf.Rep == genstore.RepUint64 && lf.Op == wire.OpFixed64:
+		return codeFixed64
+	case sf.Rep == genstore.RepInt64 && lf.Op == wire.OpFixed64:
+		return codeSfixed64
+	case sf.Rep == genstore.RepBool:
+		return codeBool
+	case sf.Rep == genstore.RepFloat64:
+		return codeFloat64
+	case sf.Rep == genstore.RepFloat32:
+		return codeFloat32
+	case sf.Rep == genstore.RepString:
+		return codeString
+	case sf.Rep == genstore.RepBytes:
+		return codeBytes
+	case sf.Rep == genstore.RepMessage && lf.Op == wire.OpMessage:
+		return codeMessage
+	case sf.Rep == genstore.RepListMessage && lf.Elem == wire.OpMessage:
+		return codeListMessage
+	}
+	return codeOther
+}
+
+// childProgram returns the program of the messages f holds, linking it on
+// first use; its err is set if their type is left to the walk.
+func (f *field) childProgram() *program {
+	if c := f.child.Load(); c != nil {
+		return c
+	}
+	var c *program
+	st, err := f.sf.Child()
+	if err != nil {
+		c = &program{err: err}
+	} else if md := descriptorOf(f.sf.Elem); md != nil {
+		c = programOfStorage(md, st)
+	} else {
+		c = build(st, nil)
+	}
+	f.child.Store(c)
+	return c
+}
+
+// programOfStorage returns the program of the type of descriptor md whose
+// storage map is st, from the cache or built now.
+func programOfStorage(md protoreflect.MessageDescriptor, st *genstore.Storage) *program {
+	if p, ok := programs.Load(md); ok && p.st == st {
+		return p
+	}
+	p, _ := programs.LoadOrStore(md, build(st, nil))
+	if p.st != st {
+		return build(st, nil)
+	}
+	return p
+}
+
+// descriptorOf returns the descriptor of the generated message type t (a
+// pointer to a struct), or nil.
+func descriptorOf(t reflect.Type) protoreflect.MessageDescriptor {
+	m, ok := reflect.Zero(t).Interface().(protoreflect.ProtoMessage)
+	if !ok {
+		return nil
+	}
+	return m.ProtoReflect().Descriptor()
+}
