@@ -140,6 +140,9 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	if o.SizeOnly {
 		return b, n, true
 	}
+	if betweenPasses != nil {
+		betweenPasses()
+	}
 	out = slicesGrow(b, n)
 	out, ok = e.append(out, p, ptr, 1)
 	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.entries) {
@@ -147,6 +150,10 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	return out, n, true
 }
+
+// betweenPasses, when set (by tests), is called between the size and the
+// write pass of every encoding.
+var betweenPasses func()
 
 // slicesGrow returns b with room for n more bytes.
 func slicesGrow(b []byte, n int) []byte { return slices.Grow(b, n) }

@@ -1,0 +1,211 @@
+package engine_test
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/engine"
+	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
+	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
+)
+
+// defaults are the encoder's default limits.
+var defaults = engine.Options{Deterministic: true, MaxDepth: 10000, MaxSize: math.MaxInt32}
+
+// generatedTypes returns every generated message type of the test
+// schemas at the open and hybrid levels, which the engine reads, and at
+// the Opaque level, which it leaves to the walk.
+func generatedTypes(t *testing.T) (read, refused []protoreflect.MessageType) {
+	t.Helper()
+	for _, tw := range protobuftest.Twins() {
+		read = append(read, tw.Gen)
+	}
+	for _, vs := range protobuftest.GeneratedVariants() {
+		read = append(read, vs.Hybrid.Type)
+		refused = append(refused, vs.Opaque.Type)
+	}
+	return read, refused
+}
+
+// TestEncodesEveryTestType holds the engine to proto.Marshal on random
+// messages of every generated test type (without extensions, which it
+// leaves to the walk): deterministic bytes, the size, and without
+// Deterministic the same bytes up to map order.
+func TestEncodesEveryTestType(t *testing.T) {
+	read, refused := generatedTypes(t)
+	seeds := uint64(12)
+	if testing.Short() {
+		seeds = 3
+	}
+	var st engine.State
+	handled := 0
+	for _, mt := range read {
+		for seed := range seeds {
+			m := mt.New().Interface()
+			protobuftest.Fill(m.ProtoReflect(), seed, protobuftest.RandOptions{Unknown: seed%2 == 0, MaxList: 3})
+			want, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", mt.Descriptor().FullName(), seed, err)
+			}
+			got, n, ok := st.Encode([]byte("prefix"), m, m.ProtoReflect(), defaults)
+			if !ok {
+				t.Errorf("%s seed %d: left to the walk", mt.Descriptor().FullName(), seed)
+				continue
+			}
+			handled++
+			if !bytes.Equal(got[6:], want) || string(got[:6]) != "prefix" || n != len(want) {
+				t.Errorf("%s seed %d:\n got % x (%d)\nwant % x", mt.Descriptor().FullName(), seed, got[6:], n, want)
+			}
+			size := defaults
+			size.SizeOnly = true
+			if _, n, ok := st.Encode(nil, m, m.ProtoReflect(), size); !ok || n != proto.Size(m) {
+				t.Errorf("%s seed %d: size %d %v, want %d", mt.Descriptor().FullName(), seed, n, ok, proto.Size(m))
+			}
+			o := defaults
+			o.Deterministic = false
+			got, _, ok = st.Encode(nil, m, m.ProtoReflect(), o)
+			if !ok || !bytes.Equal(protobuftest.CanonicalMaps(got, m), protobuftest.CanonicalMaps(want, m)) {
+				t.Errorf("%s seed %d: without Deterministic, not the same bytes up to map order", mt.Descriptor().FullName(), seed)
+			}
+		}
+	}
+	if handled < 100 {
+		t.Errorf("only %d messages encoded", handled)
+	}
+	for _, mt := range refused {
+		m := mt.New().Interface()
+		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); ok {
+			t.Errorf("%s (Opaque API): encoded, want it left to the walk", mt.Descriptor().FullName())
+		}
+	}
+}
+
+// TestLeavesToTheWalk checks each case the engine leaves to the walk:
+// it reports it did not encode, and appends nothing.
+func TestLeavesToTheWalk(t *testing.T) {
+	cycle := &test3pb.TestRecursive{}
+	cycle.Child = cycle
+	// A doubling DAG: every level holds the next twice.
+	dag := &test3pb.TestRecursive{}
+	for range 40 {
+		dag = &test3pb.TestRecursive{Children: []*test3pb.TestRecursive{dag, dag}}
+	}
+	deep := &test3pb.TestRecursive{}
+	for range 20 {
+		deep = &test3pb.TestRecursive{Child: deep}
+	}
+	ext := &test2pb.TestAllExtensions{}
+	proto.SetExtension(ext, test2pb.E_OptionalInt32Extension, int32(1))
+	withOptions := func(f func(o *engine.Options)) engine.Options {
+		o := defaults
+		f(&o)
+		return o
+	}
+	cases := []struct {
+		name string
+		m    proto.Message
+		o    engine.Options
+	}{
+		{"invalid UTF-8", &test3pb.TestAllTypes{SingularString: "\xff"}, defaults},
+		{"invalid UTF-8 in a list", &test3pb.TestAllTypes{RepeatedString: []string{"a", "\xff"}}, defaults},
+		{"invalid UTF-8 in a map key", &test3pb.TestAllTypes{MapStringString: map[string]string{"\xff": "a"}}, defaults},
+		{"invalid UTF-8 in a oneof", &test3pb.TestAllTypes{OneofField: &test3pb.TestAllTypes_OneofString{OneofString: "\xc0"}}, defaults},
+		{"required field not set", &test2pb.TestRequired{}, defaults},
+		{"required field not set, nested", &test2pb.TestRequiredContainer{Single: &test2pb.TestRequired{}}, defaults},
+		{"an extension", ext, defaults},
+		{"a cycle", cycle, defaults},
+		{"a doubling DAG", dag, defaults},
+		{"depth", deep, withOptions(func(o *engine.Options) { o.MaxDepth = 10 })},
+		{"size", &test3pb.TestAllTypes{SingularString: "0123456789"}, withOptions(func(o *engine.Options) { o.MaxSize = 8 })},
+	}
+	var st engine.State
+	for _, c := range cases {
+		b := []byte("kept")
+		out, n, ok := st.Encode(b, c.m, c.m.ProtoReflect(), c.o)
+		if ok || n != 0 || string(out) != "kept" || len(out) != 4 {
+			t.Errorf("%s: encoded %v (%d bytes), want it left to the walk", c.name, ok, n)
+		}
+	}
+	// The same messages within the limits, or allowed partial, encode.
+	partial := defaults
+	partial.Partial = true
+	if _, _, ok := st.Encode(nil, &test2pb.TestRequired{}, (&test2pb.TestRequired{}).ProtoReflect(), partial); !ok {
+		t.Error("a message missing required fields, Partial: left to the walk")
+	}
+	if _, _, ok := st.Encode(nil, deep, deep.ProtoReflect(), defaults); !ok {
+		t.Error("21 levels under the default depth: left to the walk")
+	}
+	small := &test3pb.TestRecursive{Children: []*test3pb.TestRecursive{{}, {}}}
+	small = &test3pb.TestRecursive{Children: []*test3pb.TestRecursive{small, small}}
+	if _, _, ok := st.Encode(nil, small, small.ProtoReflect(), defaults); !ok {
+		t.Error("a message shared twice: left to the walk")
+	}
+}
+
+// TestChangedBetweenPasses changes a message between the size and the
+// write pass in every way that moves a length: the engine never returns
+// bytes whose lengths disagree with their bodies.
+func TestChangedBetweenPasses(t *testing.T) {
+	type change struct {
+		name   string
+		m      *test3pb.TestAllTypes
+		change func(m *test3pb.TestAllTypes)
+	}
+	nested := func() *test3pb.TestAllTypes {
+		return &test3pb.TestAllTypes{
+			SingularNestedMessage:  &test3pb.TestAllTypes_NestedMessage{A: 1},
+			RepeatedInt32:          []int32{1, 2, 3},
+			RepeatedNestedMessage:  []*test3pb.TestAllTypes_NestedMessage{{A: 1}, {A: 2}},
+			MapStringString:        map[string]string{"a": "b"},
+			MapSint32NestedMessage: map[int32]*test3pb.TestAllTypes_NestedMessage{1: {A: 1}},
+		}
+	}
+	changes := []change{
+		{"nested scalar", nested(), func(m *test3pb.TestAllTypes) { m.SingularNestedMessage.A = 1 << 30 }},
+		{"packed element", nested(), func(m *test3pb.TestAllTypes) { m.RepeatedInt32[1] = -1 }},
+		{"list longer", nested(), func(m *test3pb.TestAllTypes) {
+			m.RepeatedNestedMessage = append(m.RepeatedNestedMessage, &test3pb.TestAllTypes_NestedMessage{})
+		}},
+		{"list shorter", nested(), func(m *test3pb.TestAllTypes) { m.RepeatedNestedMessage = m.RepeatedNestedMessage[:1] }},
+		{"map entry added", nested(), func(m *test3pb.TestAllTypes) { m.MapStringString["c"] = "d" }},
+		{"map message value", nested(), func(m *test3pb.TestAllTypes) { m.MapSint32NestedMessage[1].A = 1 << 20 }},
+		{"message removed", nested(), func(m *test3pb.TestAllTypes) { m.SingularNestedMessage = nil }},
+		{"two opposite changes", nested(), func(m *test3pb.TestAllTypes) {
+			m.SingularNestedMessage.A = 1 << 20                                    // three more bytes here
+			m.RepeatedNestedMessage[1] = &test3pb.TestAllTypes_NestedMessage{A: 0} // two fewer there
+			m.RepeatedInt32 = append(m.RepeatedInt32, 1)                           // one more in the packed list
+		}},
+	}
+	var st engine.State
+	defer engine.SetBetweenPasses(nil)
+	for _, c := range changes {
+		engine.SetBetweenPasses(func() { c.change(c.m) })
+		out, _, ok := st.Encode(nil, c.m, c.m.ProtoReflect(), defaults)
+		engine.SetBetweenPasses(nil)
+		if ok {
+			t.Errorf("%s: encoded % x, want it left to the walk", c.name, out)
+		}
+	}
+}
+
+// TestEncodeAllocs checks that a reused State encodes without allocating
+// once warm, maps excepted (read through reflect).
+func TestEncodeAllocs(t *testing.T) {
+	m := &test3pb.TestAllTypes{}
+	protobuftest.Fill(m.ProtoReflect(), 7, protobuftest.RandOptions{NoMaps: true})
+	var st engine.State
+	buf := make([]byte, 0, 1<<16)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, _, ok := st.Encode(buf[:0], m, m.ProtoReflect(), defaults); !ok {
+			t.Fatal("left to the walk")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per call, want 0", allocs)
+	}
+}
