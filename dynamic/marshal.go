@@ -100,7 +100,7 @@ func (e *enc) fits(n, x int) bool { return x <= e.maxSize-n }
 // maxDirectDepth is the deepest nesting the direct encoder follows, its
 // recursion bounded whatever MaxDepth says: deeper messages are left to
 // the walk, whose frames are on the heap.
-const maxDirectDepth = wire.DefaultMaxDepth
+const maxDirectDepth = wire.MaxStackDepth
 
 // encState is what an Encoder keeps for the direct encoder between calls
 // (in its dynhook state): its block of epochs and the scratch space of

@@ -336,7 +336,7 @@ func TestStackDoesNotGrowWithDepth(t *testing.T) {
 		return
 	}
 	if testing.Short() {
-		t.Skip("runs three child processes (about 2 s)")
+		t.Skip("runs four child processes (about 3 s)")
 	}
 	run := func(mode string) (string, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestStackDoesNotGrowWithDepth$", "-test.count=1", "-test.v")
@@ -344,7 +344,7 @@ func TestStackDoesNotGrowWithDepth(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	for _, mode := range []string{"dynamic", "generated"} {
+	for _, mode := range []string{"dynamicpb", "dynamic", "generated"} {
 		out, err := run(mode)
 		if err != nil || !strings.Contains(out, "encoded 50000 levels") {
 			t.Errorf("%s: the encoder needed more than %d bytes of stack for 50,000 levels: %v\n%s", mode, stackLimit, err, tail(out, 2000))
@@ -359,9 +359,12 @@ func TestStackDoesNotGrowWithDepth(t *testing.T) {
 func stackChild(t *testing.T, mode string) {
 	const depth = 50_000
 	var m proto.Message
-	if mode == "dynamic" {
+	switch mode {
+	case "dynamicpb":
 		m = dynChain(depth)
-	} else {
+	case "dynamic":
+		m = protobuftest.DynamicMessageTwin(genChain(depth))
+	default:
 		m = genChain(depth)
 	}
 	debug.SetMaxStack(stackLimit)

@@ -21,8 +21,9 @@
 // returned.
 //
 // Its recursion follows nested messages on the goroutine stack, bounded
-// by wire.DefaultMaxDepth levels whatever the caller's depth limit;
-// deeper messages are left to the walk, whose frames are on the heap.
+// by wire.MaxStackDepth levels whatever the caller's depth limit (a few
+// tens of kilobytes of stack); deeper messages are left to the walk,
+// whose frames are on the heap.
 //
 // The package is for the encoder of this module.
 package engine

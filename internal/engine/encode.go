@@ -126,7 +126,7 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 		return b, 0, false
 	}
 	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		limit: min(o.MaxDepth, wire.DefaultMaxDepth), maxSize: min(o.MaxSize, maxSize)}
+		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot
 		st.seen = [seenSlots]seen{}

@@ -10,9 +10,14 @@ import (
 // DefaultMaxDepth is the default nesting limit of every pass that follows
 // nested messages: proto.Unmarshal's default recursion limit, so that
 // whatever is written under it decodes under proto.Unmarshal's defaults.
-// It is also the deepest level a recursive pass follows on the goroutine
-// stack.
 const DefaultMaxDepth = 10000
+
+// MaxStackDepth is the deepest level an encoder follows by recursion on
+// the goroutine stack, whatever the depth limit: deeper messages (rare,
+// and every message that contains itself) are left to the checked walk,
+// whose frames are on the heap, so that an encoding never needs more
+// than a few tens of kilobytes of stack.
+const MaxStackDepth = 100
 
 // An Op is how the field program writes a field, or one of its values:
 // the one classification of a field's kind and cardinality that the
