@@ -69,6 +69,36 @@ type State struct {
 	epoch uint32
 	// last is the program of the type last encoded.
 	last *program
+	// iter and scratch read maps: an iterator, and a settable value per
+	// Go type of key and value (at most maxScratch), zeroed between calls.
+	iter    reflect.MapIter
+	scratch []scratch
+}
+
+// scratch is a settable value of one Go type, for reading map keys (or
+// values, which may be of the key's type) without allocating.
+type scratch struct {
+	t     reflect.Type
+	value bool
+	v     reflect.Value
+}
+
+// maxScratch bounds the map scratch values a State keeps.
+const maxScratch = 64
+
+// scratchOf returns a settable value of type t, for map keys or (with
+// value) map values.
+func (st *State) scratchOf(t reflect.Type, value bool) reflect.Value {
+	for i := range st.scratch {
+		if x := &st.scratch[i]; x.t == t && x.value == value {
+			return x.v
+		}
+	}
+	v := reflect.New(t).Elem()
+	if len(st.scratch) < maxScratch {
+		st.scratch = append(st.scratch, scratch{t, value, v})
+	}
+	return v
 }
 
 // maxKept bounds the scratch kept between calls: sizes and entries.
@@ -162,6 +192,10 @@ func slicesGrow(b []byte, n int) []byte { return slices.Grow(b, n) }
 // scratch beyond what is kept.
 func (e *enc) release() {
 	st := e.st
+	for i := range st.scratch {
+		st.scratch[i].v.SetZero()
+	}
+	st.iter.Reset(reflect.Value{})
 	clear(st.entries)
 	st.entries = st.entries[:0]
 	st.sizes = st.sizes[:0]
@@ -620,15 +654,16 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	}
 	x := f.more
 	start := len(e.st.entries)
-	key := reflect.New(x.keyType).Elem()
-	val := reflect.New(x.valueType).Elem()
+	key := e.st.scratchOf(x.keyType, false)
+	val := e.st.scratchOf(x.valueType, true)
 	var child *program
 	if f.elem == wire.OpMessage {
 		if child = f.childProgram(); child.err != nil {
 			return 0, false
 		}
 	}
-	it := mv.MapRange()
+	it := &e.st.iter
+	it.Reset(mv)
 	for it.Next() {
 		key.SetIterKey(it)
 		val.SetIterValue(it)
