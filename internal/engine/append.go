@@ -132,9 +132,11 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			if s == "" {
 				continue
 			}
-			if b, ok = appendString(appendTag(b, f), s, f.utf8); !ok {
+			if f.utf8 && !validUTF8(s) {
 				return b, false
 			}
+			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = append(b, s...)
 		case codeBytes:
 			s := f.sf.Bytes(ptr)
 			if len(s) == 0 {
@@ -142,6 +144,38 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			}
 			b = appendVarint(appendTag(b, f), uint64(len(s)))
 			b = append(b, s...)
+		case codePtrString:
+			s, set := f.sf.PtrString(ptr)
+			if !set {
+				continue
+			}
+			if f.utf8 && !validUTF8(s) {
+				return b, false
+			}
+			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = append(b, s...)
+		case codePtrInt32:
+			v, set := f.sf.PtrInt32(ptr)
+			if !set {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(int64(v)))
+		case codePtrInt64:
+			v, set := f.sf.PtrInt64(ptr)
+			if !set {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(v))
+		case codePtrBool:
+			v, set := f.sf.PtrBool(ptr)
+			if !set {
+				continue
+			}
+			if v {
+				b = append(appendTag(b, f), 1)
+			} else {
+				b = append(appendTag(b, f), 0)
+			}
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {

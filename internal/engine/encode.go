@@ -314,6 +314,32 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+		case codePtrString:
+			s, set := f.sf.PtrString(ptr)
+			if !set {
+				continue
+			}
+			if is32 && !e.fits(n, len(s)) {
+				return 0, false
+			}
+			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+		case codePtrInt32:
+			v, set := f.sf.PtrInt32(ptr)
+			if !set {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(uint64(int64(v)))
+		case codePtrInt64:
+			v, set := f.sf.PtrInt64(ptr)
+			if !set {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(uint64(v))
+		case codePtrBool:
+			if _, set := f.sf.PtrBool(ptr); !set {
+				continue
+			}
+			n += int(f.tagLen) + 1
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -339,9 +365,6 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				return 0, false
 			}
 			n += x
-		}
-		if n > e.maxSize {
-			return 0, false
 		}
 	}
 	for _, o := range p.oneofs {

@@ -34,6 +34,10 @@ const (
 	codeSfixed32         // an int32 in place, as 4 bytes
 	codeFixed64          // a uint64 in place, as 8 bytes
 	codeSfixed64         // an int64 in place, as 8 bytes
+	codePtrString        // a *string (explicit presence)
+	codePtrInt32         // a *int32 or *Enum, as a varint
+	codePtrInt64         // a *int64, as a varint
+	codePtrBool          // a *bool
 	codeMessage          // a *T message, length-prefixed
 	codeListMessage      // a []*T of messages, length-prefixed
 )
@@ -193,6 +197,14 @@ func codeOf(lf *layout.Field, sf *genstore.Field) code {
 		return codeSfixed64
 	case sf.Rep == genstore.RepBool:
 		return codeBool
+	case sf.Rep == genstore.RepPtrString:
+		return codePtrString
+	case sf.Rep == genstore.RepPtrInt32 && lf.Op == wire.OpVarint:
+		return codePtrInt32
+	case sf.Rep == genstore.RepPtrInt64 && lf.Op == wire.OpVarint:
+		return codePtrInt64
+	case sf.Rep == genstore.RepPtrBool:
+		return codePtrBool
 	case sf.Rep == genstore.RepFloat64:
 		return codeFloat64
 	case sf.Rep == genstore.RepFloat32:
