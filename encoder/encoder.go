@@ -153,14 +153,16 @@ func Size(m proto.Message) int {
 // without required fields; a valid message with nothing set gives an
 // empty, non-nil slice. On error the result is nil.
 func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
-	if !absent(m) {
-		mr := m.ProtoReflect()
-		if pm := o.fast(mr); pm != nil {
-			return o.fastAppend(nil, m, mr, pm, true, nil)
-		}
+	if absent(m) {
+		return nil, nil
+	}
+	mr := m.ProtoReflect()
+	pm := mr.ProtoMethods()
+	if o.fastFor(pm) {
+		return o.fastAppend(nil, m, mr, pm, true, nil)
 	}
 	e := getEncoder(o)
-	b, err := e.marshalAppend(nil, m, true)
+	b, err := e.encode(nil, m, mr, pm, true)
 	putEncoder(e)
 	return b, err
 }
@@ -169,14 +171,16 @@ func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
 // extended buffer. It never changes b[:len(b)]. On error it returns b
 // unchanged, with nothing appended.
 func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
-	if !absent(m) {
-		mr := m.ProtoReflect()
-		if pm := o.fast(mr); pm != nil {
-			return o.fastAppend(b, m, mr, pm, false, nil)
-		}
+	if absent(m) {
+		return b, nil
+	}
+	mr := m.ProtoReflect()
+	pm := mr.ProtoMethods()
+	if o.fastFor(pm) {
+		return o.fastAppend(b, m, mr, pm, false, nil)
 	}
 	e := getEncoder(o)
-	b, err := e.marshalAppend(b, m, false)
+	b, err := e.encode(b, m, mr, pm, false)
 	putEncoder(e)
 	return b, err
 }
@@ -333,18 +337,22 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 	}
 	defer e.busy.Store(false)
 	mr := m.ProtoReflect()
-	if e.opts.fast(mr) != nil {
+	switch pm := mr.ProtoMethods(); {
+	case e.opts.fastFor(pm):
 		n := proto.MarshalOptions{Deterministic: e.opts.Deterministic}.Size(m)
 		if max := e.opts.maxSize(); n > max {
 			return 0, &Error{Err: ErrSizeExceeded, Message: mr.Descriptor().FullName(), Limit: max}
 		}
 		return n, nil
-	}
-	if _, n, ok := e.direct(nil, mr, true); ok {
-		return n, nil
-	}
-	if _, n, ok := e.generated(nil, m, mr, true); ok {
-		return n, nil
+	case pm == nil:
+	case pm == dynhook.Methods:
+		if _, n, ok := e.direct(nil, mr, true); ok {
+			return n, nil
+		}
+	default:
+		if _, n, ok := e.generated(nil, m, mr, true); ok {
+			return n, nil
+		}
 	}
 	return e.walkSize(mr)
 }
@@ -386,14 +394,24 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 		return b, nil
 	}
 	mr := m.ProtoReflect()
-	if pm := e.opts.fast(mr); pm != nil {
+	return e.encode(b, m, mr, mr.ProtoMethods(), fresh)
+}
+
+// encode is marshalAppend for a present message m, of reflection mr and
+// fast-path methods pm.
+func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm *protoiface.Methods, fresh bool) ([]byte, error) {
+	switch {
+	case e.opts.fastFor(pm):
 		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
-	}
-	if out, _, ok := e.direct(b, mr, false); ok {
-		return result(b, out, fresh, mr), nil
-	}
-	if out, _, ok := e.generated(b, m, mr, false); ok {
-		return result(b, out, fresh, mr), nil
+	case pm == nil: // dynamicpb, and other reflection-only messages
+	case pm == dynhook.Methods:
+		if out, _, ok := e.direct(b, mr, false); ok {
+			return result(b, out, fresh, mr), nil
+		}
+	default:
+		if out, _, ok := e.generated(b, m, mr, false); ok {
+			return result(b, out, fresh, mr), nil
+		}
 	}
 	return e.walkAppend(b, mr, fresh)
 }
@@ -403,7 +421,7 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 // any other message, and one it leaves to the walk, gives false. Its
 // output, or size, is the walk's.
 func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	if dynhook.Append == nil || mr.ProtoMethods() != dynhook.Methods {
+	if dynhook.Append == nil {
 		return b, 0, false
 	}
 	o := dynhook.Options{
@@ -416,14 +434,12 @@ func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out 
 	return dynhook.Append(&e.dyn, b, mr, o)
 }
 
-// generated encodes (or with sizeOnly, sizes) a generated message with
-// the engine, which reads its struct through the type's storage map, and
-// reports whether it did; any other message, and one it leaves to the
+// generated encodes (or with sizeOnly, sizes) a generated message (one
+// with fast-path methods other than package dynamic's) with the engine,
+// which reads its struct through the type's storage map, and reports
+// whether it did; a type it does not read, and a message it leaves to the
 // walk, gives false. Its output, or size, is the walk's.
 func (e *Encoder) generated(b []byte, m proto.Message, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	if pm := mr.ProtoMethods(); pm == nil || pm == dynhook.Methods {
-		return b, 0, false // dynamicpb, package dynamic
-	}
 	o := engine.Options{
 		Deterministic: e.opts.Deterministic,
 		Partial:       e.opts.AllowPartial,
@@ -437,24 +453,26 @@ func (e *Encoder) generated(b []byte, m proto.Message, mr protoreflect.Message, 
 // fast returns the fast-path methods of m when m goes through them, else
 // nil.
 func (o *MarshalOptions) fast(m protoreflect.Message) *protoiface.Methods {
-	pm := m.ProtoMethods()
+	if pm := m.ProtoMethods(); o.fastFor(pm) {
+		return pm
+	}
+	return nil
+}
+
+// fastFor reports whether a message of fast-path methods pm goes through
+// them.
+func (o *MarshalOptions) fastFor(pm *protoiface.Methods) bool {
 	// A *dynamic.Message's methods are this package's walk: walk it
 	// rather than call them, which would come back here.
 	if pm == nil || pm == dynhook.Methods || pm.Marshal == nil ||
 		o.Deterministic && pm.Flags&protoiface.SupportMarshalDeterministic == 0 {
-		return nil
+		return false
 	}
-	if pm.Size == nil {
-		// A legacy message (golang/protobuf v1 or gogo types wrapped by
-		// protobuf-go): its own Marshal is the only way to encode it,
-		// as in proto.Marshal, whatever Checked says; the walk would
-		// see no fields.
-		return pm
-	}
-	if o.Checked {
-		return nil
-	}
-	return pm
+	// A legacy message (golang/protobuf v1 or gogo types wrapped by
+	// protobuf-go) has no Size: its own Marshal is the only way to
+	// encode it, as in proto.Marshal, whatever Checked says; the walk
+	// would see no fields.
+	return pm.Size == nil || !o.Checked
 }
 
 // fastAppend encodes a generated message with its own fast-path methods
