@@ -74,6 +74,11 @@
 //	floor/range                read floor: Message.Range over the dynamicpb message (baseline)
 //	floor/has-get              read floor: Has and Get per declared field
 //	protolayout/generated      encoder.Marshal of the generated message
+//	protolayout/generated-checked
+//	                           encoder.MarshalOptions{Checked: true}.Marshal of the generated message:
+//	                           every guarantee, its struct read through the engine
+//	protolayout/generated-checked-reuse
+//	                           one *encoder.Encoder with Checked, appending into one reused buffer
 //	protolayout/dynamic        encoder.Marshal of the dynamicpb message
 //	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
 //	protolayout/dynamic-det    the same with Deterministic (map entries sorted by key)

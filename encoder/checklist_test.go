@@ -974,9 +974,9 @@ func TestChecklist49NilOneofMessageIsSet(t *testing.T) {
 	m := &test2pb.TestAllTypes{OneofField: &test2pb.TestAllTypes_OneofNestedMessage{}}
 	want := []byte{0x82, 0x07, 0x00}
 	for name, got := range map[string][]byte{
-		"fast path":    mustMarshal(t, encoder.MarshalOptions{}, m),
-		"checked walk": mustMarshal(t, encoder.MarshalOptions{Checked: true}, m),
-		"dynamic twin": mustMarshal(t, encoder.MarshalOptions{}, dynOf(t, m)),
+		"fast path":        mustMarshal(t, encoder.MarshalOptions{}, m),
+		"checked (engine)": mustMarshal(t, encoder.MarshalOptions{Checked: true}, m),
+		"dynamic twin":     mustMarshal(t, encoder.MarshalOptions{}, dynOf(t, m)),
 	} {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: % x, want % x", name, got, want)

@@ -37,9 +37,12 @@
 // own limits then apply: no depth limit (a generated message that contains
 // itself overflows the stack, as in proto.Marshal), no UTF-8 check of
 // repeated string extensions.
-// MarshalOptions.Checked sends generated messages through the checked
-// layout walk instead, with every guarantee below; dynamicpb messages
-// always take it. Messages of package dynamic are written straight from
+// MarshalOptions.Checked gives generated messages every guarantee below:
+// they are then read straight from their structs by the module's engine
+// (a size pass and a write pass over the field program, through a map of
+// each type's storage checked against its descriptor), and what it does
+// not take goes to the checked layout walk; dynamicpb messages always
+// take the walk. Messages of package dynamic are written straight from
 // their storage by that package's direct encoder, with the same bytes and
 // guarantees, and whatever it does not take (errors, extreme depth, a
 // value of another implementation) goes to the checked walk.

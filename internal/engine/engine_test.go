@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -213,5 +214,34 @@ func TestEncodeAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per call, want 0", allocs)
+	}
+}
+
+// TestScratchBounded checks that what a State keeps between calls stays
+// within its bounds after a large call, and is used again below them.
+func TestScratchBounded(t *testing.T) {
+	var st engine.State
+	big := &test3pb.TestAllTypes{MapStringString: map[string]string{}}
+	for i := range 10_000 {
+		big.MapStringString[strconv.Itoa(i)] = "v"
+	}
+	for i := range 100_000 {
+		big.RepeatedNestedMessage = append(big.RepeatedNestedMessage, &test3pb.TestAllTypes_NestedMessage{A: int32(i)})
+	}
+	if _, _, ok := st.Encode(nil, big, big.ProtoReflect(), defaults); !ok {
+		t.Fatal("left to the walk")
+	}
+	sizes, entries, scratch := st.Kept()
+	if sizes > engine.MaxKeptSizes || entries > engine.MaxKeptEntries || scratch > engine.MaxScratch {
+		t.Errorf("kept %d sizes, %d entries, %d scratch values, want at most %d, %d, %d",
+			sizes, entries, scratch, engine.MaxKeptSizes, engine.MaxKeptEntries, engine.MaxScratch)
+	}
+	small := &test3pb.TestAllTypes{MapStringString: map[string]string{"a": "b"},
+		RepeatedNestedMessage: []*test3pb.TestAllTypes_NestedMessage{{A: 1}}}
+	if _, _, ok := st.Encode(nil, small, small.ProtoReflect(), defaults); !ok {
+		t.Fatal("left to the walk")
+	}
+	if sizes, entries, _ := st.Kept(); sizes == 0 || entries == 0 {
+		t.Errorf("kept nothing after a small call (%d sizes, %d entries): the scratch is not reused", sizes, entries)
 	}
 }

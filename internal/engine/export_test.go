@@ -4,3 +4,16 @@ package engine
 // write pass of every encoding (nil: none), for tests that change a
 // message during a call.
 func SetBetweenPasses(f func()) { betweenPasses = f }
+
+// Kept returns the capacities of the scratch st keeps between calls: the
+// nested sizes, the map entries and the map scratch values.
+func (st *State) Kept() (sizes, entries, scratch int) {
+	return cap(st.sizes), cap(st.entries), len(st.scratch)
+}
+
+// Bounds are the largest capacities Kept may return.
+const (
+	MaxKeptSizes   = 16 * maxKept
+	MaxKeptEntries = maxKept
+	MaxScratch     = maxScratch
+)
