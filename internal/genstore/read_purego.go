@@ -82,7 +82,9 @@ func (f *Field) Uint32(p Pointer) uint32 { return uint32(f.at(p).Uint()) }
 func (f *Field) Uint64(p Pointer) uint64 { return f.at(p).Uint() }
 
 // Float32 reads a RepFloat32 field.
-func (f *Field) Float32(p Pointer) float32 { return float32(f.at(p).Float()) }
+// It reads the float32 itself, not reflect's float64 of it, whose
+// conversion would quiet a signalling NaN.
+func (f *Field) Float32(p Pointer) float32 { return *f.at(p).Addr().Interface().(*float32) }
 
 // Float64 reads a RepFloat64 field.
 func (f *Field) Float64(p Pointer) float64 { return f.at(p).Float() }
@@ -140,7 +142,7 @@ func (f *Field) PtrUint64(p Pointer) (uint64, bool) {
 // PtrFloat32 reads a RepPtrFloat32 field; ok is false when it is unset.
 func (f *Field) PtrFloat32(p Pointer) (float32, bool) {
 	if q := f.at(p); !q.IsNil() {
-		return float32(q.Elem().Float()), true
+		return *q.Interface().(*float32), true
 	}
 	return 0, false
 }
@@ -209,7 +211,7 @@ func (f *Field) Uint64s(p Pointer) []uint64 {
 
 // Float32s reads a RepListFloat32 field.
 func (f *Field) Float32s(p Pointer) []float32 {
-	return slice[[]float32](f, p, func(v reflect.Value) float32 { return float32(v.Float()) })
+	return f.at(p).Interface().([]float32)
 }
 
 // Float64s reads a RepListFloat64 field.
