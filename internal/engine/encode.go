@@ -422,7 +422,7 @@ func (e *enc) visit(c genstore.Pointer) bool {
 	if a == 0 {
 		return true
 	}
-	s := &e.st.seen[(a*0x9e3779b97f4a7c15)>>(bits.UintSize-8)]
+	s := &e.st.seen[(uint64(a)*0x9e3779b97f4a7c15)>>(64-8)]
 	if s.addr == a && s.epoch == e.st.epoch {
 		e.repeats++
 		return e.repeats <= maxRepeats
