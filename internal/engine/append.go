@@ -10,11 +10,11 @@ import (
 )
 
 // The write pass visits the fields the size pass visited, in the same
-// order, and takes each nested message's size and each map's entries
-// from what the size pass recorded (enc.next, enc.nextEntry): a message
-// changed between the passes shows as a length that disagrees with its
-// body, a cursor out of step, or a total that differs, and the call
-// gives up.
+// order, and takes each nested message's size, each map's entries and
+// each message's set extensions from what the size pass recorded
+// (enc.next, enc.nextEntry, enc.nextExt): a message changed between the
+// passes shows as a length that disagrees with its body, a cursor out of
+// step, or a total that differs, and the call gives up.
 
 // appendTag appends the key of f.
 func appendTag(b []byte, f *field) []byte {
@@ -43,9 +43,15 @@ func appendString(b []byte, s string, check bool) ([]byte, bool) {
 }
 
 // append is the write pass over the message at ptr of program p, at level
-// depth.
+// depth: its set extensions first (those the size pass recorded for it),
+// then its fields and unknown bytes.
 func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
+	if e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0 {
+		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
+			return b, false
+		}
+	}
 	fields := p.fields[:p.regular]
 	for i := range fields {
 		f := &fields[i]

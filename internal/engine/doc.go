@@ -14,11 +14,18 @@
 // reports a fault and leaves the message to the walk, which then gives
 // the same bytes or its detailed error: on any limit met (depth, size, a
 // cycle, which the depth bound catches), invalid UTF-8, a required field
-// not set, a set extension, a MessageSet type, a nested length that
-// disagrees with its count (the message changed during the call), or a
-// shared subtree visited too often (a DAG, whose summaries the walk
-// keeps). No bytes whose lengths disagree with their contents are ever
-// returned.
+// not set, a MessageSet type, an extension holding a message of a type
+// it does not read (dynamicpb, package dynamic, a refused type), a
+// nested length that disagrees with its count or extensions that differ
+// between the passes (the message changed during the call), or a shared
+// subtree visited too often (a DAG, whose summaries the walk keeps). No
+// bytes whose lengths disagree with their contents are ever returned.
+//
+// Set extensions are written first in their message, by ascending
+// number, as proto.MarshalOptions{Deterministic: true} writes them: read
+// through the message's extension fields (genstore's
+// Storage.Extensions) and protobuf-go's accessors, and written by their
+// field records (layout.Extension), their messages through the engine.
 //
 // Its recursion follows nested messages on the goroutine stack, bounded
 // by wire.MaxStackDepth levels whatever the caller's depth limit (a few

@@ -58,12 +58,14 @@ type seen struct {
 }
 
 // State is what an Encoder keeps for the engine between calls: the
-// sizes of nested messages and the map entries of one call, reused.
-// Between calls it holds no reference to a message (entries are
-// cleared); what it keeps is bounded (see release).
+// sizes of nested messages, the map entries and the set extensions of
+// one call, reused. Between calls it holds no reference to a message
+// (entries and extensions are cleared); what it keeps is bounded (see
+// release).
 type State struct {
 	sizes   []int32
 	entries []entry
+	exts    []ext
 	// seen is the table of visited messages; epoch the current call's.
 	seen  [seenSlots]seen
 	epoch uint32
@@ -101,7 +103,8 @@ func (st *State) scratchOf(t reflect.Type, value bool) reflect.Value {
 	return v
 }
 
-// maxKept bounds the scratch kept between calls: sizes and entries.
+// maxKept bounds the scratch kept between calls: sizes, entries and
+// extensions.
 const maxKept = 1 << 12
 
 // entry is a map entry, read once by the size pass and written by the
@@ -124,16 +127,19 @@ type enc struct {
 	limit   int // the deepest level followed
 	maxSize int
 	repeats int
-	// next and nextEntry are the write pass's cursors in st.sizes and
-	// st.entries, which the size pass filled in the same order.
-	next, nextEntry int
+	// next, nextEntry and nextExt are the write pass's cursors in
+	// st.sizes, st.entries and st.exts, which the size pass filled in
+	// the same order.
+	next, nextEntry, nextExt int
 }
 
-// Encode encodes m, a generated message whose reflection is mr,
-// appending to b (with o.SizeOnly, it appends nothing and returns the
-// size as n). It reports handled false, with b unchanged, whenever it
-// does not encode m (see the package doc): the caller then walks m. st
-// may not be nil.
+// Encode encodes m, a generated message whose reflection is mr, its
+// extensions included, appending to b (with o.SizeOnly, it appends
+// nothing and returns the size as n). It reports handled false, with b
+// unchanged, whenever it does not encode m (see the package doc: limits,
+// checks that fail, MessageSet types, extensions holding messages of
+// types it does not read, a message changed during the call): the caller
+// then walks m. st may not be nil.
 func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
 	// The last type encoded first: its program holds no descriptor, and
 	// a message of its Go type is of its descriptor.
@@ -175,7 +181,7 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	out = slicesGrow(b, n)
 	out, ok = e.append(out, p, ptr, 1)
-	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.entries) {
+	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.entries) || e.nextExt != len(st.exts) {
 		return b, 0, false
 	}
 	return out, n, true
@@ -188,8 +194,8 @@ var betweenPasses func()
 // slicesGrow returns b with room for n more bytes.
 func slicesGrow(b []byte, n int) []byte { return slices.Grow(b, n) }
 
-// release ends a call: it drops the references the entries hold and the
-// scratch beyond what is kept.
+// release ends a call: it drops the references the entries and the
+// extensions hold and the scratch beyond what is kept.
 func (e *enc) release() {
 	st := e.st
 	for i := range st.scratch {
@@ -198,9 +204,14 @@ func (e *enc) release() {
 	st.iter.Reset(reflect.Value{})
 	clear(st.entries)
 	st.entries = st.entries[:0]
+	clear(st.exts)
+	st.exts = st.exts[:0]
 	st.sizes = st.sizes[:0]
 	if cap(st.entries) > maxKept {
 		st.entries = nil
+	}
+	if cap(st.exts) > maxKept {
+		st.exts = nil
 	}
 	if cap(st.sizes) > 16*maxKept {
 		st.sizes = nil
@@ -212,15 +223,24 @@ func (e *enc) release() {
 func (e *enc) fits(n, x int) bool { return x <= e.maxSize-n }
 
 // size is the size pass over the message at ptr of program p, at level
-// depth; false means the walk must take the message.
+// depth: its set extensions first (recorded for the write pass, which
+// writes them first), then its fields and unknown bytes; false means the
+// walk must take the message.
 func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
-	if depth > e.limit || p.messageSet || p.st.ExtensionsLen(ptr) > 0 {
+	if depth > e.limit || p.messageSet {
 		return 0, false
 	}
 	if !e.partial && len(p.required) > 0 && !p.hasRequired(ptr) {
 		return 0, false
 	}
 	n := 0
+	if p.st.ExtensionsLen(ptr) > 0 {
+		x, ok := e.sizeExtensions(p, ptr, depth)
+		if !ok {
+			return 0, false
+		}
+		n = x
+	}
 	fields := p.fields[:p.regular]
 	for i := range fields {
 		f := &fields[i]
@@ -434,8 +454,19 @@ func (e *enc) visit(c genstore.Pointer) bool {
 // wrap returns the size of a nested message of n bytes of field f
 // without its key: with its length prefix, or for a group its end key.
 func wrap(f *field, n int) int {
+	end := 0
 	if f.elem == wire.OpGroup {
-		return n + len(f.more.endTag)
+		end = len(f.more.endTag)
+	}
+	return wrapped(f.elem, end, n)
+}
+
+// wrapped returns the size of a nested message of n bytes written by the
+// op elem without its key: with its length prefix, or for OpGroup its
+// end key of endTag bytes.
+func wrapped(elem wire.Op, endTag, n int) int {
+	if elem == wire.OpGroup {
+		return n + endTag
 	}
 	return protowire.SizeBytes(n)
 }

@@ -8,9 +8,13 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/engine"
+	"github.com/protolayout/protolayout/internal/messagesetpb"
 	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/customoptionspb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 )
@@ -18,37 +22,48 @@ import (
 // defaults are the encoder's default limits.
 var defaults = engine.Options{Deterministic: true, MaxDepth: 10000, MaxSize: math.MaxInt32}
 
+// genType is a generated message type with the generated extension
+// types of the test schemas that extend it, at its API level.
+type genType struct {
+	mt   protoreflect.MessageType
+	exts []protoreflect.ExtensionType
+}
+
 // generatedTypes returns every generated message type of the test
-// schemas at the open and hybrid levels, which the engine reads, and at
-// the Opaque level, which it leaves to the walk.
-func generatedTypes(t *testing.T) (read, refused []protoreflect.MessageType) {
+// schemas at the open and hybrid levels, which the engine reads, with
+// their extensions, and at the Opaque level, which it leaves to the walk.
+func generatedTypes(t *testing.T) (read []genType, refused []protoreflect.MessageType) {
 	t.Helper()
 	for _, tw := range protobuftest.Twins() {
-		read = append(read, tw.Gen)
+		read = append(read, genType{tw.Gen, tw.GenExts})
 	}
 	for _, vs := range protobuftest.GeneratedVariants() {
-		read = append(read, vs.Hybrid.Type)
+		read = append(read, genType{vs.Hybrid.Type, vs.Hybrid.Exts})
 		refused = append(refused, vs.Opaque.Type)
 	}
 	return read, refused
 }
 
 // TestEncodesEveryTestType holds the engine to proto.Marshal on random
-// messages of every generated test type (without extensions, which it
-// leaves to the walk): deterministic bytes, the size, and without
+// messages of every generated test type, with random extensions where
+// the type has some: deterministic bytes, the size, and without
 // Deterministic the same bytes up to map order.
 func TestEncodesEveryTestType(t *testing.T) {
 	read, refused := generatedTypes(t)
 	seeds := uint64(12)
 	if testing.Short() {
-		seeds = 3
+		seeds = 4
 	}
 	var st engine.State
-	handled := 0
-	for _, mt := range read {
+	handled, withExtensions := 0, 0
+	for _, gt := range read {
+		mt := gt.mt
 		for seed := range seeds {
 			m := mt.New().Interface()
-			protobuftest.Fill(m.ProtoReflect(), seed, protobuftest.RandOptions{Unknown: seed%2 == 0, MaxList: 3})
+			protobuftest.Fill(m.ProtoReflect(), seed, protobuftest.RandOptions{Unknown: seed%2 == 0, MaxList: 3, Extensions: gt.exts})
+			if hasExtension(m.ProtoReflect()) {
+				withExtensions++
+			}
 			want, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", mt.Descriptor().FullName(), seed, err)
@@ -75,8 +90,8 @@ func TestEncodesEveryTestType(t *testing.T) {
 			}
 		}
 	}
-	if handled < 100 {
-		t.Errorf("only %d messages encoded", handled)
+	if handled < 100 || withExtensions < 20 {
+		t.Errorf("only %d messages encoded, %d with extensions", handled, withExtensions)
 	}
 	for _, mt := range refused {
 		m := mt.New().Interface()
@@ -100,8 +115,34 @@ func TestLeavesToTheWalk(t *testing.T) {
 	for range 20 {
 		deep = &test3pb.TestRecursive{Child: deep}
 	}
-	ext := &test2pb.TestAllExtensions{}
-	proto.SetExtension(ext, test2pb.E_OptionalInt32Extension, int32(1))
+	set := proto.SetExtension
+	// A required field missing in an extension's message, and in an
+	// extension of that message.
+	requiredInExtension := &test2pb.TestAllExtensions{}
+	set(requiredInExtension, test2pb.E_RequiredMessageExtension, &test2pb.TestRequired{R2: proto.Int32(1)})
+	requiredDeeper := &test2pb.TestAllExtensions{}
+	required := &test2pb.TestRequired{R2: proto.Int32(1), R5: proto.Int32(1)}
+	set(required, test2pb.E_TestRequired_RepeatedInnerExtension, []*test2pb.TestRequired_Inner{{X: proto.Int32(1)}, {}})
+	set(requiredDeeper, test2pb.E_RequiredMessageExtension, required)
+	// Three levels through extensions: TestAllExtensions, TestRequired,
+	// Inner.
+	threeLevels := &test2pb.TestAllExtensions{}
+	level2 := &test2pb.TestRequired{R2: proto.Int32(1), R5: proto.Int32(1)}
+	set(level2, test2pb.E_TestRequired_InnerExtension, &test2pb.TestRequired_Inner{X: proto.Int32(1)})
+	set(threeLevels, test2pb.E_RequiredMessageExtension, level2)
+	// Invalid UTF-8 where a proto3 file's extensions are validated.
+	invalidOption := &descriptorpb.MessageOptions{}
+	set(invalidOption, customoptionspb.E_OptString, "\xff")
+	invalidRepeatedOption := &descriptorpb.MessageOptions{}
+	set(invalidRepeatedOption, customoptionspb.E_OptRepeatedString, []string{"a", "\xc0"})
+	invalidInExtension := &descriptorpb.MessageOptions{}
+	set(invalidInExtension, customoptionspb.E_OptMessage, &customoptionspb.OptionMessage{Name: "\xff"})
+	messageSet := &messagesetpb.MessageSet{}
+	set(messageSet, messagesetpb.E_MessageSetItem_MessageSetExtension, &messagesetpb.MessageSetItem{I: proto.Int32(1)})
+	// A message of another implementation as an extension's value.
+	dynamicValue := &test2pb.TestAllExtensions{}
+	dynamicExt := dynamicpb.NewExtensionType(test2pb.E_OptionalForeignMessageExtension.TypeDescriptor().Descriptor())
+	dynamicValue.ProtoReflect().Set(dynamicExt.TypeDescriptor(), dynamicExt.New())
 	withOptions := func(f func(o *engine.Options)) engine.Options {
 		o := defaults
 		f(&o)
@@ -118,7 +159,14 @@ func TestLeavesToTheWalk(t *testing.T) {
 		{"invalid UTF-8 in a oneof", &test3pb.TestAllTypes{OneofField: &test3pb.TestAllTypes_OneofString{OneofString: "\xc0"}}, defaults},
 		{"required field not set", &test2pb.TestRequired{}, defaults},
 		{"required field not set, nested", &test2pb.TestRequiredContainer{Single: &test2pb.TestRequired{}}, defaults},
-		{"an extension", ext, defaults},
+		{"required field not set, in an extension", requiredInExtension, defaults},
+		{"required field not set, in an extension's extension", requiredDeeper, defaults},
+		{"invalid UTF-8 in a string extension", invalidOption, defaults},
+		{"invalid UTF-8 in a repeated string extension", invalidRepeatedOption, defaults},
+		{"invalid UTF-8 in an extension's message", invalidInExtension, defaults},
+		{"a MessageSet type", messageSet, defaults},
+		{"a message of another implementation in an extension", dynamicValue, defaults},
+		{"depth through extensions", threeLevels, withOptions(func(o *engine.Options) { o.MaxDepth = 2 })},
 		{"a cycle", cycle, defaults},
 		{"a doubling DAG", dag, defaults},
 		{"depth", deep, withOptions(func(o *engine.Options) { o.MaxDepth = 10 })},
@@ -140,6 +188,15 @@ func TestLeavesToTheWalk(t *testing.T) {
 	}
 	if _, _, ok := st.Encode(nil, deep, deep.ProtoReflect(), defaults); !ok {
 		t.Error("21 levels under the default depth: left to the walk")
+	}
+	for _, m := range []proto.Message{requiredInExtension, requiredDeeper} {
+		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), partial); !ok {
+			t.Error("a required field missing in an extension, Partial: left to the walk")
+		}
+	}
+	three := withOptions(func(o *engine.Options) { o.MaxDepth = 3 })
+	if _, _, ok := st.Encode(nil, threeLevels, threeLevels.ProtoReflect(), three); !ok {
+		t.Error("three levels through extensions, MaxDepth 3: left to the walk")
 	}
 	small := &test3pb.TestRecursive{Children: []*test3pb.TestRecursive{{}, {}}}
 	small = &test3pb.TestRecursive{Children: []*test3pb.TestRecursive{small, small}}
@@ -195,7 +252,7 @@ func TestChangedBetweenPasses(t *testing.T) {
 }
 
 // TestEncodeAllocs checks that a reused State encodes without allocating
-// once warm, maps included.
+// once warm, maps and extensions included.
 func TestEncodeAllocs(t *testing.T) {
 	if purego {
 		t.Skip("the protolayout_purego build reads structs through reflect, which allocates")
@@ -205,15 +262,21 @@ func TestEncodeAllocs(t *testing.T) {
 	if len(m.MapStringString) == 0 || len(m.MapStringNestedMessage) == 0 {
 		t.Fatal("the random message has no maps to read")
 	}
+	tw := protobuftest.TwinByName("protolayout.test2.TestAllExtensions")
+	ext := tw.Gen.New()
+	protobuftest.Fill(ext, 3, protobuftest.RandOptions{Extensions: tw.GenExts})
+	proto.SetExtension(ext.Interface(), test2pb.E_RepeatedNestedMessageExtension, []*test2pb.TestAllTypes_NestedMessage{{A: proto.Int32(1)}})
 	var st engine.State
 	buf := make([]byte, 0, 1<<16)
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, _, ok := st.Encode(buf[:0], m, m.ProtoReflect(), defaults); !ok {
-			t.Fatal("left to the walk")
+	for _, m := range []proto.Message{m, ext.Interface()} {
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, _, ok := st.Encode(buf[:0], m, m.ProtoReflect(), defaults); !ok {
+				t.Fatal("left to the walk")
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per call, want 0", m.ProtoReflect().Descriptor().FullName(), allocs)
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per call, want 0", allocs)
 	}
 }
 
@@ -228,20 +291,33 @@ func TestScratchBounded(t *testing.T) {
 	for i := range 100_000 {
 		big.RepeatedNestedMessage = append(big.RepeatedNestedMessage, &test3pb.TestAllTypes_NestedMessage{A: int32(i)})
 	}
-	if _, _, ok := st.Encode(nil, big, big.ProtoReflect(), defaults); !ok {
-		t.Fatal("left to the walk")
+	// Ten thousand messages with an extension each.
+	bigExts := &descriptorpb.DescriptorProto{}
+	for i := range 10_000 {
+		o := &descriptorpb.MessageOptions{}
+		proto.SetExtension(o, customoptionspb.E_OptInt32, int32(i))
+		bigExts.NestedType = append(bigExts.NestedType, &descriptorpb.DescriptorProto{Options: o})
 	}
-	sizes, entries, scratch := st.Kept()
-	if sizes > engine.MaxKeptSizes || entries > engine.MaxKeptEntries || scratch > engine.MaxScratch {
-		t.Errorf("kept %d sizes, %d entries, %d scratch values, want at most %d, %d, %d",
-			sizes, entries, scratch, engine.MaxKeptSizes, engine.MaxKeptEntries, engine.MaxScratch)
+	for _, m := range []proto.Message{big, bigExts} {
+		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); !ok {
+			t.Fatal("left to the walk")
+		}
+		sizes, entries, exts, scratch := st.Kept()
+		if sizes > engine.MaxKeptSizes || entries > engine.MaxKeptEntries || exts > engine.MaxKeptExtensions || scratch > engine.MaxScratch {
+			t.Errorf("kept %d sizes, %d entries, %d extensions, %d scratch values, want at most %d, %d, %d, %d",
+				sizes, entries, exts, scratch, engine.MaxKeptSizes, engine.MaxKeptEntries, engine.MaxKeptExtensions, engine.MaxScratch)
+		}
 	}
 	small := &test3pb.TestAllTypes{MapStringString: map[string]string{"a": "b"},
 		RepeatedNestedMessage: []*test3pb.TestAllTypes_NestedMessage{{A: 1}}}
-	if _, _, ok := st.Encode(nil, small, small.ProtoReflect(), defaults); !ok {
-		t.Fatal("left to the walk")
+	smallExts := &descriptorpb.DescriptorProto{Options: &descriptorpb.MessageOptions{}}
+	proto.SetExtension(smallExts.Options, customoptionspb.E_OptInt32, int32(1))
+	for _, m := range []proto.Message{small, smallExts} {
+		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); !ok {
+			t.Fatal("left to the walk")
+		}
 	}
-	if sizes, entries, _ := st.Kept(); sizes == 0 || entries == 0 {
-		t.Errorf("kept nothing after a small call (%d sizes, %d entries): the scratch is not reused", sizes, entries)
+	if sizes, entries, exts, _ := st.Kept(); sizes == 0 || entries == 0 || exts == 0 {
+		t.Errorf("kept nothing after small calls (%d sizes, %d entries, %d extensions): the scratch is not reused", sizes, entries, exts)
 	}
 }

@@ -6,14 +6,16 @@ package engine
 func SetBetweenPasses(f func()) { betweenPasses = f }
 
 // Kept returns the capacities of the scratch st keeps between calls: the
-// nested sizes, the map entries and the map scratch values.
-func (st *State) Kept() (sizes, entries, scratch int) {
-	return cap(st.sizes), cap(st.entries), len(st.scratch)
+// nested sizes, the map entries, the extensions and the map scratch
+// values.
+func (st *State) Kept() (sizes, entries, exts, scratch int) {
+	return cap(st.sizes), cap(st.entries), cap(st.exts), len(st.scratch)
 }
 
 // Bounds are the largest capacities Kept may return.
 const (
-	MaxKeptSizes   = 16 * maxKept
-	MaxKeptEntries = maxKept
-	MaxScratch     = maxScratch
+	MaxKeptSizes      = 16 * maxKept
+	MaxKeptEntries    = maxKept
+	MaxKeptExtensions = maxKept
+	MaxScratch        = maxScratch
 )

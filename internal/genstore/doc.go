@@ -47,7 +47,9 @@
 // message's type), and the Field accessors read one representation each
 // (Int32, PtrString, Bytes, Int32s, MessageAt, Map, ...), so that an
 // encoder reads a field with one switch on Field.Rep; Oneof.Which returns
-// the set member's position and its wrapper. Storage.Get returns a field's
+// the set member's position and its wrapper; Storage.Extensions returns
+// the message's extension fields (protoimpl.ExtensionFields, whose
+// entries' Type and Value read them). Storage.Get returns a field's
 // value and set-ness as protoreflect's Get and Has do, built on the same
 // accessors; the tests hold it to protoreflect on every test schema.
 //
@@ -59,5 +61,7 @@
 // a start-up check holds that to reflect on a real oneof, and if it fails
 // every type is refused. Building with the tag protolayout_purego leaves
 // that file out: the same API then reads through reflect
-// (read_purego.go), slower, copying enum lists, without unsafe.
+// (read_purego.go), slower, copying enum lists, without unsafe; reflect
+// cannot read the unexported extension fields as a value, so Extensions
+// builds a new map of the set ones through protoreflect's Range.
 package genstore

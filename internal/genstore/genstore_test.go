@@ -130,6 +130,7 @@ func (c *comparer) message(s *genstore.Storage, p genstore.Pointer, m protorefle
 	if n := s.ExtensionsLen(p); n < exts || (exts > 0 && s.ExtensionsOffset < 0) {
 		c.errorf(path, "ExtensionsLen %d, but %d extensions are set", n, exts)
 	}
+	c.extensions(s, p, m, path)
 	fds := m.Descriptor().Fields()
 	for pos := range s.Fields {
 		f := &s.Fields[pos]
@@ -164,6 +165,57 @@ func (c *comparer) message(s *genstore.Storage, p genstore.Pointer, m protorefle
 		default:
 			c.value(f, fd, got, want, fpath)
 		}
+	}
+}
+
+// extensions checks that the set entries of s.Extensions (a type, and a
+// value that is not an empty list) are the extensions Range reports, with
+// their types and values.
+func (c *comparer) extensions(s *genstore.Storage, p genstore.Pointer, m protoreflect.Message, path string) {
+	c.t.Helper()
+	xs := s.Extensions(p)
+	set := 0
+	for num, x := range xs {
+		if !x.IsSet() {
+			c.errorf(path, "extension %d: an entry without a type", num)
+			continue
+		}
+		if v := x.Value(); !x.Type().TypeDescriptor().IsList() || v.List().Len() > 0 {
+			set++
+		}
+	}
+	want := 0
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if !fd.IsExtension() {
+			return true
+		}
+		want++
+		xpath := path + ".(" + string(fd.FullName()) + ")"
+		x, ok := xs[int32(fd.Number())]
+		if !ok {
+			c.errorf(xpath, "not in Extensions")
+			return true
+		}
+		if x.Type().TypeDescriptor() != fd {
+			c.errorf(xpath, "of type %v, want %v", x.Type().TypeDescriptor().FullName(), fd.FullName())
+		}
+		got := x.Value()
+		switch {
+		case fd.IsList():
+			if got.List().Len() != v.List().Len() {
+				c.errorf(xpath, "%d elements, want %d", got.List().Len(), v.List().Len())
+			}
+		case fd.Message() != nil:
+			if got.Message().Interface() != v.Message().Interface() {
+				c.errorf(xpath, "another message")
+			}
+		case !equalScalar(got, v):
+			c.errorf(xpath, "%v, want %v", got, v)
+		}
+		return true
+	})
+	if set != want {
+		c.errorf(path, "Extensions holds %d set extensions, Range reports %d", set, want)
 	}
 }
 

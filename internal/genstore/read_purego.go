@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/runtime/protoimpl"
 )
 
 // Pointer points to a generated struct (a message, or a oneof member's
@@ -277,4 +278,29 @@ func (s *Storage) ExtensionsLen(p Pointer) int {
 		return 0
 	}
 	return p.v.Field(s.extensionsIndex).Len()
+}
+
+// Extensions returns the message's extension fields, by field number,
+// whose entries Type and Value read; nil if the struct has none or p is
+// nil. reflect cannot read the unexported map as a value without unsafe,
+// so in this build the map is a new one, built through the message's
+// protoreflect Range: it holds the set extensions only (no empty list),
+// lazily decoded ones decoded, and writing it changes nothing.
+func (s *Storage) Extensions(p Pointer) protoimpl.ExtensionFields {
+	if s.extensionsIndex < 0 || p.IsNil() || p.v.Field(s.extensionsIndex).Len() == 0 {
+		return nil
+	}
+	var out protoimpl.ExtensionFields
+	messageAt(s.GoType, p).ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if xd, ok := fd.(protoreflect.ExtensionTypeDescriptor); ok {
+			if out == nil {
+				out = make(protoimpl.ExtensionFields)
+			}
+			var x protoimpl.ExtensionFieldV1
+			x.Set(xd.Type(), v)
+			out[int32(xd.Number())] = x
+		}
+		return true
+	})
+	return out
 }

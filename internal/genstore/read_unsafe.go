@@ -251,6 +251,19 @@ func (s *Storage) ExtensionsLen(p Pointer) int {
 	return len(*(*protoimpl.ExtensionFields)(unsafe.Add(p.p, s.ExtensionsOffset)))
 }
 
+// Extensions returns the message's extension fields: the map protoimpl
+// keeps in the struct, by field number, whose entries Type and Value
+// read (Value decodes a lazily decoded extension). An entry may hold an
+// empty list, which protoreflect does not count as set. nil if the
+// struct has none or p is nil. In this build the map is the message's
+// own: read it, never write it.
+func (s *Storage) Extensions(p Pointer) protoimpl.ExtensionFields {
+	if s.ExtensionsOffset < 0 || p.IsNil() {
+		return nil
+	}
+	return *(*protoimpl.ExtensionFields)(unsafe.Add(p.p, s.ExtensionsOffset))
+}
+
 // startupErr is why direct reads are off, or nil: the interface
 // conversion Which relies on must read a real oneof as reflect does.
 var startupErr = checkStartup()
