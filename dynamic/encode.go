@@ -10,6 +10,7 @@ import (
 
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/layout"
 )
 
@@ -70,7 +71,7 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 // methodOptions are the direct encoder's options in the fast-path
 // methods: the encoder's default limits, required fields left to the
 // proto package.
-var methodOptions = dynhook.Options{Partial: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize}
+var methodOptions = engine.Options{Partial: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize}
 
 // marshal implements protoiface.Methods.Marshal with the encoder (the
 // direct encoder of marshal.go, or the checked walk): it appends to in.Buf, in proto.MarshalOptions{Deterministic: true}'s

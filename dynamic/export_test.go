@@ -5,12 +5,12 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/engine"
 )
 
 // DirectAppend runs the direct encoder on m as the encoder calls it, with
 // fresh scratch space.
-func DirectAppend(b []byte, m protoreflect.Message, o dynhook.Options) ([]byte, int, bool) {
+func DirectAppend(b []byte, m protoreflect.Message, o engine.Options) ([]byte, int, bool) {
 	var state any
 	return directAppend(&state, b, m, o)
 }
@@ -33,7 +33,7 @@ var MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[mapEntry]().Size()), max
 
 // DirectAppendState runs the direct encoder on m with the scratch space
 // in state, as an Encoder keeps it.
-func DirectAppendState(state *any, b []byte, m protoreflect.Message, o dynhook.Options) ([]byte, int, bool) {
+func DirectAppendState(state *any, b []byte, m protoreflect.Message, o engine.Options) ([]byte, int, bool) {
 	return directAppend(state, b, m, o)
 }
 

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/weakcache"
@@ -161,7 +162,7 @@ func init() {
 }
 
 // directAppend implements dynhook.Append.
-func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Options) ([]byte, int, bool) {
+func directAppend(state *any, b []byte, mr protoreflect.Message, o engine.Options) ([]byte, int, bool) {
 	m, ok := mr.(*Message)
 	if !ok || m == nil {
 		return b, 0, false
@@ -176,7 +177,7 @@ func directAppend(state *any, b []byte, mr protoreflect.Message, o dynhook.Optio
 
 // encode runs the direct encoder on m, as dynhook.Append describes; st
 // may be nil (see enc).
-func (st *encState) encode(b []byte, m *Message, o dynhook.Options) ([]byte, int, bool) {
+func (st *encState) encode(b []byte, m *Message, o engine.Options) ([]byte, int, bool) {
 	if onEncode != nil {
 		onEncode()
 	}

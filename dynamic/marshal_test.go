@@ -15,14 +15,14 @@ import (
 
 	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
-	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
 // directOptions are the encoder's default options as the direct encoder
 // receives them.
-func directOptions(det bool) dynhook.Options {
-	return dynhook.Options{Deterministic: det, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize}
+func directOptions(det bool) engine.Options {
+	return engine.Options{Deterministic: det, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize}
 }
 
 // TestDirectEncodesOrdinaryMessages checks that the direct encoder takes
@@ -74,7 +74,7 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 				t.Fatalf("%v seed %d: %d bytes (size %d), want %d:\n%s", tw.Name, seed, len(got)-1, n, len(want),
 					protobuftest.FirstDiff(got[1:], want, tw.Dyn.Descriptor()))
 			}
-			_, n, handled = dynamic.DirectAppend(nil, dyn.ProtoReflect(), dynhook.Options{SizeOnly: true, MaxDepth: 100, MaxSize: 1 << 30})
+			_, n, handled = dynamic.DirectAppend(nil, dyn.ProtoReflect(), engine.Options{SizeOnly: true, MaxDepth: 100, MaxSize: 1 << 30})
 			if !handled || n != len(want) {
 				t.Fatalf("%v seed %d: SizeOnly %d, %v; want %d", tw.Name, seed, n, handled, len(want))
 			}
@@ -128,17 +128,17 @@ func TestDirectGivesUp(t *testing.T) {
 	cases := []struct {
 		name string
 		m    *dynamic.Message
-		o    dynhook.Options
+		o    engine.Options
 		want error
 	}{
 		{"invalid UTF-8", badUTF8("singular_string"), directOptions(false), encoder.ErrInvalidUTF8},
 		{"invalid UTF-8 in a list", badUTF8("repeated_string"), directOptions(false), encoder.ErrInvalidUTF8},
 		{"invalid UTF-8 in a map key", badUTF8("map_string_string"), directOptions(true), encoder.ErrInvalidUTF8},
 		{"required field not set", dynamic.NewMessage(rd), directOptions(false), encoder.ErrRequiredNotSet},
-		{"too deep", deep, dynhook.Options{MaxDepth: 39, MaxSize: 1 << 20}, encoder.ErrDepthExceeded},
-		{"a map's entries too deep", mapAtLimit, dynhook.Options{MaxDepth: 5, MaxSize: 1 << 20}, encoder.ErrDepthExceeded},
+		{"too deep", deep, engine.Options{MaxDepth: 39, MaxSize: 1 << 20}, encoder.ErrDepthExceeded},
+		{"a map's entries too deep", mapAtLimit, engine.Options{MaxDepth: 5, MaxSize: 1 << 20}, encoder.ErrDepthExceeded},
 		{"a cycle", cyclic, directOptions(false), encoder.ErrCycle},
-		{"too large", deep, dynhook.Options{MaxDepth: 100, MaxSize: 50}, encoder.ErrSizeExceeded},
+		{"too large", deep, engine.Options{MaxDepth: 100, MaxSize: 50}, encoder.ErrSizeExceeded},
 	}
 	for _, c := range cases {
 		prefix := []byte{1, 2}

@@ -231,7 +231,7 @@ func init() {
 // walkOnly implements dynhook.Walk: the checked walk of m, with the
 // default limits, and none of the fast paths (m is a *dynamic.Message
 // whose direct encoding gave up).
-func walkOnly(b []byte, mr protoreflect.Message, o dynhook.Options) ([]byte, int, error) {
+func walkOnly(b []byte, mr protoreflect.Message, o engine.Options) ([]byte, int, error) {
 	e := getEncoder(MarshalOptions{AllowPartial: o.Partial, Deterministic: o.Deterministic})
 	defer putEncoder(e)
 	if o.SizeOnly {
@@ -443,7 +443,7 @@ func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out 
 	if dynhook.Append == nil {
 		return b, 0, false
 	}
-	o := dynhook.Options{
+	o := engine.Options{
 		Deterministic: e.opts.Deterministic,
 		Partial:       e.opts.AllowPartial,
 		SizeOnly:      sizeOnly,

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
 
+	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/layout"
 )
 
@@ -71,20 +72,6 @@ var Collect func(m protoreflect.Message, lay *layout.Layout, set []Field, exts [
 // interface value.
 var Addr func(m protoreflect.Message) uintptr
 
-// Options are the encoder's options as the direct encoder of package
-// dynamic needs them, resolved: MaxDepth and MaxSize are the limits in
-// force, never 0.
-type Options struct {
-	Deterministic bool
-	// Partial skips the required fields check.
-	Partial bool
-	// SizeOnly asks Append for nothing but the size, as proto.Size
-	// computes it (no UTF-8 validation, no required fields check).
-	SizeOnly bool
-	MaxDepth int
-	MaxSize  int
-}
-
 // Append, set by package dynamic, encodes m, a *dynamic.Message, straight
 // from its storage, appending to b: the encoder calls it for such a
 // message before its checked walk. It reports handled false, with b
@@ -96,7 +83,7 @@ type Options struct {
 // o.SizeOnly it appends nothing and returns the size as n. state is
 // scratch space the caller keeps between calls (an Encoder's), nil at
 // first.
-var Append func(state *any, b []byte, m protoreflect.Message, o Options) (out []byte, n int, handled bool)
+var Append func(state *any, b []byte, m protoreflect.Message, o engine.Options) (out []byte, n int, handled bool)
 
 // Walk, set by package encoder, encodes m with the encoder's checked walk
 // alone, appending to b, without trying Append first: package dynamic's
@@ -106,4 +93,4 @@ var Append func(state *any, b []byte, m protoreflect.Message, o Options) (out []
 // unchecked; with o.SizeOnly it appends nothing and returns the size as
 // n); MaxDepth and MaxSize are the encoder's defaults whatever o says.
 // The error is the encoder's.
-var Walk func(b []byte, m protoreflect.Message, o Options) (out []byte, n int, err error)
+var Walk func(b []byte, m protoreflect.Message, o engine.Options) (out []byte, n int, err error)
