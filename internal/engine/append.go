@@ -182,6 +182,36 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			} else {
 				b = append(appendTag(b, f), 0)
 			}
+		case codeBitInt32:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(int64(f.sf.Int32(ptr))))
+		case codeBitInt64:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			b = appendVarint(appendTag(b, f), uint64(f.sf.Int64(ptr)))
+		case codeBitBool:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			if f.sf.Bool(ptr) {
+				b = append(appendTag(b, f), 1)
+			} else {
+				b = append(appendTag(b, f), 0)
+			}
+		case codeBitString:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			s, set := f.sf.PtrString(ptr)
+			if !set {
+				return b, false
+			}
+			if b, ok = appendString(appendTag(b, f), s, f.utf8); !ok {
+				return b, false
+			}
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -251,6 +281,12 @@ func (e *enc) appendNested(b []byte, f *field, c genstore.Pointer, depth int) ([
 // ptr, if it is set, for the cases append does not take inline.
 func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	sf := f.sf
+	if sf.PresenceBit >= 0 {
+		if !sf.Present(ptr) {
+			return b, true
+		}
+		return appendSet(b, f, ptr)
+	}
 	switch {
 	case isScalarRep(sf.Rep):
 		w, ok := word(sf, ptr)
@@ -281,6 +317,28 @@ func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) (
 		return e.appendMap(b, f, ptr, depth)
 	}
 	return e.appendList(b, f, ptr, depth)
+}
+
+// appendSet appends the field f, in place or a *string, whose presence
+// bit is set in the message at ptr, whatever its value (see sizeSet).
+func appendSet(b []byte, f *field, ptr genstore.Pointer) ([]byte, bool) {
+	sf := f.sf
+	switch sf.Rep {
+	case genstore.RepPtrString:
+		s, ok := sf.PtrString(ptr)
+		if !ok {
+			return b, false
+		}
+		return appendString(appendTag(b, f), s, f.utf8)
+	case genstore.RepString:
+		return appendString(appendTag(b, f), sf.String(ptr), f.utf8)
+	case genstore.RepBytes:
+		s := sf.Bytes(ptr)
+		b = appendVarint(appendTag(b, f), uint64(len(s)))
+		return append(b, s...), true
+	}
+	w, _ := word(sf, ptr)
+	return wire.AppendWord(appendTag(b, f), f.op, w), true
 }
 
 // appendMember appends f, the set member of a real oneof, whose wrapper
@@ -323,7 +381,7 @@ func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([
 			b = append(b, s...)
 		}
 		return b, true
-	case genstore.RepListMessage:
+	case genstore.RepListMessage, genstore.RepPtrListMessage:
 		for j := range k {
 			if b, ok = e.appendNested(b, f, sf.MessageAt(ptr, j), depth+1); !ok {
 				return b, false

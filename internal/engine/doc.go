@@ -5,7 +5,12 @@
 //
 // The back-end here reads protoc-gen-go generated structs through their
 // storage maps (internal/genstore): field offsets and Go types found once
-// per type and checked against the descriptor. Package dynamic's messages
+// per type and checked against the descriptor. Open, hybrid and Opaque
+// structs are read: an Opaque field with a presence bit is written when
+// its bit is set, whatever its value (and a set *string that is nil is
+// left to the walk), lists of messages through their *[]*T, and required
+// fields are checked by their bits. Opaque types with lazily decoded
+// fields are refused by genstore and take the walk. Package dynamic's messages
 // have their own direct encoder over their storage, and every other
 // message (dynamicpb, types the storage maps refuse) takes the checked
 // walk (internal/cursor, internal/sizing and the encoder's write pass).

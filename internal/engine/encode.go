@@ -360,6 +360,30 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				continue
 			}
 			n += int(f.tagLen) + 1
+		case codeBitInt32:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(uint64(int64(f.sf.Int32(ptr))))
+		case codeBitInt64:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			n += int(f.tagLen) + protowire.SizeVarint(uint64(f.sf.Int64(ptr)))
+		case codeBitBool:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			n += int(f.tagLen) + 1
+		case codeBitString:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			s, set := f.sf.PtrString(ptr)
+			if !set || is32 && !e.fits(n, len(s)) {
+				return 0, false // a bit without a string: the walk reads it
+			}
+			n += int(f.tagLen) + protowire.SizeBytes(len(s))
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -483,6 +507,12 @@ func (p *program) hasRequired(ptr genstore.Pointer) bool {
 			}
 			continue
 		}
+		if sf.PresenceBit >= 0 {
+			if !sf.Present(ptr) {
+				return false
+			}
+			continue
+		}
 		switch sf.Rep {
 		case genstore.RepBytesPresence:
 			if sf.Bytes(ptr) == nil {
@@ -563,6 +593,12 @@ func isScalarRep(r genstore.Rep) bool {
 // inline.
 func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	sf := f.sf
+	if sf.PresenceBit >= 0 {
+		if !sf.Present(ptr) {
+			return 0, true
+		}
+		return e.sizeSet(f, ptr)
+	}
 	switch {
 	case isScalarRep(sf.Rep):
 		w, ok := word(sf, ptr)
@@ -593,6 +629,26 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		return e.sizeMap(f, ptr, depth)
 	}
 	return e.sizeList(f, ptr, depth)
+}
+
+// sizeSet returns the size of the field f, in place or a *string, whose
+// presence bit is set in the message at ptr: written whatever its value.
+// A *string whose bit is set but which is nil is left to the walk.
+func (e *enc) sizeSet(f *field, ptr genstore.Pointer) (int, bool) {
+	sf := f.sf
+	switch sf.Rep {
+	case genstore.RepPtrString:
+		s, ok := sf.PtrString(ptr)
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), ok && (!is32 || len(s) <= e.maxSize)
+	case genstore.RepString:
+		s := sf.String(ptr)
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+	case genstore.RepBytes:
+		s := sf.Bytes(ptr)
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+	}
+	w, _ := word(sf, ptr)
+	return int(f.tagLen) + wire.SizeWord(f.op, w), true
 }
 
 // sizeMember returns the size of f, the set member of a real oneof,
@@ -639,7 +695,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
 		}
 		return n, true
-	case genstore.RepListMessage:
+	case genstore.RepListMessage, genstore.RepPtrListMessage:
 		for j := range k {
 			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1)
 			if !ok || is32 && !e.fits(n, x) {

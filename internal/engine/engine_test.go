@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -15,6 +16,8 @@ import (
 	"github.com/protolayout/protolayout/internal/messagesetpb"
 	"github.com/protolayout/protolayout/protobuftest"
 	"github.com/protolayout/protolayout/protobuftest/gen/customoptionspb"
+	opaquetest2pb "github.com/protolayout/protolayout/protobuftest/gen/opaque/test2pb"
+	opaquetest3pb "github.com/protolayout/protolayout/protobuftest/gen/opaque/test3pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 )
@@ -30,18 +33,17 @@ type genType struct {
 }
 
 // generatedTypes returns every generated message type of the test
-// schemas at the open and hybrid levels, which the engine reads, with
-// their extensions, and at the Opaque level, which it leaves to the walk.
-func generatedTypes(t *testing.T) (read []genType, refused []protoreflect.MessageType) {
+// schemas at the open, hybrid and Opaque levels, which the engine reads,
+// with their extensions.
+func generatedTypes(t *testing.T) (read []genType) {
 	t.Helper()
 	for _, tw := range protobuftest.Twins() {
 		read = append(read, genType{tw.Gen, tw.GenExts})
 	}
 	for _, vs := range protobuftest.GeneratedVariants() {
-		read = append(read, genType{vs.Hybrid.Type, vs.Hybrid.Exts})
-		refused = append(refused, vs.Opaque.Type)
+		read = append(read, genType{vs.Hybrid.Type, vs.Hybrid.Exts}, genType{vs.Opaque.Type, vs.Opaque.Exts})
 	}
-	return read, refused
+	return read
 }
 
 // TestEncodesEveryTestType holds the engine to proto.Marshal on random
@@ -49,14 +51,15 @@ func generatedTypes(t *testing.T) (read []genType, refused []protoreflect.Messag
 // the type has some: deterministic bytes, the size, and without
 // Deterministic the same bytes up to map order.
 func TestEncodesEveryTestType(t *testing.T) {
-	read, refused := generatedTypes(t)
+	read := generatedTypes(t)
 	seeds := uint64(12)
 	if testing.Short() {
 		seeds = 4
 	}
 	var st engine.State
-	handled, withExtensions := 0, 0
+	handled, withExtensions, opaque := 0, 0, 0
 	for _, gt := range read {
+		isOpaque := strings.HasPrefix(string(gt.mt.Descriptor().FullName()), "opaque.")
 		mt := gt.mt
 		for seed := range seeds {
 			m := mt.New().Interface()
@@ -74,6 +77,9 @@ func TestEncodesEveryTestType(t *testing.T) {
 				continue
 			}
 			handled++
+			if isOpaque {
+				opaque++
+			}
 			if !bytes.Equal(got[6:], want) || string(got[:6]) != "prefix" || n != len(want) {
 				t.Errorf("%s seed %d:\n got % x (%d)\nwant % x", mt.Descriptor().FullName(), seed, got[6:], n, want)
 			}
@@ -90,13 +96,56 @@ func TestEncodesEveryTestType(t *testing.T) {
 			}
 		}
 	}
-	if handled < 100 || withExtensions < 20 {
-		t.Errorf("only %d messages encoded, %d with extensions", handled, withExtensions)
+	if handled < 100 || withExtensions < 20 || opaque < 50 {
+		t.Errorf("only %d messages encoded, %d with extensions, %d Opaque", handled, withExtensions, opaque)
 	}
-	for _, mt := range refused {
-		m := mt.New().Interface()
-		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); ok {
-			t.Errorf("%s (Opaque API): encoded, want it left to the walk", mt.Descriptor().FullName())
+}
+
+// TestEncodesOpaquePresence holds the engine to proto.Marshal on Opaque
+// messages whose presence bits disagree with what the values alone would
+// say: zero values set, set values cleared, empty lists, nil elements.
+func TestEncodesOpaquePresence(t *testing.T) {
+	neg0 := float32(math.Copysign(0, -1))
+	a := &opaquetest2pb.TestAllTypes{}
+	a.SetOptionalInt32(0)
+	a.SetOptionalInt64(0)
+	a.SetOptionalSint32(0)
+	a.SetOptionalFixed64(0)
+	a.SetOptionalFloat(neg0)
+	a.SetOptionalDouble(0)
+	a.SetOptionalBool(false)
+	a.SetOptionalString("")
+	a.SetOptionalBytes(nil)
+	a.SetOptionalNestedEnum(0)
+	a.SetDefaultInt32(0)
+	a.SetDefaultString("")
+	a.SetDefaultBytes([]byte{})
+	a.SetRepeatedNestedMessage([]*opaquetest2pb.TestAllTypes_NestedMessage{})
+	a.SetRepeatedInt32([]int32{})
+	b := &opaquetest2pb.TestAllTypes{}
+	b.SetOptionalInt64(5)
+	b.ClearOptionalInt64()
+	b.SetOptionalString("x")
+	b.ClearOptionalString()
+	b.SetOptionalBool(true)
+	b.ClearOptionalBool()
+	b.SetRepeatedNestedMessage([]*opaquetest2pb.TestAllTypes_NestedMessage{nil, {}})
+	b.SetOptionalNestedMessage(&opaquetest2pb.TestAllTypes_NestedMessage{})
+	c := &opaquetest3pb.TestAllTypes{}
+	c.SetSingularFloat(neg0)
+	c.SetOptionalInt32(0)
+	c.SetOptionalString("")
+	c.SetOptionalBytes([]byte{})
+	c.SetOptionalBool(false)
+	var st engine.State
+	for i, m := range []proto.Message{a, b, c, &opaquetest2pb.TestAllTypes{}, &opaquetest3pb.TestAllTypes{}} {
+		want, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, n, ok := st.Encode(nil, m, m.ProtoReflect(), defaults)
+		if !ok || !bytes.Equal(got, want) || n != proto.Size(m) {
+			t.Errorf("message %d: encoded %v\n got % x (%d)\nwant % x", i, ok, got, n, want)
 		}
 	}
 }
@@ -137,6 +186,10 @@ func TestLeavesToTheWalk(t *testing.T) {
 	set(invalidRepeatedOption, customoptionspb.E_OptRepeatedString, []string{"a", "\xc0"})
 	invalidInExtension := &descriptorpb.MessageOptions{}
 	set(invalidInExtension, customoptionspb.E_OptMessage, &customoptionspb.OptionMessage{Name: "\xff"})
+	opaqueRequired := &opaquetest2pb.TestRequired{}
+	opaqueRequired.SetR5(0) // r2 unset
+	opaqueInvalid := &opaquetest3pb.TestAllTypes{}
+	opaqueInvalid.SetOptionalString("\xff")
 	messageSet := &messagesetpb.MessageSet{}
 	set(messageSet, messagesetpb.E_MessageSetItem_MessageSetExtension, &messagesetpb.MessageSetItem{I: proto.Int32(1)})
 	// A message of another implementation as an extension's value.
@@ -158,6 +211,8 @@ func TestLeavesToTheWalk(t *testing.T) {
 		{"invalid UTF-8 in a map key", &test3pb.TestAllTypes{MapStringString: map[string]string{"\xff": "a"}}, defaults},
 		{"invalid UTF-8 in a oneof", &test3pb.TestAllTypes{OneofField: &test3pb.TestAllTypes_OneofString{OneofString: "\xc0"}}, defaults},
 		{"required field not set", &test2pb.TestRequired{}, defaults},
+		{"required field not set (Opaque)", opaqueRequired, defaults},
+		{"invalid UTF-8 (Opaque)", opaqueInvalid, defaults},
 		{"required field not set, nested", &test2pb.TestRequiredContainer{Single: &test2pb.TestRequired{}}, defaults},
 		{"required field not set, in an extension", requiredInExtension, defaults},
 		{"required field not set, in an extension's extension", requiredDeeper, defaults},
@@ -185,6 +240,10 @@ func TestLeavesToTheWalk(t *testing.T) {
 	partial.Partial = true
 	if _, _, ok := st.Encode(nil, &test2pb.TestRequired{}, (&test2pb.TestRequired{}).ProtoReflect(), partial); !ok {
 		t.Error("a message missing required fields, Partial: left to the walk")
+	}
+	opaqueRequired.SetR2(0)
+	if _, _, ok := st.Encode(nil, opaqueRequired, opaqueRequired.ProtoReflect(), defaults); !ok {
+		t.Error("an Opaque message with its required fields set to zero: left to the walk")
 	}
 	if _, _, ok := st.Encode(nil, deep, deep.ProtoReflect(), defaults); !ok {
 		t.Error("21 levels under the default depth: left to the walk")
@@ -266,9 +325,20 @@ func TestEncodeAllocs(t *testing.T) {
 	ext := tw.Gen.New()
 	protobuftest.Fill(ext, 3, protobuftest.RandOptions{Extensions: tw.GenExts})
 	proto.SetExtension(ext.Interface(), test2pb.E_RepeatedNestedMessageExtension, []*test2pb.TestAllTypes_NestedMessage{{A: proto.Int32(1)}})
+	var opaque []proto.Message
+	for _, name := range []protoreflect.FullName{"opaque.protolayout.test2.TestAllTypes", "opaque.protolayout.test3.TestAllTypes", "opaque.protolayout.test2.TestAllExtensions"} {
+		for _, vs := range protobuftest.GeneratedVariants() {
+			if vs.Opaque.Type.Descriptor().FullName() == name {
+				opaque = append(opaque, vs.Opaque.Random(3, protobuftest.RandOptions{}))
+			}
+		}
+	}
+	if len(opaque) != 3 {
+		t.Fatalf("%d Opaque types found", len(opaque))
+	}
 	var st engine.State
 	buf := make([]byte, 0, 1<<16)
-	for _, m := range []proto.Message{m, ext.Interface()} {
+	for _, m := range append([]proto.Message{m, ext.Interface()}, opaque...) {
 		allocs := testing.AllocsPerRun(100, func() {
 			if _, _, ok := st.Encode(buf[:0], m, m.ProtoReflect(), defaults); !ok {
 				t.Fatal("left to the walk")

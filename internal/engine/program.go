@@ -39,7 +39,11 @@ const (
 	codePtrInt64         // a *int64, as a varint
 	codePtrBool          // a *bool
 	codeMessage          // a *T message, length-prefixed
-	codeListMessage      // a []*T of messages, length-prefixed
+	codeListMessage      // a []*T or *[]*T of messages, length-prefixed
+	codeBitInt32         // an int32 or enum in place with a presence bit, as a varint
+	codeBitInt64         // an int64 in place with a presence bit, as a varint
+	codeBitBool          // a bool in place with a presence bit
+	codeBitString        // a *string with a presence bit (Opaque API)
 )
 
 // maxTagLen is the length of the longest key: a varint of field number
@@ -174,6 +178,19 @@ func (f *field) init(lf *layout.Field, sf *genstore.Field) {
 
 // codeOf returns the code of a field outside real oneofs.
 func codeOf(lf *layout.Field, sf *genstore.Field) code {
+	if sf.PresenceBit >= 0 {
+		switch {
+		case sf.Rep == genstore.RepInt32 && lf.Op == wire.OpVarint:
+			return codeBitInt32
+		case sf.Rep == genstore.RepInt64 && lf.Op == wire.OpVarint:
+			return codeBitInt64
+		case sf.Rep == genstore.RepBool:
+			return codeBitBool
+		case sf.Rep == genstore.RepPtrString:
+			return codeBitString
+		}
+		return codeOther
+	}
 	switch {
 	case sf.Rep == genstore.RepInt32 && lf.Op == wire.OpVarint:
 		return codeInt32
@@ -215,7 +232,7 @@ func codeOf(lf *layout.Field, sf *genstore.Field) code {
 		return codeBytes
 	case sf.Rep == genstore.RepMessage && lf.Op == wire.OpMessage:
 		return codeMessage
-	case sf.Rep == genstore.RepListMessage && lf.Elem == wire.OpMessage:
+	case (sf.Rep == genstore.RepListMessage || sf.Rep == genstore.RepPtrListMessage) && lf.Elem == wire.OpMessage:
 		return codeListMessage
 	}
 	return codeOther

@@ -21,11 +21,14 @@ var (
 	extensionsType = reflect.TypeFor[protoimpl.ExtensionFields]()
 	dynamicpbType  = reflect.TypeFor[*dynamicpb.Message]()
 	bytesType      = reflect.TypeFor[[]byte]()
+	raceHookType   = reflect.TypeFor[protoimpl.RaceDetectHookData]()
+	uint32Type     = reflect.TypeFor[uint32]()
+	stringPtrType  = reflect.TypeFor[*string]()
 )
 
 // opaqueMarkers are the fields only Opaque-API structs have (besides the
 // xxx_hidden_ prefix): presence bits, the race detector's hook, and the
-// state of lazily decoded fields.
+// state of lazily decoded fields (the last two refused).
 var opaqueMarkers = map[string]bool{
 	"XXX_presence":           true,
 	"XXX_raceDetectHookData": true,
@@ -115,12 +118,17 @@ func (b *builder) build() (*Storage, error) {
 	if st.NumField() == 0 || st.Field(0).Name != "state" || st.Field(0).Type != stateType {
 		return nil, b.errorf("the struct does not start with protoimpl.MessageState: not a protoc-gen-go struct")
 	}
-	if api := st.Field(0).Tag.Get("protogen"); strings.HasPrefix(api, "opaque.") {
-		return nil, b.errorf("an Opaque-API struct (%s): its presence bits and lazily decoded fields are not mapped", api)
+	opaque := strings.HasPrefix(st.Field(0).Tag.Get("protogen"), "opaque.")
+	if !opaque {
+		for i := range st.NumField() {
+			if n := st.Field(i).Name; strings.HasPrefix(n, "xxx_hidden_") || opaqueMarkers[n] {
+				return nil, b.errorf("field %s of the Opaque API in a struct without the Opaque tag", n)
+			}
+		}
 	}
-	for i := range st.NumField() {
-		if n := st.Field(i).Name; strings.HasPrefix(n, "xxx_hidden_") || opaqueMarkers[n] {
-			return nil, b.errorf("an Opaque-API struct (field %s): its presence bits and lazily decoded fields are not mapped", n)
+	if opaque {
+		if err := b.checkLazy(); err != nil {
+			return nil, err
 		}
 	}
 
@@ -131,8 +139,10 @@ func (b *builder) build() (*Storage, error) {
 		Oneofs:        make([]Oneof, len(l.Oneofs)),
 		UnknownOffset: -1, ExtensionsOffset: -1, SizeCacheOffset: -1,
 		unknownIndex: -1, extensionsIndex: -1,
+		Opaque: opaque,
 	}
 	b.s = s
+	presence := -1 // the struct field index of XXX_presence
 
 	byNumber := map[protoreflect.FieldNumber]int{}
 	byOneof := map[string]int{}
@@ -157,6 +167,20 @@ func (b *builder) build() (*Storage, error) {
 			}
 			s.ExtensionsOffset, s.extensionsIndex = int(sf.Offset), i
 			continue
+		case "XXX_raceDetectHookData":
+			if !opaque || sf.Type != raceHookType {
+				return nil, b.errorf("field %s: want protoimpl.RaceDetectHookData in an Opaque struct, have %v", sf.Name, sf.Type)
+			}
+			continue
+		case "XXX_presence":
+			if !opaque || presence >= 0 || sf.Type.Kind() != reflect.Array || sf.Type.Elem() != uint32Type {
+				return nil, b.errorf("field %s: want one [N]uint32 in an Opaque struct, have %v", sf.Name, sf.Type)
+			}
+			presence = i
+			continue
+		}
+		if opaqueMarkers[sf.Name] {
+			return nil, b.errorf("field %s: an Opaque struct with lazily decoded fields: a field's pointer may be nil until protobuf-go decodes it", sf.Name)
 		}
 		if tag, ok := sf.Tag.Lookup("protobuf"); ok {
 			n, err := tagNumber(tag)
@@ -173,12 +197,13 @@ func (b *builder) build() (*Storage, error) {
 			}
 			byOneof[name] = i
 		} else {
-			return nil, b.errorf("field %s (%v) is not one protoc-gen-go writes in an open struct", sf.Name, sf.Type)
+			return nil, b.errorf("field %s (%v) is not one protoc-gen-go writes", sf.Name, sf.Type)
 		}
-		if !sf.IsExported() {
+		if !sf.IsExported() && !(opaque && strings.HasPrefix(sf.Name, "xxx_hidden_")) {
 			return nil, b.errorf("field %s is not exported", sf.Name)
 		}
 	}
+	bits := presenceBits(b.md)
 
 	fds := b.md.Fields()
 	for pos := range l.Fields {
@@ -201,8 +226,14 @@ func (b *builder) build() (*Storage, error) {
 		if fd.IsMap() && (!hasNumber(sf.Tag.Get("protobuf_key"), 1) || !hasNumber(sf.Tag.Get("protobuf_val"), 2)) {
 			return nil, b.errorf("field %s: a map field without protobuf_key and protobuf_val tags", sf.Name)
 		}
-		f.index, f.Offset, f.GoType = i, sf.Offset, sf.Type
-		if err := b.field(f, fd, false); err != nil {
+		f.index, f.Offset, f.GoType, f.PresenceBit = i, sf.Offset, sf.Type, -1
+		var err error
+		if opaque {
+			err = b.opaqueField(f, fd, presence, bits[lf.Index])
+		} else {
+			err = b.field(f, fd, false)
+		}
+		if err != nil {
 			return nil, b.errorf("field %s (%s): %v", sf.Name, fd.Name(), err)
 		}
 	}
@@ -292,7 +323,7 @@ func (b *builder) oneof(j int, byOneof map[string]int, wrappers map[protoreflect
 			return b.errorf("oneof %s: wrapper %v of member %s does not implement %v", od.Name(), wt, fd.Name(), sf.Type)
 		}
 		wf := wt.Elem().Field(0)
-		f.index, f.Offset, f.GoType, f.Wrapper, f.oneof = 0, wf.Offset, wf.Type, wt, o
+		f.index, f.Offset, f.GoType, f.Wrapper, f.oneof, f.PresenceBit = 0, wf.Offset, wf.Type, wt, o, -1
 		if err := b.field(f, fd, true); err != nil {
 			return b.errorf("oneof %s: wrapper %v (member %s): %v", od.Name(), wt, fd.Name(), err)
 		}
@@ -488,4 +519,88 @@ func cloneValue(v protoreflect.Value) protoreflect.Value {
 		return protoreflect.ValueOfBytes(append([]byte(nil), x...))
 	}
 	return v
+}
+
+// checkLazy refuses an Opaque type with a lazily decoded field: until
+// protobuf-go decodes it, its pointer is nil while its presence bit is
+// set, and decoding it writes the struct, so that reading the pointer
+// directly could see the field unset or race with the decoding.
+func (b *builder) checkLazy() error {
+	fds := b.md.Fields()
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		if x, ok := fd.(interface{ IsLazy() bool }); ok && x.IsLazy() {
+			return b.errorf("field %s is lazily decoded: its pointer may be nil until protobuf-go decodes it", fd.Name())
+		}
+	}
+	return nil
+}
+
+// presenceBits returns, by index in md.Fields(), the index of each
+// field's bit in an Opaque struct's XXX_presence: one per field outside
+// real oneofs, and one per real oneof (its last member's), in
+// declaration order, as protobuf-go numbers them. Only the fields with
+// explicit presence that are not messages use theirs.
+func presenceBits(md protoreflect.MessageDescriptor) []int {
+	fds := md.Fields()
+	out := make([]int, fds.Len())
+	n := 0
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		out[i] = n
+		if od := fd.ContainingOneof(); od == nil || od.Fields().Get(od.Fields().Len()-1) == fd {
+			n++
+		}
+	}
+	return out
+}
+
+// opaqueField sets the representations of f, a field of an Opaque
+// struct outside real oneofs whose struct field index of XXX_presence is
+// presence (-1 if none) and whose presence bit would be bit: maps and
+// scalar lists as in open structs, lists of messages as *[]*T, messages
+// as *T (nil is unset), and scalars, strings and bytes with explicit
+// presence in place (strings also as *string), set when their bit is.
+func (b *builder) opaqueField(f *Field, fd protoreflect.FieldDescriptor, presence, bit int) error {
+	gt := f.GoType
+	switch {
+	case fd.IsMap(), fd.IsList() && fd.Message() == nil:
+		return b.field(f, fd, false)
+	case fd.IsList():
+		if gt.Kind() != reflect.Pointer || gt.Elem().Kind() != reflect.Slice {
+			return fmt.Errorf("a repeated message field stored as %v, not *[]*T", gt)
+		}
+		if err := checkMessage(gt.Elem().Elem(), fd.Message()); err != nil {
+			return fmt.Errorf("list element: %v", err)
+		}
+		f.Rep, f.Elem = RepPtrListMessage, gt.Elem().Elem()
+		return nil
+	case fd.Message() != nil:
+		return b.field(f, fd, false)
+	case !fd.HasPresence():
+		if gt.Kind() == reflect.Pointer {
+			return fmt.Errorf("a scalar without presence stored as %v", gt)
+		}
+		return b.field(f, fd, false)
+	}
+	if presence < 0 {
+		return fmt.Errorf("a field with explicit presence in a struct without XXX_presence")
+	}
+	pt := b.st.Field(presence)
+	if bit >= 32*pt.Type.Len() {
+		return fmt.Errorf("presence bit %d beyond XXX_presence (%v)", bit, pt.Type)
+	}
+	var rep Rep
+	if gt == stringPtrType && fd.Kind() == protoreflect.StringKind {
+		rep = RepPtrString
+	} else {
+		r, _, err := valueRep(gt, fd)
+		if err != nil {
+			return err
+		}
+		rep = r
+	}
+	f.Rep, f.PresenceBit, f.def = rep, bit, cloneValue(fd.Default())
+	f.presIndex, f.presWord, f.presMask = presence, pt.Offset+uintptr(bit/32)*4, 1<<(bit%32)
+	return nil
 }

@@ -20,6 +20,10 @@ type Rep uint8
 // The representations. In place: the value itself, whose zero value is
 // unset for implicit presence. Ptr: a pointer, nil when unset. List: a
 // slice. Enums are stored as their named int32 types and read as int32.
+// A field of an Opaque-API struct whose presence is a bit of XXX_presence
+// (Field.PresenceBit >= 0) has the representation of its value (in place,
+// or *string) and is set exactly when its bit is set (Field.Present),
+// whatever its value.
 const (
 	RepInvalid Rep = iota
 
@@ -58,6 +62,8 @@ const (
 
 	RepMap // map[K]V; Field.Key and Field.Val give K's and V's representations
 
+	RepPtrListMessage // *[]*T (Opaque API): nil is empty; read with Len and MessageAt
+
 	repCount
 )
 
@@ -66,7 +72,7 @@ var repNames = [repCount]string{
 	"*bool", "*int32", "*int64", "*uint32", "*uint64", "*float32", "*float64", "*string",
 	"bytes with presence", "message",
 	"[]bool", "[]int32", "[]int64", "[]uint32", "[]uint64", "[]float32", "[]float64", "[]string", "[][]byte", "[]message",
-	"map",
+	"map", "*[]message",
 }
 
 // String names the representation.
@@ -94,6 +100,10 @@ type Storage struct {
 	// extension fields (protoimpl.ExtensionFields) and the size cache
 	// (protoimpl.SizeCache), or -1 where the struct has none.
 	UnknownOffset, ExtensionsOffset, SizeCacheOffset int
+
+	// Opaque is set for an Opaque-API struct (hidden fields, presence
+	// bits).
+	Opaque bool
 
 	// The struct field indexes of the same, or -1.
 	unknownIndex, extensionsIndex int
@@ -135,10 +145,21 @@ type Field struct {
 	Elem reflect.Type
 	// Layout is the field's record in Storage.Layout.
 	Layout *layout.Field
+	// PresenceBit is the index in the struct's XXX_presence bitmap of the
+	// bit that says whether the field is set (Opaque API: scalars, strings
+	// and bytes with explicit presence), or -1: the field is then set as
+	// its representation says.
+	PresenceBit int
 
 	// index is the struct field's index in its holder (the message, or
 	// the wrapper for a oneof member); pos is the field's position.
 	index, pos int
+	// presWord is the offset in the struct of the uint32 of XXX_presence
+	// holding the field's bit, presMask the bit, presIndex the struct
+	// field index of XXX_presence (set with PresenceBit).
+	presWord  uintptr
+	presMask  uint32
+	presIndex int
 	// def is the value Get reports for an unset singular scalar: the
 	// field's default.
 	def protoreflect.Value
@@ -189,8 +210,9 @@ var cache weakcache.Cache[*entry]
 
 // Of returns the storage map of the generated message type mt, building
 // and checking it on first use. It returns an error saying why if mt is
-// not a generated open-struct type (Opaque API, aberrant, legacy, dynamic)
-// or its struct does not match its descriptor.
+// not a generated type it maps (aberrant, legacy, dynamic, an Opaque type
+// with lazily decoded fields) or its struct does not match its
+// descriptor.
 func Of(mt protoreflect.MessageType) (*Storage, error) {
 	if mt == nil {
 		return nil, errors.New("genstore: nil message type")

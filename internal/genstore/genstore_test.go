@@ -33,12 +33,17 @@ type testType struct {
 }
 
 // testTypes returns every message type of the test schemas' generated
-// code, of descriptor.proto and of the well-known types, and of
-// extraFiles (the hybrid copies of the test schemas, where present).
+// code (at every API level: open, hybrid and Opaque), of descriptor.proto
+// and of the well-known types, and of extraFiles.
 func testTypes(t testing.TB) []testType {
 	var out []testType
 	for _, tw := range protobuftest.Twins() {
 		out = append(out, testType{tw.Gen, tw.GenExts})
+	}
+	for _, vs := range protobuftest.GeneratedVariants() {
+		for _, v := range []protobuftest.Variant{vs.Hybrid, vs.Opaque} {
+			out = append(out, testType{v.Type, v.Exts})
+		}
 	}
 	files := []protoreflect.FileDescriptor{
 		descriptorpb.File_google_protobuf_descriptor_proto,

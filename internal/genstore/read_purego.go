@@ -11,8 +11,14 @@ import (
 
 // Pointer points to a generated struct (a message, or a oneof member's
 // wrapper); the zero Pointer is nil. In this build it is the addressable
-// struct as a reflect.Value.
-type Pointer struct{ v reflect.Value }
+// struct as a reflect.Value, and for a wrapper, the message holding it.
+//
+// reflect reads the values of an Opaque struct's unexported fields but
+// will not make interfaces of them: a message, a map or a float32 read
+// from one would need unsafe. Those are read through the message's
+// protoreflect Get instead (fromReflect), so that every message Pointer
+// is of an exported *T and its struct can be turned into the message.
+type Pointer struct{ v, holder reflect.Value }
 
 // IsNil reports whether p is nil.
 func (p Pointer) IsNil() bool { return !p.v.IsValid() }
@@ -38,7 +44,7 @@ func pointerTo(v reflect.Value) Pointer {
 	if v.IsNil() {
 		return Pointer{}
 	}
-	return Pointer{v.Elem()}
+	return Pointer{v: v.Elem()}
 }
 
 // PointerOf returns a pointer to m's struct, if m is of the map's type
@@ -84,8 +90,15 @@ func (f *Field) Uint64(p Pointer) uint64 { return f.at(p).Uint() }
 
 // Float32 reads a RepFloat32 field.
 // It reads the float32 itself, not reflect's float64 of it, whose
-// conversion would quiet a signalling NaN.
-func (f *Field) Float32(p Pointer) float32 { return *f.at(p).Addr().Interface().(*float32) }
+// conversion would quiet a signalling NaN; an unexported field (Opaque)
+// has no other reading in this build.
+func (f *Field) Float32(p Pointer) float32 {
+	v := f.at(p)
+	if !v.CanInterface() {
+		return float32(v.Float())
+	}
+	return *v.Addr().Interface().(*float32)
+}
 
 // Float64 reads a RepFloat64 field.
 func (f *Field) Float64(p Pointer) float64 { return f.at(p).Float() }
@@ -98,7 +111,32 @@ func (f *Field) Bytes(p Pointer) []byte { return f.at(p).Bytes() }
 
 // Ptr reads a RepMessage field (the message's struct) or a pointer
 // scalar's pointer (the scalar); nil when unset.
-func (f *Field) Ptr(p Pointer) Pointer { return pointerTo(f.at(p)) }
+func (f *Field) Ptr(p Pointer) Pointer {
+	v := f.at(p)
+	if f.Rep == RepMessage && !v.CanInterface() && !v.IsNil() {
+		return pointerTo(reflect.ValueOf(f.fromReflect(p).Message().Interface()))
+	}
+	return pointerTo(v)
+}
+
+// fromReflect returns the value of the field through the protoreflect
+// Get of the message holding it, for what reflect cannot read from an
+// unexported field.
+func (f *Field) fromReflect(p Pointer) protoreflect.Value {
+	h := p.holder
+	if !h.IsValid() {
+		h = p.v
+	}
+	m := h.Addr().Interface().(protoreflect.ProtoMessage).ProtoReflect()
+	return m.Get(m.Descriptor().Fields().ByNumber(f.Layout.Number))
+}
+
+// Present reports whether the presence bit of a field with one
+// (PresenceBit >= 0) is set in the message at p. In this build the bit
+// is read plainly: reflect has no atomic load.
+func (f *Field) Present(p Pointer) bool {
+	return p.v.Field(f.presIndex).Index(f.PresenceBit/32).Uint()&uint64(f.presMask) != 0
+}
 
 // PtrBool reads a RepPtrBool field; ok is false when it is unset.
 func (f *Field) PtrBool(p Pointer) (v, ok bool) {
@@ -165,14 +203,25 @@ func (f *Field) PtrString(p Pointer) (string, bool) {
 }
 
 // Len returns the length of a list or map field.
-func (f *Field) Len(p Pointer) int { return f.at(p).Len() }
+func (f *Field) Len(p Pointer) int {
+	v := f.at(p)
+	if f.Rep == RepPtrListMessage {
+		if v.IsNil() {
+			return 0
+		}
+		v = v.Elem()
+	}
+	return v.Len()
+}
 
 // slice returns a list field as its own slice type S when its Go type is
 // S, else as a copy converted element by element with conv.
 func slice[S ~[]E, E any](f *Field, p Pointer, conv func(reflect.Value) E) S {
 	v := f.at(p)
-	if s, ok := v.Addr().Interface().(*S); ok {
-		return *s
+	if v.CanInterface() {
+		if s, ok := v.Addr().Interface().(*S); ok {
+			return *s
+		}
 	}
 	if v.IsNil() {
 		return nil
@@ -210,9 +259,10 @@ func (f *Field) Uint64s(p Pointer) []uint64 {
 	return slice[[]uint64](f, p, reflect.Value.Uint)
 }
 
-// Float32s reads a RepListFloat32 field.
+// Float32s reads a RepListFloat32 field (an unexported one is copied,
+// through float64).
 func (f *Field) Float32s(p Pointer) []float32 {
-	return f.at(p).Interface().([]float32)
+	return slice[[]float32](f, p, func(v reflect.Value) float32 { return float32(v.Float()) })
 }
 
 // Float64s reads a RepListFloat64 field.
@@ -230,12 +280,46 @@ func (f *Field) BytesList(p Pointer) [][]byte {
 	return slice[[][]byte](f, p, reflect.Value.Bytes)
 }
 
-// MessageAt returns the i-th element of a RepListMessage field (nil for a
-// nil element).
-func (f *Field) MessageAt(p Pointer, i int) Pointer { return pointerTo(f.at(p).Index(i)) }
+// MessageAt returns the i-th element of a RepListMessage or
+// RepPtrListMessage field (nil for a nil element); i must be below Len.
+func (f *Field) MessageAt(p Pointer, i int) Pointer {
+	v := f.at(p)
+	if f.Rep == RepPtrListMessage {
+		v = v.Elem()
+	}
+	if e := v.Index(i); e.CanInterface() || e.IsNil() {
+		return pointerTo(e)
+	}
+	return pointerTo(reflect.ValueOf(f.fromReflect(p).List().Get(i).Message().Interface()))
+}
 
-// Map returns a RepMap field's map.
-func (f *Field) Map(p Pointer) reflect.Value { return f.at(p) }
+// Map returns a RepMap field's map. The map of an unexported field is a
+// copy, built through protoreflect, nil if empty.
+func (f *Field) Map(p Pointer) reflect.Value {
+	v := f.at(p)
+	if v.CanInterface() {
+		return v
+	}
+	pm := f.fromReflect(p).Map()
+	if pm.Len() == 0 {
+		return reflect.Zero(f.GoType)
+	}
+	out := reflect.MakeMapWithSize(f.GoType, pm.Len())
+	kt, vt := f.GoType.Key(), f.GoType.Elem()
+	pm.Range(func(k protoreflect.MapKey, x protoreflect.Value) bool {
+		out.SetMapIndex(goValue(k.Value(), kt), goValue(x, vt))
+		return true
+	})
+	return out
+}
+
+// goValue converts a protoreflect value to a Go value of type t.
+func goValue(v protoreflect.Value, t reflect.Type) reflect.Value {
+	if m, ok := v.Interface().(protoreflect.Message); ok {
+		return reflect.ValueOf(m.Interface())
+	}
+	return reflect.ValueOf(v.Interface()).Convert(t)
+}
 
 // Which returns the position in Storage.Fields of the set member of the
 // oneof in the message at p, and a pointer to its wrapper; pos is -1 when
@@ -255,7 +339,7 @@ func (o *Oneof) Which(p Pointer) (pos int, w Pointer) {
 	t := wv.Type()
 	for i := range o.members {
 		if o.members[i].id == t {
-			return o.members[i].pos, Pointer{wv.Elem()}
+			return o.members[i].pos, Pointer{v: wv.Elem(), holder: p.v}
 		}
 	}
 	return -1, Pointer{}

@@ -12,6 +12,9 @@ import (
 	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/protobuftest"
+	opaquetest2pb "github.com/protolayout/protolayout/protobuftest/gen/opaque/test2pb"
+	opaquetest3pb "github.com/protolayout/protolayout/protobuftest/gen/opaque/test3pb"
+	opaquetesteditionspb "github.com/protolayout/protolayout/protobuftest/gen/opaque/testeditionspb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/testeditionspb"
@@ -108,9 +111,47 @@ func TestEdgeCases(t *testing.T) {
 		&testeditionspb.TestAllTypes{},
 		&testeditionspb.TestAllTypes{OptionalBytes: []byte{}, ImplicitBytes: []byte{}, ImplicitFloat: float32(neg0)},
 	}
+	msgs = append(msgs, opaqueEdgeCases()...)
 	for _, m := range msgs {
 		compare(t, mustOf(t, m.ProtoReflect().Type()), m)
 	}
+}
+
+// opaqueEdgeCases are Opaque messages whose presence bits and values
+// disagree with what the value alone would say: zero values set, empty
+// but non-nil lists, a cleared field, messages and lists of nil
+// elements.
+func opaqueEdgeCases() []proto.Message {
+	neg0 := float32(math.Copysign(0, -1))
+	a := &opaquetest2pb.TestAllTypes{}
+	a.SetOptionalInt32(0)
+	a.SetOptionalFloat(neg0)
+	a.SetOptionalString("")
+	a.SetOptionalBytes(nil)
+	a.SetDefaultInt32(0)
+	a.SetDefaultString("")
+	a.SetOptionalBool(false)
+	a.SetRepeatedNestedMessage([]*opaquetest2pb.TestAllTypes_NestedMessage{})
+	a.SetRepeatedInt32([]int32{})
+	a.SetMapInt32Int32(map[int32]int32{})
+	b := &opaquetest2pb.TestAllTypes{}
+	b.SetOptionalInt64(5)
+	b.ClearOptionalInt64()
+	b.SetOptionalString("x")
+	b.ClearOptionalString()
+	b.SetRepeatedNestedMessage([]*opaquetest2pb.TestAllTypes_NestedMessage{nil, {}})
+	b.SetOptionalNestedMessage(&opaquetest2pb.TestAllTypes_NestedMessage{})
+	b.SetOptionalBytes([]byte{})
+	c := &opaquetest3pb.TestAllTypes{}
+	c.SetSingularFloat(neg0)
+	c.SetOptionalString("")
+	c.SetOptionalBytes([]byte{})
+	c.SetRepeatedNestedMessage([]*opaquetest3pb.TestAllTypes_NestedMessage{})
+	d := &opaquetesteditionspb.TestAllTypes{}
+	d.SetOptionalInt32(0)
+	d.SetOptionalBytes([]byte{})
+	d.SetImplicitFloat(neg0)
+	return []proto.Message{a, b, c, d, &opaquetest2pb.TestAllTypes{}, &opaquetest3pb.TestAllTypes{}}
 }
 
 // Every oneof member, set to its zero value, to a non-zero value, and,
@@ -139,13 +180,17 @@ func TestEveryOneofMember(t *testing.T) {
 					compare(t, s, m.Interface())
 					n++
 				}
+				m := tt.mt.New()
+				field := reflect.ValueOf(m.Interface()).Elem().FieldByIndex([]int{o.StructIndex()})
+				if !field.CanSet() {
+					continue // an Opaque struct's hidden oneof: its setters make no such wrapper
+				}
 				// A wrapper holding a nil message, or a nil []byte.
 				w := reflect.New(f.Wrapper.Elem())
-				m := tt.mt.New()
-				reflect.ValueOf(m.Interface()).Elem().FieldByIndex([]int{o.StructIndex()}).Set(w)
+				field.Set(w)
 				compare(t, s, m.Interface())
 				// A typed nil wrapper: unset.
-				reflect.ValueOf(m.Interface()).Elem().FieldByIndex([]int{o.StructIndex()}).Set(reflect.Zero(f.Wrapper))
+				field.Set(reflect.Zero(f.Wrapper))
 				if got, _ := o.Which(pointerOf(s, m.Interface())); got != -1 {
 					t.Errorf("%s: a typed nil wrapper reads as member %d", fd.FullName(), got)
 				}

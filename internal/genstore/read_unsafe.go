@@ -5,6 +5,7 @@ package genstore
 import (
 	"errors"
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -165,10 +166,23 @@ func (f *Field) PtrString(p Pointer) (string, bool) {
 	return "", false
 }
 
+// Present reports whether the presence bit of a field with one
+// (PresenceBit >= 0) is set in the message at p. The bit is read
+// atomically, as protobuf-go reads it.
+func (f *Field) Present(p Pointer) bool {
+	return atomic.LoadUint32((*uint32)(unsafe.Add(p.p, f.presWord)))&f.presMask != 0
+}
+
 // Len returns the length of a list or map field.
 func (f *Field) Len(p Pointer) int {
-	if f.Rep == RepMap {
+	switch f.Rep {
+	case RepMap:
 		return f.Map(p).Len()
+	case RepPtrListMessage:
+		if q := f.ptr(p); q != nil {
+			return len(*(*[]unsafe.Pointer)(q))
+		}
+		return 0
 	}
 	// Every slice header has the same layout; only its length is read.
 	return len(*(*[]byte)(f.at(p)))
@@ -201,10 +215,14 @@ func (f *Field) Strings(p Pointer) []string { return *(*[]string)(f.at(p)) }
 // BytesList reads a RepListBytes field.
 func (f *Field) BytesList(p Pointer) [][]byte { return *(*[][]byte)(f.at(p)) }
 
-// MessageAt returns the i-th element of a RepListMessage field (nil for a
-// nil element).
+// MessageAt returns the i-th element of a RepListMessage or
+// RepPtrListMessage field (nil for a nil element); i must be below Len.
 func (f *Field) MessageAt(p Pointer, i int) Pointer {
-	return Pointer{(*(*[]unsafe.Pointer)(f.at(p)))[i]}
+	q := f.at(p)
+	if f.Rep == RepPtrListMessage {
+		q = *(*unsafe.Pointer)(q)
+	}
+	return Pointer{(*(*[]unsafe.Pointer)(q))[i]}
 }
 
 // Map returns a RepMap field's map.

@@ -67,6 +67,14 @@ var handFile = sync.OnceValue(func() protoreflect.FileDescriptor {
 				Options: &descriptorpb.MessageOptions{MapEntry: proto.Bool(true)},
 			}},
 			OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("o")}, {Name: proto.String("_y")}},
+		}, {
+			// Lazy has a lazily decoded message field.
+			Name: proto.String("Lazy"),
+			Field: []*descriptorpb.FieldDescriptorProto{func() *descriptorpb.FieldDescriptorProto {
+				f := opt("child", 1, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, optional, ".genstoretest.Lazy")
+				f.Options = &descriptorpb.FieldOptions{Lazy: proto.Bool(true)}
+				return f
+			}()},
 		}},
 	}
 	fd, err := protodesc.NewFile(fdp, protoregistry.GlobalFiles)
@@ -94,8 +102,13 @@ func reflectOf(m any) protoreflect.Message {
 
 // register gives the hand-written type of m a MessageInfo describing Hand.
 func register(m any, wrappers ...any) reflect.Type {
+	return registerFor(m, handMD(), wrappers...)
+}
+
+// registerFor gives the hand-written type of m a MessageInfo describing md.
+func registerFor(m any, md protoreflect.MessageDescriptor, wrappers ...any) reflect.Type {
 	t := reflect.TypeOf(m)
-	infos.LoadOrStore(t, &protoimpl.MessageInfo{GoReflectType: t, Desc: handMD(), OneofWrappers: wrappers})
+	infos.LoadOrStore(t, &protoimpl.MessageInfo{GoReflectType: t, Desc: md, OneofWrappers: wrappers})
 	return t
 }
 
@@ -286,18 +299,108 @@ type handStrayWrapper handWrappers
 
 func (m *handStrayWrapper) ProtoReflect() protoreflect.Message { return reflectOf(m) }
 
+type isHandOpaque_O interface{ isHandOpaque_O() }
+
+type HandOpaque_A struct {
+	A int32 `protobuf:"varint,7,opt,name=a,proto3,oneof"`
+}
+
+func (*HandOpaque_A) isHandOpaque_O() {}
+
+// handOpaque is Hand as protoc-gen-go writes an Opaque struct: hidden
+// fields, y's presence in bit 1 of XXX_presence.
 type handOpaque struct {
-	state             protoimpl.MessageState `protogen:"opaque.v1"`
-	xxx_hidden_X      int32                  `protobuf:"varint,1,opt,name=x,proto3"`
-	xxx_hidden_Y      *string                `protobuf:"bytes,2,opt,name=y,proto3,oneof"`
-	XXX_raceDetect    struct{}
-	XXX_presence      [1]uint32
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
-	xxx_hidden_unused struct{}
+	state                  protoimpl.MessageState `protogen:"opaque.v1"`
+	xxx_hidden_X           int32                  `protobuf:"varint,1,opt,name=x,proto3"`
+	xxx_hidden_Y           *string                `protobuf:"bytes,2,opt,name=y,proto3,oneof"`
+	xxx_hidden_B           []byte                 `protobuf:"bytes,3,opt,name=b,proto3"`
+	xxx_hidden_Child       *handOpaque            `protobuf:"bytes,4,opt,name=child,proto3"`
+	xxx_hidden_R           []structpb.NullValue   `protobuf:"varint,5,rep,packed,name=r,proto3,enum=google.protobuf.NullValue"`
+	xxx_hidden_Mp          map[string]int32       `protobuf:"bytes,6,rep,name=mp,proto3" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	xxx_hidden_O           isHandOpaque_O         `protobuf_oneof:"o"`
+	XXX_raceDetectHookData protoimpl.RaceDetectHookData
+	XXX_presence           [1]uint32
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (m *handOpaque) ProtoReflect() protoreflect.Message { return reflectOf(m) }
+
+// handOpaqueNoPresence lacks XXX_presence.
+type handOpaqueNoPresence struct {
+	state            protoimpl.MessageState `protogen:"opaque.v1"`
+	xxx_hidden_X     int32                  `protobuf:"varint,1,opt,name=x,proto3"`
+	xxx_hidden_Y     *string                `protobuf:"bytes,2,opt,name=y,proto3,oneof"`
+	xxx_hidden_B     []byte                 `protobuf:"bytes,3,opt,name=b,proto3"`
+	xxx_hidden_Child *handOpaque            `protobuf:"bytes,4,opt,name=child,proto3"`
+	xxx_hidden_R     []structpb.NullValue   `protobuf:"varint,5,rep,packed,name=r,proto3,enum=google.protobuf.NullValue"`
+	xxx_hidden_Mp    map[string]int32       `protobuf:"bytes,6,rep,name=mp,proto3" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	xxx_hidden_O     isHandOpaque_O         `protobuf_oneof:"o"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (m *handOpaqueNoPresence) ProtoReflect() protoreflect.Message { return reflectOf(m) }
+
+// handLazyInfo has the state of lazily decoded fields.
+type handLazyInfo struct {
+	state                  protoimpl.MessageState `protogen:"opaque.v1"`
+	xxx_hidden_X           int32                  `protobuf:"varint,1,opt,name=x,proto3"`
+	XXX_raceDetectHookData protoimpl.RaceDetectHookData
+	XXX_presence           [1]uint32
+	XXX_lazyUnmarshalInfo  protoimpl.LazyUnmarshalInfo
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
+}
+
+func (m *handLazyInfo) ProtoReflect() protoreflect.Message { return reflectOf(m) }
+
+// handLazy is Lazy, whose child is lazily decoded, as an Opaque struct.
+type handLazy struct {
+	state                  protoimpl.MessageState `protogen:"opaque.v1"`
+	xxx_hidden_Child       *handLazy              `protobuf:"bytes,1,opt,name=child"`
+	XXX_raceDetectHookData protoimpl.RaceDetectHookData
+	XXX_presence           [1]uint32
+	XXX_lazyUnmarshalInfo  protoimpl.LazyUnmarshalInfo
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
+}
+
+func (m *handLazy) ProtoReflect() protoreflect.Message { return reflectOf(m) }
+
+// An Opaque struct that matches its descriptor is mapped, y's presence
+// read from its bit.
+func TestHandWrittenOpaque(t *testing.T) {
+	typ := register((*handOpaque)(nil), (*HandOpaque_A)(nil))
+	s, err := genstore.ForType(typ, handMD())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m    *handOpaque
+		want map[string]bool // the set fields
+	}{
+		{&handOpaque{}, nil},
+		{&handOpaque{xxx_hidden_Y: proto.String("y")}, nil}, // no bit: unset
+		{&handOpaque{xxx_hidden_X: 4, xxx_hidden_Y: proto.String(""), XXX_presence: [1]uint32{1 << 1}}, map[string]bool{"x": true, "y": true}},
+		{&handOpaque{XXX_presence: [1]uint32{1 << 1}}, map[string]bool{"y": true}}, // a bit without a string
+		{&handOpaque{xxx_hidden_O: &HandOpaque_A{}, xxx_hidden_R: []structpb.NullValue{}}, map[string]bool{"a": true}},
+	} {
+		p, ok := s.PointerOf(c.m)
+		if !ok {
+			t.Fatal("PointerOf refused")
+		}
+		for pos := range s.Fields {
+			f := &s.Fields[pos]
+			if (f.Layout.Name == "y") != (f.PresenceBit == 1) {
+				t.Errorf("%s: presence bit %d", f.Layout.Name, f.PresenceBit)
+			}
+			if _, set := s.Get(p, pos); set != c.want[string(f.Layout.Name)] {
+				t.Errorf("%+v: %s set = %v", c.m, f.Layout.Name, set)
+			}
+		}
+	}
+}
 
 // handPresence has presence bits but no Opaque tag.
 type handPresence struct {
@@ -383,8 +486,10 @@ func TestRefusals(t *testing.T) {
 		{"an untagged field", register((*handUntagged)(nil), (*Hand_A)(nil)), md, "field Cache ([]uint8) is not one protoc-gen-go writes"},
 		{"no oneof wrappers", register((*handWrappers)(nil)), md, "no wrapper type for member a"},
 		{"a stray wrapper", register((*handStrayWrapper)(nil), (*Hand_Stray)(nil)), md, "does not implement"},
-		{"Opaque API", register((*handOpaque)(nil)), md, "Opaque-API struct (opaque.v1)"},
-		{"presence bits", register((*handPresence)(nil)), md, "Opaque-API struct (field XXX_presence)"},
+		{"Opaque without presence bits", register((*handOpaqueNoPresence)(nil), (*HandOpaque_A)(nil)), md, "without XXX_presence"},
+		{"lazy state", register((*handLazyInfo)(nil)), md, "lazily decoded fields"},
+		{"a lazy field", registerFor((*handLazy)(nil), handFile().Messages().Get(1)), handFile().Messages().Get(1), "field child is lazily decoded"},
+		{"presence bits", register((*handPresence)(nil)), md, "field XXX_presence of the Opaque API in a struct without the Opaque tag"},
 		{"a panicking ProtoReflect", reflect.TypeFor[*handPanics](), md, "panicked: no reflection here"},
 		{"legacy v1", reflect.TypeFor[*legacyV1](), md, "no ProtoReflect method"},
 		{"aberrant wrapper", reflect.TypeOf(protoimpl.X.ProtoMessageV2Of(&legacyV1{})), legacyMT.Descriptor(), "aberrant"},

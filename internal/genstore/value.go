@@ -24,6 +24,15 @@ func (s *Storage) Get(p Pointer, pos int) (protoreflect.Value, bool) {
 		}
 		return f.value(w), true
 	}
+	if f.PresenceBit >= 0 {
+		if !f.Present(p) {
+			return f.unset(), false
+		}
+		if f.Rep == RepPtrString && f.Ptr(p).IsNil() {
+			return f.def, true // as protobuf-go reads a set bit without a string
+		}
+		return f.value(p), true
+	}
 	switch f.Rep {
 	case RepBool, RepInt32, RepInt64, RepUint32, RepUint64, RepFloat32, RepFloat64, RepString, RepBytes:
 		v := f.value(p)
@@ -58,7 +67,7 @@ func (f *Field) unset() protoreflect.Value {
 	case RepMap:
 		return protoreflect.ValueOfMap(&mapView{f: f, m: reflect.Zero(f.GoType)})
 	case RepListBool, RepListInt32, RepListInt64, RepListUint32, RepListUint64,
-		RepListFloat32, RepListFloat64, RepListString, RepListBytes, RepListMessage:
+		RepListFloat32, RepListFloat64, RepListString, RepListBytes, RepListMessage, RepPtrListMessage:
 		return protoreflect.ValueOfList(&listView{f: f})
 	}
 	return f.def
@@ -196,7 +205,7 @@ func (l *listView) Get(i int) protoreflect.Value {
 		v = protoreflect.ValueOfString(f.Strings(p)[i])
 	case RepListBytes:
 		v = protoreflect.ValueOfBytes(f.BytesList(p)[i])
-	case RepListMessage:
+	case RepListMessage, RepPtrListMessage:
 		return f.message(f.MessageAt(p, i))
 	}
 	return asKind(v, f.Layout.Kind)
