@@ -73,12 +73,12 @@
 //	proto/dynamic-det          proto.MarshalOptions{Deterministic: true} on dynamicpb
 //	floor/range                read floor: Message.Range over the dynamicpb message (baseline)
 //	floor/has-get              read floor: Has and Get per declared field
-//	protolayout/generated      encoder.Marshal of the generated message
-//	protolayout/generated-checked
-//	                           encoder.MarshalOptions{Checked: true}.Marshal of the generated message:
-//	                           every guarantee, its struct read through the engine
-//	protolayout/generated-checked-reuse
-//	                           one *encoder.Encoder with Checked, appending into one reused buffer
+//	protolayout/generated      encoder.Marshal of the generated message: every guarantee, its
+//	                           struct read by the engine
+//	protolayout/generated-reuse
+//	                           one *encoder.Encoder on the generated message, appending into one reused buffer
+//	protolayout/generated-unchecked
+//	                           encoder.MarshalOptions{Unchecked: true}.Marshal: the message's own fast path
 //	protolayout/dynamic        encoder.Marshal of the dynamicpb message
 //	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
 //	protolayout/dynamic-det    the same with Deterministic (map entries sorted by key)

@@ -615,12 +615,14 @@ func TestChecklist29RepeatedStringExtensionValidated(t *testing.T) {
 	if _, err := det.Marshal(x); err != nil {
 		t.Fatalf("fast path no longer skips it: %v (revisit the decision)", err)
 	}
-	if _, err := (encoder.MarshalOptions{Checked: true}).Marshal(x); !errors.Is(err, encoder.ErrInvalidUTF8) {
-		t.Errorf("generated, checked walk: %v, want ErrInvalidUTF8", err)
+	for _, o := range []encoder.MarshalOptions{{}, {Checked: true}} {
+		if _, err := o.Marshal(x); !errors.Is(err, encoder.ErrInvalidUTF8) {
+			t.Errorf("generated, %+v: %v, want ErrInvalidUTF8", o, err)
+		}
 	}
-	// The generated fast path (the default for generated types) keeps its
-	// own behaviour, as documented on MarshalOptions.Checked.
-	if _, err := encoder.Marshal(x); err != nil {
+	// The generated fast path (MarshalOptions.Unchecked) keeps its own
+	// behaviour, as documented there.
+	if _, err := (encoder.MarshalOptions{Unchecked: true}).Marshal(x); err != nil {
 		t.Errorf("generated, fast path: %v", err)
 	}
 	// The dynamic twin, through proto.Marshal's reflection path, fails too.

@@ -29,20 +29,17 @@
 //
 // # Generated messages
 //
-// A generated message is encoded by default through its own fast-path
-// methods (the ones proto.Marshal uses), under the size limit, so this
-// package is never slower than proto.Marshal on them: the bytes and the
-// errors are proto.Marshal's, and on error the checked walk runs to build
-// this package's detailed error while nothing is appended. The fast path's
-// own limits then apply: no depth limit (a generated message that contains
-// itself overflows the stack, as in proto.Marshal), no UTF-8 check of
-// repeated string extensions.
-// MarshalOptions.Checked gives generated messages every guarantee below:
-// they are then read straight from their structs by the module's engine
-// (a size pass and a write pass over the field program, through a map of
-// each type's storage checked against its descriptor), and what it does
-// not take goes to the checked layout walk; dynamicpb messages always
-// take the walk. Messages of package dynamic are written straight from
+// Every message gets every guarantee below by default. A generated
+// message is read straight from its struct by the module's engine (a size
+// pass and a write pass over the field program, through a map of each
+// type's storage checked against its descriptor), and what the engine
+// does not take goes to the checked layout walk; dynamicpb messages always
+// take the walk. MarshalOptions.Unchecked sends generated messages
+// through their own fast-path methods instead (the ones proto.Marshal
+// uses), under the size limit: the bytes and the errors are then
+// proto.Marshal's, and so are the fast path's gaps (no depth limit: a
+// generated message that contains itself overflows the stack, as in
+// proto.Marshal; no UTF-8 check of repeated string extensions). Messages of package dynamic are written straight from
 // their storage by that package's direct encoder, with the same bytes and
 // guarantees, and whatever it does not take (errors, extreme depth, a
 // value of another implementation) goes to the checked walk.
@@ -95,8 +92,9 @@
 //
 // Known differences that reflection cannot avoid:
 //
-//   - A float32 signalling NaN is quieted (protoreflect stores float32 as
-//     float64, which sets the quiet bit); the fast path keeps the payload.
+//   - A float32 signalling NaN is quieted in a message read through
+//     protoreflect (dynamicpb: protoreflect stores float32 as float64,
+//     which sets the quiet bit); generated messages keep the payload.
 //   - Lazily decoded fields of Opaque-API messages are written canonically;
 //     proto.Marshal in default mode copies their original bytes.
 //   - When a required field is missing, proto.Marshal returns the complete

@@ -65,7 +65,7 @@ func TestGeneratedMessageSet(t *testing.T) {
 			sawLossy = true
 		}
 		prefix := []byte{0xff}
-		for _, o := range []encoder.MarshalOptions{{}, {Deterministic: true}} {
+		for _, o := range []encoder.MarshalOptions{{Unchecked: true}, {Unchecked: true, Deterministic: true}} {
 			got, err := o.MarshalAppend(prefix, c.m)
 			if consistent {
 				if err != nil || !bytes.Equal(got, append([]byte{0xff}, want...)) {
@@ -80,8 +80,10 @@ func TestGeneratedMessageSet(t *testing.T) {
 				t.Errorf("%s %+v: Encoder.Marshal: %v; want ErrMessageSet", c.name, o, err)
 			}
 		}
-		if got, err := (encoder.MarshalOptions{Checked: true}).MarshalAppend(prefix, c.m); !errors.Is(err, encoder.ErrMessageSet) || !bytes.Equal(got, prefix) {
-			t.Errorf("%s Checked: % x, %v; want ErrMessageSet", c.name, got, err)
+		for _, o := range []encoder.MarshalOptions{{}, {Checked: true}, {Checked: true, Unchecked: true}} {
+			if got, err := o.MarshalAppend(prefix, c.m); !errors.Is(err, encoder.ErrMessageSet) || !bytes.Equal(got, prefix) {
+				t.Errorf("%s %+v: % x, %v; want ErrMessageSet", c.name, o, got, err)
+			}
 		}
 	}
 	if !protoLegacy && !sawLossy {
@@ -121,7 +123,7 @@ func TestSizeMismatchDiagnosed(t *testing.T) {
 
 	steady := &disagreeing{Message: base, size: func() int { return n + 1 }}
 	prefix := []byte("p")
-	got, err := encoder.MarshalOptions{}.MarshalAppend(prefix, steady)
+	got, err := encoder.MarshalOptions{Unchecked: true}.MarshalAppend(prefix, steady)
 	var e *encoder.Error
 	if !errors.Is(err, encoder.ErrMethodsDisagree) || errors.Is(err, encoder.ErrSizeMismatch) || !errors.As(err, &e) || !bytes.Equal(got, prefix) {
 		t.Fatalf("steady methods: % x, %v; want ErrMethodsDisagree", got, err)
@@ -133,7 +135,7 @@ func TestSizeMismatchDiagnosed(t *testing.T) {
 
 	calls := 0
 	changing := &disagreeing{Message: base, size: func() int { calls++; return n + calls }}
-	if _, err := encoder.Marshal(changing); !errors.Is(err, encoder.ErrSizeMismatch) || errors.Is(err, encoder.ErrMethodsDisagree) {
+	if _, err := (encoder.MarshalOptions{Unchecked: true}).Marshal(changing); !errors.Is(err, encoder.ErrSizeMismatch) || errors.Is(err, encoder.ErrMethodsDisagree) {
 		t.Errorf("changing size: %v; want ErrSizeMismatch", err)
 	}
 }

@@ -79,20 +79,21 @@ const treeContext = 40
 //     resolves as an extension), the two decodings must be equal instead.
 func Equivalent(t testing.TB, o CheckOptions, r Resolver, msgs ...proto.Message) {
 	t.Helper()
-	// The checked layout walk for every message, then the default options,
-	// which differ only for generated messages (their own fast path).
-	opts := encoder.MarshalOptions{AllowPartial: o.AllowPartial, Deterministic: o.Deterministic, Checked: true}
+	// The default options (every guarantee) for every message, then
+	// Unchecked, which differs only for generated messages (their own fast
+	// path).
+	opts := encoder.MarshalOptions{AllowPartial: o.AllowPartial, Deterministic: o.Deterministic}
 	equivalent(t, o, r, opts, msgs)
 	if slices.ContainsFunc(msgs, hasFastPath) {
-		opts.Checked = false
+		opts.Unchecked = true
 		equivalent(t, o, r, opts, msgs)
 	}
 }
 
 // hasFastPath reports whether m is a generated message, which the encoder
-// sends through its own fast-path methods by default. A *dynamic.Message
-// has methods too, but they are the encoder's walk, which encoder.Marshal
-// takes whatever Checked says.
+// sends through its own fast-path methods under Unchecked. A
+// *dynamic.Message has methods too, but they call the encoder, which
+// encodes it from its storage whatever Unchecked says.
 func hasFastPath(m proto.Message) bool {
 	if m == nil || isDynamicMessage(m) {
 		return false

@@ -29,11 +29,11 @@
 //
 // # Safety
 //
-// dynamicpb and dynamic messages always take protolayout's checked walk:
-// a message that contains itself fails the call (connect.CodeInternal) instead of
-// overflowing the goroutine stack. Generated messages take their own fast
-// path by default, as proto.Marshal does, which has no depth limit; set
-// Options.Marshal.Checked to give them the same guarantee.
+// Every message gets protolayout's guarantees by default: a message that
+// contains itself fails the call (connect.CodeInternal) instead of
+// overflowing the goroutine stack. Options.Marshal.Unchecked sends
+// generated messages through their own fast path instead, as
+// proto.Marshal does, which has no depth limit.
 package connectcodec
 
 import (
@@ -49,11 +49,12 @@ import (
 const Name = "proto"
 
 // Options configures a Codec. The zero value encodes like proto.Marshal
-// (generated messages through their fast path) with protolayout's default
+// (the same bytes) with every guarantee of protolayout and its default
 // limits and decodes like proto.Unmarshal.
 type Options struct {
-	// Marshal configures the encoder: limits, AllowPartial, and Checked,
-	// which sends generated messages through the checked walk too.
+	// Marshal configures the encoder: limits, AllowPartial, and
+	// Unchecked, which sends generated messages through their own fast
+	// path.
 	// MarshalStable always sets Deterministic.
 	Marshal encoder.MarshalOptions
 

@@ -436,8 +436,9 @@ func TestCodec(t *testing.T) {
 	if !c.IsBinary() || c.Name() != "proto" {
 		t.Fatal("IsBinary or Name")
 	}
-	checked := New(Options{Marshal: encoder.MarshalOptions{Checked: true}})
-	if _, err := checked.Marshal(codectest.CyclicGenerated()); !errors.Is(err, encoder.ErrDepthExceeded) {
-		t.Fatalf("Checked, generated cycle: %v", err)
+	for _, o := range []encoder.MarshalOptions{{}, {Checked: true}} {
+		if _, err := New(Options{Marshal: o}).Marshal(codectest.CyclicGenerated()); !errors.Is(err, encoder.ErrDepthExceeded) {
+			t.Fatalf("%+v, generated cycle: %v", o, err)
+		}
 	}
 }

@@ -29,14 +29,12 @@
 //
 // # Safety
 //
-// dynamicpb and dynamic messages always take protolayout's checked walk:
-// a message that contains itself, or nests deeper than
-// Options.Marshal.MaxDepth, fails the call with an error status (codes.Internal on the sending side)
-// instead of overflowing the goroutine stack. Generated messages take
-// their own fast path by default, as proto.Marshal does, which has no depth
-// limit; set Options.Marshal.Checked to give them the same guarantee
-// (their structs are then read directly, faster than by their own
-// methods on the README's workloads).
+// Every message gets protolayout's guarantees by default: a message that
+// contains itself, or nests deeper than Options.Marshal.MaxDepth, fails
+// the call with an error status (codes.Internal on the sending side)
+// instead of overflowing the goroutine stack. Options.Marshal.Unchecked
+// sends generated messages through their own fast path instead, as
+// proto.Marshal does, which has no depth limit.
 package grpccodec
 
 import (
@@ -61,12 +59,13 @@ import (
 const Name = "proto"
 
 // Options configures a Codec. The zero value encodes like proto.Marshal
-// (generated messages through their fast path) with protolayout's default
+// (the same bytes) with every guarantee of protolayout and its default
 // limits, decodes like proto.Unmarshal, and takes buffers from gRPC's
 // default pool.
 type Options struct {
-	// Marshal configures the encoder: limits, AllowPartial, and Checked,
-	// which sends generated messages through the checked walk too.
+	// Marshal configures the encoder: limits, AllowPartial, and
+	// Unchecked, which sends generated messages through their own fast
+	// path.
 	Marshal encoder.MarshalOptions
 
 	// Unmarshal configures the decoder. The zero value is proto.Unmarshal.

@@ -258,7 +258,7 @@ func TestStream(t *testing.T) {
 // TestCycle: a message that contains itself, which proto.Marshal cannot
 // survive, fails the call with an error status on whichever side encodes
 // it, and the server goes on serving. Generated messages get the guarantee
-// with Checked (without it their fast path has no depth limit, as in
+// by default (with Unchecked their fast path has no depth limit, as in
 // proto.Marshal, and the process would die: not tested, by design).
 func TestCycle(t *testing.T) {
 	cases := []struct {
@@ -268,6 +268,7 @@ func TestCycle(t *testing.T) {
 	}{
 		{"dynamicpb", kinds[1], encoder.MarshalOptions{}},
 		{"dynamic", kinds[2], encoder.MarshalOptions{}},
+		{"generated", kinds[0], encoder.MarshalOptions{}},
 		{"generated-checked", kinds[0], encoder.MarshalOptions{Checked: true}},
 	}
 	for _, tc := range cases {

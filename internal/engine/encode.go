@@ -179,7 +179,7 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	if betweenPasses != nil {
 		betweenPasses()
 	}
-	out = slicesGrow(b, n)
+	out = wire.Grow(b, n)
 	out, ok = e.append(out, p, ptr, 1)
 	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.entries) || e.nextExt != len(st.exts) {
 		return b, 0, false
@@ -190,9 +190,6 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 // betweenPasses, when set (by tests), is called between the size and the
 // write pass of every encoding.
 var betweenPasses func()
-
-// slicesGrow returns b with room for n more bytes.
-func slicesGrow(b []byte, n int) []byte { return slices.Grow(b, n) }
 
 // release ends a call: it drops the references the entries and the
 // extensions hold and the scratch beyond what is kept.

@@ -13,7 +13,7 @@ import (
 // hot lists, per package, the functions that must inline.
 var hot = map[string][]string{
 	"github.com/protolayout/protolayout/internal/wire": {
-		"AppendVarint", "AppendKey", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth",
+		"AppendVarint", "AppendKey", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth", "Grow",
 	},
 	"github.com/protolayout/protolayout/internal/utf8x": {
 		"ValidString", "Valid",
@@ -34,7 +34,7 @@ var hot = map[string][]string{
 		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
 	"github.com/protolayout/protolayout/encoder": {
-		"grow", "(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",
+		"(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",
 		// the Writer's fast paths
 		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "(*Writer).fits", "putTag", "putVarint", "putWire",
 		"(*Writer).putHead", "(*Writer).pushFast", "openEntry",

@@ -236,3 +236,28 @@ func MulSize(n, w, limit int) (int, bool) {
 	}
 	return n * w, true
 }
+
+// Grow returns b with room for n more bytes, as the encoders grow their
+// output. A new array is sized like
+// proto.Marshal sizes its output: exactly when that more than doubles the
+// capacity, else by doubling (small buffers) or by a quarter (large ones).
+func Grow(b []byte, n int) []byte {
+	need := len(b) + n
+	if need <= cap(b) {
+		return b
+	}
+	c := cap(b)
+	switch {
+	case need > 2*c:
+		c = need
+	case c < 1024:
+		c *= 2
+	default:
+		for c < need {
+			c += c / 4
+		}
+	}
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
+}
