@@ -390,17 +390,7 @@ func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([
 		return b, true
 	}
 	if f.op == wire.OpPacked {
-		body := 0
-		switch f.elem {
-		case wire.OpFixed32:
-			body = 4 * k
-		case wire.OpFixed64:
-			body = 8 * k
-		default:
-			for j := range k {
-				body += wire.SizeWord(f.elem, elemWord(sf, ptr, j))
-			}
-		}
+		body := scalarsBody(f, ptr, k)
 		b = append(b, f.more.packedTag...)
 		b = appendVarint(b, uint64(body))
 		start := len(b)
@@ -437,28 +427,15 @@ func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]
 	for i := start; i < start+k; i++ {
 		en := e.st.entries[i]
 		// The entry's size, its message value's from the size pass.
-		n := 2
-		if x.key == wire.OpString {
-			n += protowire.SizeBytes(len(en.ks))
-		} else {
-			n += wire.SizeWord(x.key, en.kw)
-		}
 		vn := 0
-		switch f.elem {
-		case wire.OpString:
-			n += protowire.SizeBytes(len(en.vs))
-		case wire.OpBytes:
-			n += protowire.SizeBytes(len(en.vb))
-		case wire.OpMessage:
+		if f.elem == wire.OpMessage {
 			if e.next >= len(e.st.sizes) {
 				return b, false
 			}
 			vn = int(e.st.sizes[e.next])
 			e.next++
-			n += protowire.SizeBytes(vn)
-		default:
-			n += wire.SizeWord(f.elem, en.vw)
 		}
+		n := entryBody(f, &en, vn)
 		b = appendVarint(appendTag(b, f), uint64(n))
 		entryStart := len(b)
 		if x.key == wire.OpString {

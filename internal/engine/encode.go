@@ -706,21 +706,27 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	if k > e.maxSize {
 		return 0, false
 	}
-	body := 0
-	switch f.elem {
-	case wire.OpFixed32:
-		body = 4 * k
-	case wire.OpFixed64:
-		body = 8 * k
-	default:
-		for j := range k {
-			body += wire.SizeWord(f.elem, elemWord(sf, ptr, j))
-		}
-	}
+	body := scalarsBody(f, ptr, k)
 	if f.op == wire.OpPacked {
 		return int(f.tagLen) + protowire.SizeBytes(body), true
 	}
 	return k*int(f.tagLen) + body, true
+}
+
+// scalarsBody returns the size of the k elements of the scalar list field
+// f of the message at ptr, without keys: a packed record's body.
+func scalarsBody(f *field, ptr genstore.Pointer, k int) int {
+	switch f.elem {
+	case wire.OpFixed32:
+		return 4 * k
+	case wire.OpFixed64:
+		return 8 * k
+	}
+	body := 0
+	for j := range k {
+		body += wire.SizeWord(f.elem, elemWord(f.sf, ptr, j))
+	}
+	return body
 }
 
 // elemWord returns the word of element j of the scalar list field sf of
@@ -839,49 +845,50 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 // key and value, both always written. A message value is counted (and
 // its size recorded) here.
 func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bool) {
+	vn := 0
+	if f.elem == wire.OpMessage {
+		if !e.visit(en.vp) {
+			return 0, false
+		}
+		i := len(e.st.sizes)
+		e.st.sizes = append(e.st.sizes, 0)
+		if !en.vp.IsNil() {
+			var ok bool
+			if vn, ok = e.size(child, en.vp, depth+2); !ok {
+				return 0, false
+			}
+		}
+		e.st.sizes[i] = int32(vn)
+	}
+	// One of the value's lengths at most is not zero.
+	if is32 && !(e.fits(0, len(en.ks)) && e.fits(len(en.ks), max(len(en.vs), len(en.vb), vn))) {
+		return 0, false
+	}
+	return entryBody(f, en, vn), true
+}
+
+// entryBody returns the size of the body of a map entry of field f: its
+// key and its value, both always written, where vn is the size of a
+// message value.
+func entryBody(f *field, en *entry, vn int) int {
 	x := f.more
 	n := 2 // the keys of fields 1 and 2
 	if x.key == wire.OpString {
-		if is32 && !e.fits(n, len(en.ks)) {
-			return 0, false
-		}
 		n += protowire.SizeBytes(len(en.ks))
 	} else {
 		n += wire.SizeWord(x.key, en.kw)
 	}
 	switch f.elem {
 	case wire.OpString:
-		if is32 && !e.fits(n, len(en.vs)) {
-			return 0, false
-		}
 		n += protowire.SizeBytes(len(en.vs))
 	case wire.OpBytes:
-		if is32 && !e.fits(n, len(en.vb)) {
-			return 0, false
-		}
 		n += protowire.SizeBytes(len(en.vb))
 	case wire.OpMessage:
-		if !e.visit(en.vp) {
-			return 0, false
-		}
-		i := len(e.st.sizes)
-		e.st.sizes = append(e.st.sizes, 0)
-		y := 0
-		if !en.vp.IsNil() {
-			var ok bool
-			if y, ok = e.size(child, en.vp, depth+2); !ok {
-				return 0, false
-			}
-		}
-		e.st.sizes[i] = int32(y)
-		if is32 && !e.fits(n, y) {
-			return 0, false
-		}
-		n += protowire.SizeBytes(y)
+		n += protowire.SizeBytes(vn)
 	default:
 		n += wire.SizeWord(f.elem, en.vw)
 	}
-	return n, true
+	return n
 }
 
 // validUTF8 reports whether s is valid UTF-8.
