@@ -127,6 +127,9 @@ type enc struct {
 	limit   int // the deepest level followed
 	maxSize int
 	repeats int
+	// mapped is set once the call has read a map (and so filled the
+	// map scratch values, which release clears).
+	mapped bool
 	// next, nextEntry and nextExt are the write pass's cursors in
 	// st.sizes, st.entries and st.exts, which the size pass filled in
 	// the same order.
@@ -195,10 +198,12 @@ var betweenPasses func()
 // extensions hold and the scratch beyond what is kept.
 func (e *enc) release() {
 	st := e.st
-	for i := range st.scratch {
-		st.scratch[i].v.SetZero()
+	if e.mapped {
+		for i := range st.scratch {
+			st.scratch[i].v.SetZero()
+		}
+		st.iter.Reset(reflect.Value{})
 	}
-	st.iter.Reset(reflect.Value{})
 	clear(st.entries)
 	st.entries = st.entries[:0]
 	clear(st.exts)
@@ -767,6 +772,7 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	}
 	x := f.more
 	start := len(e.st.entries)
+	e.mapped = true
 	key := e.st.scratchOf(x.keyType, false)
 	val := e.st.scratchOf(x.valueType, true)
 	var child *program
