@@ -64,9 +64,9 @@
 // encoder reads a field with one switch on Field.Rep; Oneof.Which returns
 // the set member's position and its wrapper; Storage.Extensions returns
 // the message's extension fields (protoimpl.ExtensionFields, whose
-// entries' Type and Value read them). Storage.Get returns a field's
-// value and set-ness as protoreflect's Get and Has do, built on the same
-// accessors; the tests hold it to protoreflect on every test schema.
+// entries' Type and Value read them). The tests read every field of
+// every test schema through the accessors (a Get of the test build,
+// value_test.go) and hold what they read to protoreflect's Get and Has.
 //
 // The accessors use package unsafe (read_unsafe.go), the only file of the
 // package that does: a value is read at the struct's address plus the

@@ -288,21 +288,6 @@ func (f *Field) Child() (*Storage, error) {
 	return r.s, r.err
 }
 
-// Member returns a pointer to the wrapper of the oneof member f, if the
-// oneof holding it in the message at p is set to f; ok is false for an
-// unset member and for a field outside real oneofs. The value is read from
-// the wrapper with f's accessors.
-func (f *Field) Member(p Pointer) (w Pointer, ok bool) {
-	if f.oneof == nil {
-		return Pointer{}, false
-	}
-	pos, w := f.oneof.Which(p)
-	if pos != f.pos {
-		return Pointer{}, false
-	}
-	return w, true
-}
-
 // setIDs records the identities of the message type and of the oneof
 // wrappers, which PointerOf and Which compare.
 func (s *Storage) setIDs() {

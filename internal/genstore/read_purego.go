@@ -57,11 +57,6 @@ func (s *Storage) PointerOf(m protoreflect.ProtoMessage) (p Pointer, ok bool) {
 	return pointerTo(v), true
 }
 
-// Message returns the message p points to, of the map's type.
-func (s *Storage) Message(p Pointer) protoreflect.ProtoMessage {
-	return messageAt(s.GoType, p)
-}
-
 // messageAt returns p as a message of type t (a pointer to a struct).
 func messageAt(t reflect.Type, p Pointer) protoreflect.ProtoMessage {
 	if p.IsNil() {

@@ -55,11 +55,6 @@ func (s *Storage) PointerOf(m protoreflect.ProtoMessage) (p Pointer, ok bool) {
 	return Pointer{e.data}, true
 }
 
-// Message returns the message p points to, of the map's type.
-func (s *Storage) Message(p Pointer) protoreflect.ProtoMessage {
-	return messageAt(s.GoType, p)
-}
-
 // messageAt returns p as a message of type t (a pointer to a struct).
 func messageAt(t reflect.Type, p Pointer) protoreflect.ProtoMessage {
 	return reflect.NewAt(t.Elem(), p.p).Interface().(protoreflect.ProtoMessage)

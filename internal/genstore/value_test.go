@@ -1,5 +1,9 @@
 package genstore
 
+// The test oracle: a field's value and set-ness read through the storage
+// map's accessors, as protoreflect reports them, which the tests compare
+// with protoreflect's. It is compiled into the package for the tests only.
+
 import (
 	"math"
 	"reflect"
@@ -320,4 +324,24 @@ func (m *mapView) val(x reflect.Value) protoreflect.Value {
 		return protoreflect.ValueOfMessage(x.Interface().(protoreflect.ProtoMessage).ProtoReflect())
 	}
 	return asKind(v, m.f.Layout.MapValue.Kind)
+}
+
+// Member returns a pointer to the wrapper of the oneof member f, if the
+// oneof holding it in the message at p is set to f; ok is false for an
+// unset member and for a field outside real oneofs. The value is read from
+// the wrapper with f's accessors.
+func (f *Field) Member(p Pointer) (w Pointer, ok bool) {
+	if f.oneof == nil {
+		return Pointer{}, false
+	}
+	pos, w := f.oneof.Which(p)
+	if pos != f.pos {
+		return Pointer{}, false
+	}
+	return w, true
+}
+
+// Message returns the message p points to, of the map's type.
+func (s *Storage) Message(p Pointer) protoreflect.ProtoMessage {
+	return messageAt(s.GoType, p)
 }
