@@ -170,34 +170,29 @@ func Size(m proto.Message) int {
 // without required fields; a valid message with nothing set gives an
 // empty, non-nil slice. On error the result is nil.
 func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
-	if absent(m) {
-		return nil, nil
-	}
-	mr := m.ProtoReflect()
-	pm := mr.ProtoMethods()
-	if o.fastFor(pm) {
-		return o.fastAppend(nil, m, mr, pm, true, nil)
-	}
-	e := getEncoder(o)
-	b, err := e.encode(nil, m, mr, pm, true)
-	putEncoder(e)
-	return b, err
+	return o.marshal(nil, m, true)
 }
 
 // MarshalAppend appends the wire encoding of m to b and returns the
 // extended buffer. It never changes b[:len(b)]. On error it returns b
 // unchanged, with nothing appended.
 func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
+	return o.marshal(b, m, false)
+}
+
+// marshal is Marshal (fresh) and MarshalAppend: a generated message on
+// its fast path needs no Encoder; any other borrows one from the pool.
+func (o *MarshalOptions) marshal(b []byte, m proto.Message, fresh bool) ([]byte, error) {
 	if absent(m) {
 		return b, nil
 	}
 	mr := m.ProtoReflect()
 	pm := mr.ProtoMethods()
 	if o.fastFor(pm) {
-		return o.fastAppend(b, m, mr, pm, false, nil)
+		return o.fastAppend(b, m, mr, pm, fresh, nil)
 	}
-	e := getEncoder(o)
-	b, err := e.encode(b, m, mr, pm, false)
+	e := getEncoder(*o)
+	b, err := e.encode(b, m, mr, pm, fresh)
 	putEncoder(e)
 	return b, err
 }

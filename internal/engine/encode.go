@@ -15,7 +15,9 @@ import (
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
-// Options are the encoder's options as the engine needs them, resolved:
+// Options are the encoder's options as the encoders that read storage
+// directly need them (the engine, and package dynamic's direct encoder),
+// resolved:
 // MaxDepth and MaxSize are the limits in force, never 0.
 type Options struct {
 	Deterministic bool
