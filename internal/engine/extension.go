@@ -154,7 +154,7 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 		}
 		return n, nil, n <= e.maxSize
 	}
-	body, ok := e.scalarsSize(f, l)
+	body, ok := wire.SizePackedList(f.Kind, l, e.maxSize)
 	if !ok {
 		return 0, nil, false
 	}
@@ -166,27 +166,6 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 		return 0, nil, false
 	}
 	return keys + body, nil, true
-}
-
-// scalarsSize returns the size of the scalars of list l of the extension
-// f without keys (a packed record's body). The work is bounded by the
-// call's size limit, not by the list's length.
-func (e *enc) scalarsSize(f *layout.Field, l protoreflect.List) (int, bool) {
-	k := l.Len()
-	if f.FixedWidth > 0 {
-		return wire.MulSize(k, f.FixedWidth, e.maxSize)
-	}
-	if k > e.maxSize {
-		return 0, false // every element takes a byte at least
-	}
-	body := 0
-	for j := range k {
-		body += wire.SizeScalar(f.Kind, l.Get(j))
-		if body > e.maxSize {
-			return 0, false
-		}
-	}
-	return body, true
 }
 
 // extMessage returns the program and the pointer of m, a message value of
@@ -318,7 +297,7 @@ func (e *enc) appendExtension(b []byte, f *layout.Field, v protoreflect.Value, c
 		return b, true
 	}
 	if f.Op == wire.OpPacked {
-		body, ok := e.scalarsSize(f, l)
+		body, ok := wire.SizePackedList(f.Kind, l, e.maxSize)
 		if !ok {
 			return b, false
 		}

@@ -65,30 +65,6 @@ func sizeValue(f *layout.Field, v protoreflect.Value, validate bool) (n, units i
 	return scalarSize(f, v), 1, true
 }
 
-// packedSize returns the size of the elements of list l, the non-empty
-// value of packed field f, and their number, the content units they count
-// for; it reports false when the size exceeds limit.
-func packedSize(f *layout.Field, l protoreflect.List, limit int) (body, count int, ok bool) {
-	count = l.Len()
-	if f.FixedWidth > 0 {
-		body, ok = wire.MulSize(count, f.FixedWidth, limit)
-		return body, count, ok
-	}
-	// Every element takes at least one byte, so a list longer than the
-	// limit fails before any is read, and the sum is checked as it grows:
-	// the time spent is bounded by the limit, not by the list's length.
-	if count > limit {
-		return 0, count, false
-	}
-	for i := range count {
-		body += wire.SizeScalar(f.Kind, l.Get(i))
-		if body > limit {
-			return 0, count, false
-		}
-	}
-	return body, count, true
-}
-
 // packedRecordSize returns the size of the packed record of field f whose
 // elements take body bytes: key, length and elements.
 func packedRecordSize(f *layout.Field, body int) int {

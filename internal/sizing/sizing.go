@@ -146,11 +146,12 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 
 		case cursor.Packed:
 			f := it.Field
-			body, count, ok := packedSize(f, it.Value.List(), limit)
+			l := it.Value.List()
+			body, ok := wire.SizePackedList(f.Kind, l, limit)
 			if !ok {
 				return 0, fault.SizeExceeded, f
 			}
-			top.units += count
+			top.units += l.Len()
 			s.recordPacked(rec, f, body, it.Value)
 			n = packedRecordSize(f, body)
 

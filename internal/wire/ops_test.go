@@ -219,6 +219,12 @@ func TestValueTwinsFollowWords(t *testing.T) {
 		if got := AppendPacked(nil, k.kind, valueList(list)); string(got) != string(want) {
 			t.Errorf("%v: AppendPacked % x, want % x", k.kind, got, want)
 		}
+		if n, ok := SizePackedList(k.kind, valueList(list), MaxSize); !ok || n != len(want) {
+			t.Errorf("%v: SizePackedList %d %v, want %d", k.kind, n, ok, len(want))
+		}
+		if _, ok := SizePackedList(k.kind, valueList(list), len(want)-1); ok {
+			t.Errorf("%v: SizePackedList within a limit one byte short", k.kind)
+		}
 	}
 }
 

@@ -178,6 +178,30 @@ func AppendPacked(b []byte, k protoreflect.Kind, l protoreflect.List) []byte {
 	return b
 }
 
+// SizePackedList returns the size of the elements of l, a list of scalars
+// of kind k, as a packed record's body (what AppendPacked appends), and
+// false when it exceeds limit. Every element takes a byte at least, so a
+// list longer than the limit fails before any element is read, and the
+// sum is checked as it grows: the work is bounded by the limit, not by
+// the list's length.
+func SizePackedList(k protoreflect.Kind, l protoreflect.List, limit int) (int, bool) {
+	n := l.Len()
+	if w := FixedWidth(k); w > 0 {
+		return MulSize(n, w, limit)
+	}
+	if n > limit {
+		return 0, false
+	}
+	body := 0
+	for i := range n {
+		body += SizeScalar(k, l.Get(i))
+		if body > limit {
+			return 0, false
+		}
+	}
+	return body, true
+}
+
 // SizeScalar reports how many bytes AppendScalar appends for v.
 func SizeScalar(k protoreflect.Kind, v protoreflect.Value) int {
 	switch k {
