@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -53,6 +54,10 @@ const treeContext = 40
 // and Equivalent stops the test with t.Fatalf). Then, for each message:
 //
 //   - error parity: protolayout fails if and only if the reference fails.
+//     When every message fails, their errors agree: the same reason, the
+//     same path, the same limit, and the same field (named relative to
+//     each message's package, so that renamed copies of a schema compare
+//     equal), whichever storage and encoder each message takes.
 //     Where proto.Marshal's two paths disagree (docs/semantics.md#path-decisions:
 //     a repeated string extension of a proto3 file, MessageSet) protolayout
 //     follows the dynamicpb path, so when the reference succeeds but protolayout fails,
@@ -142,10 +147,45 @@ func equivalent(t testing.TB, o CheckOptions, r Resolver, enc marshaler, msgs []
 		}
 	}
 
+	errs := make([]error, len(msgs))
 	for i, m := range msgs {
 		c := &checker{t: t, o: o, enc: enc, m: m, name: fmt.Sprintf("msgs[%d] (%T)", i, m),
 			md: md, find: firstFind, want: want, wantErr: wantErr, refFails: refFails, res: res}
-		c.check()
+		errs[i] = c.check()
+	}
+	agreeingErrors(t, msgs, errs)
+}
+
+// agreeingErrors checks that when every message failed, each with an
+// *encoder.Error, the errors agree on everything but the names of the
+// messages' packages.
+func agreeingErrors(t testing.TB, msgs []proto.Message, errs []error) {
+	t.Helper()
+	if slices.Contains(errs, nil) {
+		return
+	}
+	type summary struct {
+		err         error
+		field, path string
+		limit       int
+	}
+	sum := func(i int) (summary, bool) {
+		var e *encoder.Error
+		if !errors.As(errs[i], &e) {
+			return summary{}, false
+		}
+		pkg := string(msgs[i].ProtoReflect().Descriptor().ParentFile().Package())
+		return summary{e.Err, strings.TrimPrefix(string(e.Field), pkg+"."), e.Path, e.Limit}, true
+	}
+	first, ok := sum(0)
+	if !ok {
+		return
+	}
+	for i := 1; i < len(msgs); i++ {
+		if s, ok := sum(i); ok && s != first {
+			t.Errorf("msgs[%d] (%T) failed with %q, msgs[0] (%T) with %q: the errors of twins differ",
+				i, msgs[i], errs[i], msgs[0], errs[0])
+		}
 	}
 }
 
@@ -164,7 +204,8 @@ type checker struct {
 	res      protoregistry.ExtensionTypeResolver
 }
 
-func (c *checker) check() {
+// check runs the checks and returns protolayout's error, if it failed.
+func (c *checker) check() error {
 	c.t.Helper()
 	t := c.t
 	got, err := c.enc.Marshal(c.m)
@@ -174,7 +215,7 @@ func (c *checker) check() {
 		if dynErr := dynamicPathError(c.m, c.o.AllowPartial); dynErr == nil {
 			t.Errorf("%s: protolayout failed, the reference succeeded\nerror: %v\nreference:\n%s",
 				c.name, err, treeWindow(renderTree(c.want, c.md, c.find), 0, treeContext))
-			return
+			return err
 		}
 		// proto.Marshal fails on the dynamicpb form: protolayout follows it.
 		expectErr = true
@@ -185,7 +226,7 @@ func (c *checker) check() {
 		}
 		t.Errorf("%s: protolayout succeeded, the reference failed: %v\nprotolayout output:\n%s",
 			c.name, refErr, treeWindow(renderTree(got, c.md, c.find), 0, treeContext))
-		return
+		return nil
 	}
 	if expectErr {
 		if !errors.Is(err, proto.Error) {
@@ -196,7 +237,7 @@ func (c *checker) check() {
 		}
 		c.checkSizeOnError()
 		c.checkAppend(nil, true)
-		return
+		return err
 	}
 
 	c.checkBytes(got)
@@ -205,6 +246,7 @@ func (c *checker) check() {
 	}
 	c.checkAppend(got, false)
 	c.checkRoundTrip(got)
+	return nil
 }
 
 // checkBytes compares protolayout's output with the reference.
