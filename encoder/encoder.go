@@ -428,6 +428,11 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 		if out, _, ok := e.generated(b, m, mr, false); ok {
 			return result(b, out, fresh, mr), nil
 		}
+		if c, f, path := e.gen.Fault(); c != fault.OK {
+			err := faultError(c, f, mr, &e.opts)
+			err.Path = path
+			return b, err
+		}
 	}
 	return e.walkAppend(b, mr, fresh)
 }
@@ -454,7 +459,9 @@ func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out 
 // with fast-path methods other than package dynamic's) with the engine,
 // which reads its struct through the type's storage map, and reports
 // whether it did; a type it does not read, and a message it leaves to the
-// walk, gives false. Its output, or size, is the walk's.
+// walk, gives false. Its output, or size, is the walk's. When it gives
+// false, e.gen.Fault reports the fault it found, if it found one, as the
+// walk would report it.
 func (e *Encoder) generated(b []byte, m proto.Message, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
 	o := engine.Options{
 		Deterministic: e.opts.Deterministic,

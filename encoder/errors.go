@@ -132,6 +132,17 @@ func (e *Error) Is(target error) bool {
 // newError builds the error for fault c on field f, reading the path from
 // the walker, which must still be positioned where the fault happened.
 func newError(c fault.Fault, f *layout.Field, w *cursor.Walker, root protoreflect.Message, o *MarshalOptions) *Error {
+	e := faultError(c, f, root, o)
+	if c == fault.DepthExceeded {
+		e.Limit = w.MaxDepth()
+	}
+	e.Path = string(w.AppendPath(nil, f))
+	return e
+}
+
+// faultError builds the error for fault c on field f in the message root,
+// without its path (and, for ErrDepthExceeded, its limit).
+func faultError(c fault.Fault, f *layout.Field, root protoreflect.Message, o *MarshalOptions) *Error {
 	e := &Error{Message: root.Descriptor().FullName()}
 	switch c {
 	case fault.InvalidUTF8:
@@ -140,7 +151,6 @@ func newError(c fault.Fault, f *layout.Field, w *cursor.Walker, root protoreflec
 		e.Err = ErrRequiredNotSet
 	case fault.DepthExceeded:
 		e.Err = ErrDepthExceeded
-		e.Limit = w.MaxDepth()
 	case fault.SizeExceeded:
 		e.Err = ErrSizeExceeded
 		e.Limit = o.maxSize()
@@ -156,6 +166,5 @@ func newError(c fault.Fault, f *layout.Field, w *cursor.Walker, root protoreflec
 	if f != nil {
 		e.Field = f.FullName
 	}
-	e.Path = string(w.AppendPath(nil, f))
 	return e
 }

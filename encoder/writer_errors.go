@@ -180,13 +180,12 @@ func appendNumName(b []byte, num protowire.Number, f *layout.Field) []byte {
 func (fr *wframe) appendKey(b []byte, k protoreflect.Kind) []byte {
 	switch k {
 	case protoreflect.StringKind:
-		return strconv.AppendQuote(b, string(fr.keyS))
-	case protoreflect.BoolKind:
-		return strconv.AppendBool(b, fr.keyU != 0)
-	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
-		return strconv.AppendUint(b, fr.keyU, 10)
+		return fault.AppendKey(b, k, 0, string(fr.keyS))
+	case protoreflect.BoolKind, protoreflect.Uint32Kind, protoreflect.Uint64Kind,
+		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return fault.AppendKey(b, k, fr.keyU, "")
 	}
-	return strconv.AppendInt(b, int64(fr.keyU^(1<<63)), 10)
+	return fault.AppendKey(b, k, fr.keyU^(1<<63), "") // signed keys are kept with the sign bit flipped
 }
 
 // failKind records that a method taking the kinds in mask was called on

@@ -175,7 +175,12 @@ func agreeingErrors(t testing.TB, msgs []proto.Message, errs []error) {
 			return summary{}, false
 		}
 		pkg := string(msgs[i].ProtoReflect().Descriptor().ParentFile().Package())
-		return summary{e.Err, strings.TrimPrefix(string(e.Field), pkg+"."), e.Path, e.Limit}, true
+		// Paths name extensions by full name, which the copies prefix.
+		path := e.Path
+		for _, l := range apiLevels[1:] {
+			path = strings.ReplaceAll(path, "["+l.prefix(), "[")
+		}
+		return summary{e.Err, strings.TrimPrefix(string(e.Field), pkg+"."), path, e.Limit}, true
 	}
 	first, ok := sum(0)
 	if !ok {

@@ -1,8 +1,6 @@
 package cursor
 
 import (
-	"strconv"
-
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/fault"
@@ -31,15 +29,19 @@ func (w *Walker) AppendPath(b []byte, f *layout.Field) []byte {
 	}, f)
 }
 
+// appendKey appends map key k of kind kind (fault.AppendKey).
 func appendKey(b []byte, k protoreflect.MapKey, kind protoreflect.Kind) []byte {
 	switch kind {
-	case protoreflect.BoolKind:
-		return strconv.AppendBool(b, k.Bool())
 	case protoreflect.StringKind:
-		return strconv.AppendQuote(b, k.String())
+		return fault.AppendKey(b, kind, 0, k.String())
+	case protoreflect.BoolKind:
+		if k.Bool() {
+			return fault.AppendKey(b, kind, 1, "")
+		}
+		return fault.AppendKey(b, kind, 0, "")
 	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
 		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
-		return strconv.AppendUint(b, k.Uint(), 10)
+		return fault.AppendKey(b, kind, k.Uint(), "")
 	}
-	return strconv.AppendInt(b, k.Int(), 10)
+	return fault.AppendKey(b, kind, uint64(k.Int()), "")
 }

@@ -32,14 +32,11 @@ func appendVarint(b []byte, v uint64) []byte {
 	return protowire.AppendVarint(b, v)
 }
 
-// appendString appends s with its length prefix; false if f asks for
-// UTF-8 and s is not.
-func appendString(b []byte, s string, check bool) ([]byte, bool) {
-	if check && !validUTF8(s) {
-		return b, false
-	}
+// appendString appends s with its length prefix. The size pass has
+// checked its UTF-8.
+func appendString(b []byte, s string) []byte {
 	b = appendVarint(b, uint64(len(s)))
-	return append(b, s...), true
+	return append(b, s...)
 }
 
 // append is the write pass over the message at ptr of program p, at level
@@ -138,9 +135,6 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			if s == "" {
 				continue
 			}
-			if f.utf8 && !validUTF8(s) {
-				return b, false
-			}
 			b = appendVarint(appendTag(b, f), uint64(len(s)))
 			b = append(b, s...)
 		case codeBytes:
@@ -154,9 +148,6 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			s, set := f.sf.PtrString(ptr)
 			if !set {
 				continue
-			}
-			if f.utf8 && !validUTF8(s) {
-				return b, false
 			}
 			b = appendVarint(appendTag(b, f), uint64(len(s)))
 			b = append(b, s...)
@@ -209,9 +200,7 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			if !set {
 				return b, false
 			}
-			if b, ok = appendString(appendTag(b, f), s, f.utf8); !ok {
-				return b, false
-			}
+			b = appendString(appendTag(b, f), s)
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -299,7 +288,7 @@ func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) (
 		if !ok {
 			return b, true
 		}
-		return appendString(appendTag(b, f), s, f.utf8)
+		return appendString(appendTag(b, f), s), true
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
@@ -329,9 +318,9 @@ func appendSet(b []byte, f *field, ptr genstore.Pointer) ([]byte, bool) {
 		if !ok {
 			return b, false
 		}
-		return appendString(appendTag(b, f), s, f.utf8)
+		return appendString(appendTag(b, f), s), true
 	case genstore.RepString:
-		return appendString(appendTag(b, f), sf.String(ptr), f.utf8)
+		return appendString(appendTag(b, f), sf.String(ptr)), true
 	case genstore.RepBytes:
 		s := sf.Bytes(ptr)
 		b = appendVarint(appendTag(b, f), uint64(len(s)))
@@ -347,7 +336,7 @@ func (e *enc) appendMember(b []byte, f *field, w genstore.Pointer, depth int) ([
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
-		return appendString(appendTag(b, f), sf.String(w), f.utf8)
+		return appendString(appendTag(b, f), sf.String(w)), true
 	case genstore.RepBytes:
 		s := sf.Bytes(w)
 		b = appendVarint(appendTag(b, f), uint64(len(s)))
@@ -370,9 +359,7 @@ func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([
 	switch sf.Rep {
 	case genstore.RepListString:
 		for _, s := range sf.Strings(ptr) {
-			if b, ok = appendString(appendTag(b, f), s, f.utf8); !ok {
-				return b, false
-			}
+			b = appendString(appendTag(b, f), s)
 		}
 		return b, true
 	case genstore.RepListBytes:
@@ -440,18 +427,14 @@ func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]
 		entryStart := len(b)
 		if x.key == wire.OpString {
 			b = append(b, x.keyTag)
-			if b, ok = appendString(b, en.ks, x.keyUTF8); !ok {
-				return b, false
-			}
+			b = appendString(b, en.ks)
 		} else {
 			b = wire.AppendWord(append(b, x.keyTag), x.key, en.kw)
 		}
 		b = append(b, x.valueTag)
 		switch f.elem {
 		case wire.OpString:
-			if b, ok = appendString(b, en.vs, f.utf8); !ok {
-				return b, false
-			}
+			b = appendString(b, en.vs)
 		case wire.OpBytes:
 			b = appendVarint(b, uint64(len(en.vb)))
 			b = append(b, en.vb...)

@@ -16,15 +16,24 @@
 // walk (internal/cursor, internal/sizing and the encoder's write pass).
 //
 // The engine encodes what the checked walk encodes, byte for byte, or
-// reports a fault and leaves the message to the walk, which then gives
-// the same bytes or its detailed error: on any limit met (depth, size, a
-// cycle, which the depth bound catches), invalid UTF-8, a required field
-// not set, a MessageSet type, an extension holding a message of a type
-// it does not read (dynamicpb, package dynamic, a refused type), a
-// nested length that disagrees with its count or extensions that differ
-// between the passes (the message changed during the call), or a shared
-// subtree visited too often (a DAG, whose summaries the walk keeps). No
-// bytes whose lengths disagree with their contents are ever returned.
+// fails with the fault the walk would report, or leaves the message to
+// the walk, which then gives the same bytes or its detailed error.
+//
+// Faults: its size pass checks strings whose schema asks for valid UTF-8
+// and required fields where the walk checks them (extensions first, then
+// the fields in emission order, a required field at its position), and
+// reports the first it finds with its field and path (State.Fault), as
+// the walk names them, without the message being walked again.
+//
+// It leaves the message to the walk on any limit met (depth, size, a
+// cycle, which the depth bound catches), on a fault that the walk would
+// not reach because its running sums pass the size limit first, on a
+// MessageSet type, an extension holding a message of a type it does not
+// read (dynamicpb, package dynamic, a refused type), a nested length
+// that disagrees with its count or extensions that differ between the
+// passes (the message changed during the call), or a shared subtree
+// visited too often (a DAG, whose summaries the walk keeps). No bytes
+// whose lengths disagree with their contents are ever returned.
 //
 // Set extensions are written first in their message, by ascending
 // number, as proto.MarshalOptions{Deterministic: true} writes them: read

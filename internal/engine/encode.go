@@ -10,7 +10,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -77,6 +79,39 @@ type State struct {
 	// Go type of key and value (at most maxScratch), zeroed between calls.
 	iter    reflect.MapIter
 	scratch []scratch
+	// steps is the path of the fault the size pass found, innermost
+	// level first; failed is that fault, as Fault reports it.
+	steps  []step
+	failed failure
+}
+
+// step is a level a fault of the size pass passed up through: a message
+// entered through field f (element index, or -1), a map entry of field f
+// (its key), or nil f for a map entry's value message, which its entry
+// names.
+type step struct {
+	f     *layout.Field
+	index int32
+	entry bool
+	kw    uint64
+	ks    string
+}
+
+// failure is the fault of the last call, with its field and path.
+type failure struct {
+	code  fault.Fault
+	field *layout.Field
+	path  string
+}
+
+// Fault returns the fault that made the last call of Encode report
+// handled false, the field to blame (nil when none is) and its path, as
+// the walk names them (cursor.Walker.AppendPath): invalid UTF-8 and
+// required fields not set, which the engine's size pass finds where the
+// walk would find them first. It returns fault.OK when the call left the
+// message to the walk for any other reason.
+func (st *State) Fault() (fault.Fault, *layout.Field, string) {
+	return st.failed.code, st.failed.field, st.failed.path
 }
 
 // scratch is a settable value of one Go type, for reading map keys (or
@@ -132,6 +167,14 @@ type enc struct {
 	// mapped is set once the call has read a map (and so filled the
 	// map scratch values, which release clears).
 	mapped bool
+	// utf8 asks the size pass to check strings (not for SizeOnly).
+	utf8 bool
+	// code and field are the fault the size pass found; spent sums the
+	// bytes each level it passed up through had counted before it (see
+	// fail).
+	code  fault.Fault
+	field *layout.Field
+	spent uint64
 	// next, nextEntry and nextExt are the write pass's cursors in
 	// st.sizes, st.entries and st.exts, which the size pass filled in
 	// the same order.
@@ -141,10 +184,10 @@ type enc struct {
 // Encode encodes m, a generated message whose reflection is mr, its
 // extensions included, appending to b (with o.SizeOnly, it appends
 // nothing and returns the size as n). It reports handled false, with b
-// unchanged, whenever it does not encode m (see the package doc: limits,
-// checks that fail, MessageSet types, extensions holding messages of
-// types it does not read, a message changed during the call): the caller
-// then walks m. st may not be nil.
+// unchanged, whenever it does not encode m: then either st.Fault reports
+// the fault m fails with, or (see the package doc: limits, MessageSet
+// types, extensions holding messages of types it does not read, a
+// message changed during the call) the caller walks m. st may not be nil.
 func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
 	// The last type encoded first: its program holds no descriptor, and
 	// a message of its Go type is of its descriptor.
@@ -163,10 +206,11 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 		}
 		st.last = p
 	}
+	st.failed = failure{}
 	if ptr.IsNil() {
 		return b, 0, false
 	}
-	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly,
+	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly,
 		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot
@@ -175,7 +219,11 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	defer e.release()
 	n, ok = e.size(p, ptr, 1)
-	if !ok || n > o.MaxSize {
+	if !ok {
+		e.report()
+		return b, 0, false
+	}
+	if n > o.MaxSize {
 		return b, 0, false
 	}
 	if o.SizeOnly {
@@ -190,6 +238,79 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 		return b, 0, false
 	}
 	return out, n, true
+}
+
+// fail records fault c of field f (nil for none) found by the size pass
+// after n bytes counted at its level, and returns false, for the size
+// pass to return.
+//
+// The size pass reports a fault only where the walk, which stops at the
+// first fault in emission order, would report the same one: it checks
+// strings and required fields where the walk does (extensions first,
+// then the fields in emission order, a required field at its position),
+// and any limit or other cause it would meet first makes it give up
+// instead. One such cause it cannot see from where the fault is: the
+// walk's running sums, which it checks against the size limit item by
+// item. As the fault passes up, each level adds the bytes it had counted
+// (up), and report keeps the fault only if their sum, which bounds every
+// running sum of the walk at that point, is within the limit.
+func (e *enc) fail(c fault.Fault, f *layout.Field, n int) bool {
+	e.code, e.field = c, f
+	e.spent += uint64(n)
+	return false
+}
+
+// up adds n bytes counted at a level that a fault passes up through.
+func (e *enc) up(n int) {
+	if e.code != fault.OK {
+		e.spent += uint64(n)
+	}
+}
+
+// enter notes the level a fault passes up through: a message entered
+// through field f, as element index (or -1).
+func (e *enc) enter(f *layout.Field, index int) {
+	if e.code != fault.OK {
+		e.st.steps = append(e.st.steps, step{f: f, index: int32(index)})
+	}
+}
+
+// enterEntry notes the map entry of field f and key en that a fault
+// passes up through; value says it came from the entry's message value.
+func (e *enc) enterEntry(f *layout.Field, en *entry, value bool) {
+	if e.code == fault.OK {
+		return
+	}
+	if value {
+		e.st.steps = append(e.st.steps, step{index: -1})
+	}
+	e.st.steps = append(e.st.steps, step{f: f, index: -1, entry: true, kw: en.kw, ks: en.ks})
+}
+
+// report keeps the fault the size pass found, with its path, for Fault.
+func (e *enc) report() {
+	if e.code == fault.OK || e.spent > uint64(e.maxSize) {
+		return
+	}
+	steps := e.st.steps
+	f := e.field
+	if len(steps) > 0 && steps[0].entry {
+		f = nil // the entry's key locates the fault
+	}
+	n := len(steps)
+	path := fault.AppendSteps(nil, n, func(i int) fault.PathStep {
+		s := &steps[n-1-i]
+		switch {
+		case s.entry:
+			return fault.PathStep{Field: s.f, Index: -1, Key: func(b []byte) []byte {
+				return fault.AppendKey(b, s.f.MapKey.Kind, s.kw, s.ks)
+			}}
+		case s.f == nil:
+			return fault.PathStep{}
+		}
+		return fault.PathStep{Field: s.f, Index: int(s.index)}
+	}, f)
+	e.st.failed = failure{code: e.code, field: e.field, path: string(path)}
 }
 
 // betweenPasses, when set (by tests), is called between the size and the
@@ -211,6 +332,8 @@ func (e *enc) release() {
 	clear(st.exts)
 	st.exts = st.exts[:0]
 	st.sizes = st.sizes[:0]
+	clear(st.steps)
+	st.steps = st.steps[:0]
 	if cap(st.entries) > maxKept {
 		st.entries = nil
 	}
@@ -234,8 +357,11 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	if depth > e.limit || p.messageSet {
 		return 0, false
 	}
-	if !e.partial && len(p.required) > 0 && !p.hasRequired(ptr) {
-		return 0, false
+	// end is where the fields stop: the first required field not set
+	// (a fault, after the fields before it), or the oneofs.
+	end := p.regular
+	if !e.partial && len(p.required) > 0 {
+		end = p.firstMissing(ptr)
 	}
 	n := 0
 	if p.st.ExtensionsLen(ptr) > 0 {
@@ -245,7 +371,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n = x
 	}
-	fields := p.fields[:p.regular]
+	fields := p.fields[:end]
 	for i := range fields {
 		f := &fields[i]
 		switch f.code {
@@ -325,6 +451,9 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if s == "" {
 				continue
 			}
+			if f.utf8 && e.utf8 && !validUTF8(s) {
+				return 0, e.fail(fault.InvalidUTF8, f.sf.Layout, n)
+			}
 			if is32 && !e.fits(n, len(s)) {
 				return 0, false
 			}
@@ -342,6 +471,9 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			s, set := f.sf.PtrString(ptr)
 			if !set {
 				continue
+			}
+			if f.utf8 && e.utf8 && !validUTF8(s) {
+				return 0, e.fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			if is32 && !e.fits(n, len(s)) {
 				return 0, false
@@ -387,33 +519,51 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if !set || is32 && !e.fits(n, len(s)) {
 				return 0, false // a bit without a string: the walk reads it
 			}
+			if f.utf8 && e.utf8 && !validUTF8(s) {
+				return 0, e.fail(fault.InvalidUTF8, f.sf.Layout, n)
+			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
 				continue
 			}
-			x, ok := e.sizeNested(f, c, depth+1)
-			if !ok || is32 && !e.fits(n, x) {
+			x, ok := e.sizeNested(f, c, depth+1, -1)
+			if !ok {
+				e.up(n)
+				return 0, false
+			}
+			if is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
 		case codeListMessage:
 			k := f.sf.Len(ptr)
 			for j := range k {
-				x, ok := e.sizeNested(f, f.sf.MessageAt(ptr, j), depth+1)
-				if !ok || is32 && !e.fits(n, x) {
+				x, ok := e.sizeNested(f, f.sf.MessageAt(ptr, j), depth+1, j)
+				if !ok {
+					e.up(n)
+					return 0, false
+				}
+				if is32 && !e.fits(n, x) {
 					return 0, false
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(x)
 			}
 		default:
 			x, ok := e.sizeOther(f, ptr, depth)
-			if !ok || is32 && !e.fits(n, x) {
+			if !ok {
+				e.up(n)
+				return 0, false
+			}
+			if is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += x
 		}
+	}
+	if end < p.regular {
+		return 0, e.fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
 	}
 	for _, o := range p.oneofs {
 		pos, w := o.Which(ptr)
@@ -421,7 +571,11 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			continue
 		}
 		x, ok := e.sizeMember(&p.fields[pos], w, depth)
-		if !ok || is32 && !e.fits(n, x) {
+		if !ok {
+			e.up(n)
+			return 0, false
+		}
+		if is32 && !e.fits(n, x) {
 			return 0, false
 		}
 		n += x
@@ -438,8 +592,9 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 }
 
 // sizeNested returns the size of c, a message of field f at level
-// depth, without its key or length, and records it for the write pass.
-func (e *enc) sizeNested(f *field, c genstore.Pointer, depth int) (int, bool) {
+// depth (element index of a list, or -1), without its key or length, and
+// records it for the write pass.
+func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, bool) {
 	if !e.visit(c) {
 		return 0, false
 	}
@@ -451,11 +606,20 @@ func (e *enc) sizeNested(f *field, c genstore.Pointer, depth int) (int, bool) {
 	e.st.sizes = append(e.st.sizes, 0)
 	if c.IsNil() {
 		// A nil element or oneof value: written as an empty message, as
-		// protoreflect reads it.
+		// protoreflect reads it, which has no required field set.
+		if depth > e.limit {
+			return 0, false
+		}
+		if !e.partial && len(child.required) > 0 {
+			e.fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
+			e.enter(f.sf.Layout, index)
+			return 0, false
+		}
 		return 0, true
 	}
 	x, ok := e.size(child, c, depth)
 	if !ok {
+		e.enter(f.sf.Layout, index)
 		return 0, false
 	}
 	e.st.sizes[i] = int32(x)
@@ -499,36 +663,30 @@ func wrapped(elem wire.Op, endTag, n int) int {
 	return protowire.SizeBytes(n)
 }
 
-// hasRequired reports whether every required field of the message at ptr
-// is set.
-func (p *program) hasRequired(ptr genstore.Pointer) bool {
+// firstMissing returns the position of the first required field of the
+// message at ptr that is not set, or p.regular if every one is (required
+// fields are never oneof members).
+func (p *program) firstMissing(ptr genstore.Pointer) int {
 	for _, pos := range p.required {
-		f := &p.fields[pos]
-		sf := f.sf
-		if sf.Oneof >= 0 {
-			if w, _ := p.st.Oneofs[sf.Oneof].Which(ptr); w != int(pos) {
-				return false
-			}
-			continue
-		}
+		sf := p.fields[pos].sf
 		if sf.PresenceBit >= 0 {
 			if !sf.Present(ptr) {
-				return false
+				return int(pos)
 			}
 			continue
 		}
 		switch sf.Rep {
 		case genstore.RepBytesPresence:
 			if sf.Bytes(ptr) == nil {
-				return false
+				return int(pos)
 			}
 		default: // messages and pointer scalars
 			if sf.Ptr(ptr).IsNil() {
-				return false
+				return int(pos)
 			}
 		}
 	}
-	return true
+	return p.regular
 }
 
 // word returns the word (wire.Word) of the scalar field f stored in
@@ -615,6 +773,9 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		if !ok {
 			return 0, true
 		}
+		if f.utf8 && e.utf8 && !validUTF8(s) {
+			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
@@ -627,7 +788,7 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		if c.IsNil() {
 			return 0, true
 		}
-		x, ok := e.sizeNested(f, c, depth+1)
+		x, ok := e.sizeNested(f, c, depth+1, -1)
 		return int(f.tagLen) + wrap(f, x), ok
 	case sf.Rep == genstore.RepMap:
 		return e.sizeMap(f, ptr, depth)
@@ -643,9 +804,15 @@ func (e *enc) sizeSet(f *field, ptr genstore.Pointer) (int, bool) {
 	switch sf.Rep {
 	case genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
+		if ok && f.utf8 && e.utf8 && !validUTF8(s) {
+			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), ok && (!is32 || len(s) <= e.maxSize)
 	case genstore.RepString:
 		s := sf.String(ptr)
+		if f.utf8 && e.utf8 && !validUTF8(s) {
+			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
 	case genstore.RepBytes:
 		s := sf.Bytes(ptr)
@@ -662,12 +829,15 @@ func (e *enc) sizeMember(f *field, w genstore.Pointer, depth int) (int, bool) {
 	switch sf.Rep {
 	case genstore.RepString:
 		s := sf.String(w)
+		if f.utf8 && e.utf8 && !validUTF8(s) {
+			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
 	case genstore.RepBytes:
 		s := sf.Bytes(w)
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
 	case genstore.RepMessage:
-		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1)
+		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1, -1)
 		return int(f.tagLen) + wrap(f, x), ok
 	}
 	v, _ := word(sf, w)
@@ -684,7 +854,11 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	n := 0
 	switch sf.Rep {
 	case genstore.RepListString:
+		check := f.utf8 && e.utf8
 		for _, s := range sf.Strings(ptr) {
+			if check && !validUTF8(s) {
+				return 0, e.fail(fault.InvalidUTF8, sf.Layout, n)
+			}
 			if is32 && !e.fits(n, len(s)) {
 				return 0, false
 			}
@@ -701,8 +875,12 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		return n, true
 	case genstore.RepListMessage, genstore.RepPtrListMessage:
 		for j := range k {
-			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1)
-			if !ok || is32 && !e.fits(n, x) {
+			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1, j)
+			if !ok {
+				e.up(n)
+				return 0, false
+			}
+			if is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + wrap(f, x)
@@ -837,11 +1015,28 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 	}
 	n := 0
+	keyUTF8 := x.keyUTF8 && e.utf8
+	valueUTF8 := f.elem == wire.OpString && f.utf8 && e.utf8
 	for i := range entries {
 		// Indexed anew: sizing a value may append nested maps' entries.
 		en := e.st.entries[start+i]
+		if keyUTF8 && !validUTF8(en.ks) || valueUTF8 && !validUTF8(en.vs) {
+			lf := f.sf.Layout
+			bad := lf.MapKey
+			if !keyUTF8 || validUTF8(en.ks) {
+				bad = lf.MapValue
+			}
+			e.fail(fault.InvalidUTF8, bad, n)
+			e.enterEntry(lf, &en, false)
+			return 0, false
+		}
 		y, ok := e.entrySize(f, child, &en, depth)
-		if !ok || is32 && !e.fits(n, y) {
+		if !ok {
+			e.enterEntry(f.sf.Layout, &en, true)
+			e.up(n)
+			return 0, false
+		}
+		if is32 && !e.fits(n, y) {
 			return 0, false
 		}
 		n += int(f.tagLen) + protowire.SizeBytes(y)
@@ -865,6 +1060,13 @@ func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bo
 			if vn, ok = e.size(child, en.vp, depth+2); !ok {
 				return 0, false
 			}
+		} else if !e.partial && len(child.required) > 0 {
+			// A nil value is an empty message, which has no required
+			// field set.
+			if depth+2 > e.limit {
+				return 0, false
+			}
+			return 0, e.fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
 		}
 		e.st.sizes[i] = int32(vn)
 	}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoimpl"
 
+	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/wire"
@@ -90,7 +91,11 @@ func (e *enc) sizeExtensions(p *program, ptr genstore.Pointer, depth int) (int, 
 		// and so move the slice.
 		x := e.st.exts[start+i]
 		y, c, ok := e.sizeExtension(x.f, x.v, depth)
-		if !ok || is32 && !e.fits(n, y) {
+		if !ok {
+			e.up(n)
+			return 0, false
+		}
+		if is32 && !e.fits(n, y) {
 			return 0, false
 		}
 		e.st.exts[start+i].child = c
@@ -108,10 +113,14 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 		case wire.OpMessage, wire.OpGroup:
 			c, y, ok := e.sizeExtMessage(v.Message(), nil, depth+1)
 			if !ok {
+				e.enter(f, -1)
 				return 0, nil, false
 			}
 			return len(f.Tag) + wrapped(f.Elem, len(f.EndTag), y), c, true
 		case wire.OpString:
+			if f.ValidateUTF8 && e.utf8 && !validUTF8(v.String()) {
+				return 0, nil, e.fail(fault.InvalidUTF8, f, 0)
+			}
 			if is32 && !e.fits(0, len(v.String())) {
 				return 0, nil, false
 			}
@@ -132,18 +141,27 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			var y int
 			var ok bool
 			c, y, ok = e.sizeExtMessage(l.Get(j).Message(), c, depth+1)
-			if !ok || is32 && !e.fits(n, y) {
+			if !ok {
+				e.enter(f, j)
+				e.up(n)
+				return 0, nil, false
+			}
+			if is32 && !e.fits(n, y) {
 				return 0, nil, false
 			}
 			n += len(f.Tag) + wrapped(f.Elem, len(f.EndTag), y)
 		}
 		return n, c, n <= e.maxSize
 	case wire.OpString, wire.OpBytes:
+		check := f.Elem == wire.OpString && f.ValidateUTF8 && e.utf8
 		for j := range k {
 			w := l.Get(j)
 			y := 0
 			if f.Elem == wire.OpString {
 				y = len(w.String())
+				if check && !validUTF8(w.String()) {
+					return 0, nil, e.fail(fault.InvalidUTF8, f, n)
+				}
 			} else {
 				y = len(w.Bytes())
 			}
@@ -267,10 +285,6 @@ func (e *enc) appendExtension(b []byte, f *layout.Field, v protoreflect.Value, c
 		switch f.Elem {
 		case wire.OpMessage, wire.OpGroup:
 			return e.appendExtMessage(b, f, v.Message(), child, depth+1)
-		case wire.OpString:
-			if f.ValidateUTF8 && !validUTF8(v.String()) {
-				return b, false
-			}
 		}
 		return wire.AppendScalar(wire.AppendKey(b, f.Tag), f.Kind, v), true
 	}
@@ -286,13 +300,8 @@ func (e *enc) appendExtension(b []byte, f *layout.Field, v protoreflect.Value, c
 		}
 		return b, true
 	case wire.OpString, wire.OpBytes:
-		check := f.ValidateUTF8
 		for j := range k {
-			w := l.Get(j)
-			if check && !validUTF8(w.String()) {
-				return b, false
-			}
-			b = wire.AppendScalar(wire.AppendKey(b, f.Tag), f.Kind, w)
+			b = wire.AppendScalar(wire.AppendKey(b, f.Tag), f.Kind, l.Get(j))
 		}
 		return b, true
 	}

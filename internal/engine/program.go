@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"reflect"
 	"sync/atomic"
 
@@ -128,6 +129,12 @@ func build(st *genstore.Storage, err error) *program {
 		return &program{err: err}
 	}
 	l := st.Layout
+	for _, pos := range l.RequiredFields {
+		if int(pos) >= l.Regular {
+			// Descriptors do not allow it; the size pass relies on it.
+			return &program{err: errors.New("engine: a required oneof member")}
+		}
+	}
 	p := &program{
 		st:         st,
 		fields:     make([]field, len(l.Fields)),

@@ -9,6 +9,8 @@ package fault
 import (
 	"strconv"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/protolayout/protolayout/internal/layout"
 )
 
@@ -139,4 +141,20 @@ func AppendFieldName(b []byte, f *layout.Field) []byte {
 		return append(b, ']')
 	}
 	return append(b, f.Name...)
+}
+
+// AppendKey appends a map key of kind k as a path names it: a string
+// quoted, a bool, or a number. w is the key's word (a signed key
+// sign-extended, a bool 1 or 0), s a string key.
+func AppendKey(b []byte, k protoreflect.Kind, w uint64, s string) []byte {
+	switch k {
+	case protoreflect.StringKind:
+		return strconv.AppendQuote(b, s)
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(b, w != 0)
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind,
+		protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return strconv.AppendUint(b, w, 10)
+	}
+	return strconv.AppendInt(b, int64(w), 10)
 }

@@ -1,0 +1,197 @@
+package encoder_test
+
+import (
+	"cmp"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
+)
+
+// TestFaultsAgreeAcrossStorage plants faults in seeded random messages of
+// every test schema message (invalid UTF-8 in up to three string places:
+// a singular, oneof or extension value, a list element, a map key or
+// value; some with a required field cleared too) and encodes the same
+// content in every form: generated at every API level (which the engine
+// encodes and, on a fault, names itself), dynamicpb (the checked walk) and
+// *dynamic.Message. Every form must fail with the same reason, field and
+// path, or succeed with the same bytes: the first fault in emission
+// order, wherever it is found.
+func TestFaultsAgreeAcrossStorage(t *testing.T) {
+	n := apiLevelSeeds()
+	det := encoder.MarshalOptions{Deterministic: true}
+	var total atomic.Int64
+	t.Run("all", func(t *testing.T) { faultsAgree(t, n, det, &total) })
+	if total.Load() < int64(n) {
+		t.Errorf("only %d of the messages failed: the faults planted are not reaching the encoders", total.Load())
+	}
+}
+
+func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atomic.Int64) {
+	for _, s := range protobuftest.GeneratedVariants() {
+		t.Run(string(s.Name), func(t *testing.T) {
+			t.Parallel()
+			faulted := 0
+			for seed := range n {
+				opts := protobuftest.RandOptions{MaxDepth: 3, Partial: seed%4 == 1}
+				g := s.Open.Random(seed, opts)
+				r := rand.New(rand.NewPCG(seed, 0x5eed))
+				places := faultPlaces(g.ProtoReflect(), nil)
+				if len(places) == 0 {
+					continue
+				}
+				for range 1 + r.IntN(3) {
+					places[r.IntN(len(places))]()
+				}
+				forms := []proto.Message{g,
+					protobuftest.VariantTwin(g, protobuftest.APIHybrid),
+					protobuftest.VariantTwin(g, protobuftest.APIOpaque),
+					protobuftest.DynamicTwin(g),
+					protobuftest.DynamicMessageTwin(g),
+				}
+				want, wantErr := det.Marshal(g)
+				if wantErr != nil {
+					faulted++
+				}
+				for _, m := range forms[1:] {
+					got, err := det.Marshal(m)
+					if !sameFault(g, wantErr, m, err) || !slices.Equal(got, want) {
+						t.Fatalf("seed %d: %T: %v (%d bytes); the open form: %v (%d bytes)", seed, m, err, len(got), wantErr, len(want))
+					}
+				}
+			}
+			total.Add(int64(faulted))
+		})
+	}
+}
+
+// sameFault reports whether errors a (of message ma) and b (of mb) are
+// both nil or name the same reason, path and field, the field relative to
+// its message's package.
+func sameFault(ma proto.Message, a error, mb proto.Message, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var ea, eb *encoder.Error
+	if !errors.As(a, &ea) || !errors.As(b, &eb) {
+		return false
+	}
+	rel := func(m proto.Message, e *encoder.Error) string {
+		pkg := string(m.ProtoReflect().Descriptor().ParentFile().Package())
+		return strings.TrimPrefix(string(e.Field), pkg+".")
+	}
+	// Extensions are named by their full names in paths: those of the
+	// hybrid and Opaque copies carry the level as a prefix.
+	path := func(e *encoder.Error) string {
+		p := e.Path
+		for _, l := range []protobuftest.APILevel{protobuftest.APIHybrid, protobuftest.APIOpaque} {
+			p = strings.ReplaceAll(p, "["+l.String()+".", "[")
+		}
+		return p
+	}
+	return ea.Err == eb.Err && path(ea) == path(eb) && ea.Limit == eb.Limit && rel(ma, ea) == rel(mb, eb)
+}
+
+// faultPlaces appends to out a function per place of m (and of the
+// messages it holds) where a fault can be planted: each string value
+// (replaced with invalid UTF-8), each map key of string kind (replaced
+// with an invalid one), each set required field (cleared). The places
+// come in a fixed order: fields by number, extensions by number, map
+// keys sorted.
+func faultPlaces(m protoreflect.Message, out []func()) []func() {
+	var fds []protoreflect.FieldDescriptor
+	m.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		fds = append(fds, fd)
+		return true
+	})
+	slices.SortFunc(fds, func(a, b protoreflect.FieldDescriptor) int { return cmp.Compare(a.Number(), b.Number()) })
+	for _, fd := range fds {
+		v := m.Get(fd)
+		if fd.Cardinality() == protoreflect.Required {
+			out = append(out, func() { m.Clear(fd) })
+		}
+		switch {
+		case fd.IsMap():
+			mp := v.Map()
+			var keys []protoreflect.MapKey
+			mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				keys = append(keys, k)
+				return true
+			})
+			slices.SortFunc(keys, func(a, b protoreflect.MapKey) int { return cmp.Compare(a.String(), b.String()) })
+			for _, k := range keys {
+				if fd.MapKey().Kind() == protoreflect.StringKind {
+					out = append(out, func() {
+						if v := mp.Get(k); v.IsValid() {
+							mp.Clear(k)
+							mp.Set(protoreflect.ValueOfString("\xff"+k.String()).MapKey(), v)
+						}
+					})
+				}
+				switch fd.MapValue().Kind() {
+				case protoreflect.StringKind:
+					out = append(out, func() {
+						if mp.Has(k) {
+							mp.Set(k, protoreflect.ValueOfString("\xfe"))
+						}
+					})
+				case protoreflect.MessageKind, protoreflect.GroupKind:
+					out = faultPlaces(mp.Get(k).Message(), out)
+				}
+			}
+		case fd.IsList():
+			l := v.List()
+			for j := range l.Len() {
+				switch fd.Kind() {
+				case protoreflect.StringKind:
+					out = append(out, func() { l.Set(j, protoreflect.ValueOfString("a\xffz")) })
+				case protoreflect.MessageKind, protoreflect.GroupKind:
+					out = faultPlaces(l.Get(j).Message(), out)
+				}
+			}
+		case fd.Kind() == protoreflect.StringKind:
+			out = append(out, func() { m.Set(fd, protoreflect.ValueOfString("\xc0\x80")) })
+		case fd.Message() != nil:
+			out = faultPlaces(v.Message(), out)
+		}
+	}
+	return out
+}
+
+// TestFaultAfterTheSizeLimit holds the engine to the walk where a fault
+// comes after the point where the size limit was passed: the walk, which
+// checks its running sums item by item, fails on the size first, so the
+// engine, which finds the invalid string before it totals the message,
+// must not report the string. Before the limit, the string is reported.
+func TestFaultAfterTheSizeLimit(t *testing.T) {
+	for _, c := range []struct {
+		bytes int
+		want  error
+		path  string
+	}{
+		{40, encoder.ErrSizeExceeded, "singular_bytes"},
+		{4, encoder.ErrInvalidUTF8, "repeated_string"},
+	} {
+		g := &test3pb.TestAllTypes{
+			SingularBytes:  make([]byte, c.bytes),
+			RepeatedString: []string{"ok", "a\xffz"},
+		}
+		o := encoder.MarshalOptions{MaxSize: 32}
+		for _, m := range []proto.Message{g, protobuftest.VariantTwin(g, protobuftest.APIOpaque), protobuftest.DynamicTwin(g), protobuftest.DynamicMessageTwin(g)} {
+			_, err := o.Marshal(m)
+			var e *encoder.Error
+			if !errors.As(err, &e) || e.Err != c.want || e.Path != c.path {
+				t.Errorf("%T, %d bytes first: %v; want %v at %s", m, c.bytes, err, c.want, c.path)
+			}
+		}
+	}
+}
