@@ -295,6 +295,8 @@ type Encoder struct {
 	dyn any
 	// gen is the engine's scratch space, for generated messages.
 	gen engine.State
+	// trail is where the direct encoders record a fault (engine.Options).
+	trail fault.Trail
 }
 
 // open is a length-prefixed part being written.
@@ -424,17 +426,48 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 		if out, _, ok := e.direct(b, mr, false); ok {
 			return result(b, out, fresh, mr), nil
 		}
+		if err := e.trailError(mr); err != nil {
+			return b, err
+		}
 	default:
 		if out, _, ok := e.generated(b, m, mr, false); ok {
 			return result(b, out, fresh, mr), nil
 		}
-		if c, f, path := e.gen.Fault(); c != fault.OK {
-			err := faultError(c, f, mr, &e.opts)
-			err.Path = path
+		if err := e.trailError(mr); err != nil {
 			return b, err
 		}
 	}
 	return e.walkAppend(b, mr, fresh)
+}
+
+// engineOptions are the options of the direct encoders (the engine, and
+// package dynamic's direct encoder) for a call of e.
+func (e *Encoder) engineOptions(sizeOnly bool) engine.Options {
+	return engine.Options{
+		Deterministic: e.opts.Deterministic,
+		Partial:       e.opts.AllowPartial,
+		SizeOnly:      sizeOnly,
+		MaxDepth:      e.opts.maxDepth(),
+		MaxSize:       e.opts.maxSize(),
+		Trail:         &e.trail,
+	}
+}
+
+// trailError returns the error of the fault a direct encoder recorded in
+// e.trail as it gave up on the root message mr, or nil if it recorded
+// none (or one the walk would not reach), and empties the trail.
+func (e *Encoder) trailError(mr protoreflect.Message) error {
+	if !e.trail.Failed() {
+		return nil
+	}
+	c, f, path := e.trail.Result(e.opts.maxSize())
+	e.trail.Reset()
+	if c == fault.OK {
+		return nil
+	}
+	err := faultError(c, f, mr, &e.opts)
+	err.Path = path
+	return err
 }
 
 // direct encodes (or with sizeOnly, sizes) a message of package dynamic
@@ -445,14 +478,7 @@ func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out 
 	if dynhook.Append == nil {
 		return b, 0, false
 	}
-	o := engine.Options{
-		Deterministic: e.opts.Deterministic,
-		Partial:       e.opts.AllowPartial,
-		SizeOnly:      sizeOnly,
-		MaxDepth:      e.opts.maxDepth(),
-		MaxSize:       e.opts.maxSize(),
-	}
-	return dynhook.Append(&e.dyn, b, mr, o)
+	return dynhook.Append(&e.dyn, b, mr, e.engineOptions(sizeOnly))
 }
 
 // generated encodes (or with sizeOnly, sizes) a generated message (one
@@ -460,17 +486,10 @@ func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out 
 // which reads its struct through the type's storage map, and reports
 // whether it did; a type it does not read, and a message it leaves to the
 // walk, gives false. Its output, or size, is the walk's. When it gives
-// false, e.gen.Fault reports the fault it found, if it found one, as the
-// walk would report it.
+// false, e.trail holds the fault it found, if it found one, as the walk
+// would report it.
 func (e *Encoder) generated(b []byte, m proto.Message, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	o := engine.Options{
-		Deterministic: e.opts.Deterministic,
-		Partial:       e.opts.AllowPartial,
-		SizeOnly:      sizeOnly,
-		MaxDepth:      e.opts.maxDepth(),
-		MaxSize:       e.opts.maxSize(),
-	}
-	return e.gen.Encode(b, m, mr, o)
+	return e.gen.Encode(b, m, mr, e.engineOptions(sizeOnly))
 }
 
 // fast returns the fast-path methods of m when m goes through them, else

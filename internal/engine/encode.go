@@ -12,7 +12,6 @@ import (
 
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
-	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -30,6 +29,11 @@ type Options struct {
 	SizeOnly bool
 	MaxDepth int
 	MaxSize  int
+	// Trail, if not nil, is where the size pass records the fault it
+	// fails with (invalid UTF-8, a required field not set), with its
+	// path, as the walk would report it; the caller reads it when the
+	// call reports handled false, and resets it.
+	Trail *fault.Trail
 }
 
 // maxSize is the largest size the engine counts (larger messages go to
@@ -79,39 +83,6 @@ type State struct {
 	// Go type of key and value (at most maxScratch), zeroed between calls.
 	iter    reflect.MapIter
 	scratch []scratch
-	// steps is the path of the fault the size pass found, innermost
-	// level first; failed is that fault, as Fault reports it.
-	steps  []step
-	failed failure
-}
-
-// step is a level a fault of the size pass passed up through: a message
-// entered through field f (element index, or -1), a map entry of field f
-// (its key), or nil f for a map entry's value message, which its entry
-// names.
-type step struct {
-	f     *layout.Field
-	index int32
-	entry bool
-	kw    uint64
-	ks    string
-}
-
-// failure is the fault of the last call, with its field and path.
-type failure struct {
-	code  fault.Fault
-	field *layout.Field
-	path  string
-}
-
-// Fault returns the fault that made the last call of Encode report
-// handled false, the field to blame (nil when none is) and its path, as
-// the walk names them (cursor.Walker.AppendPath): invalid UTF-8 and
-// required fields not set, which the engine's size pass finds where the
-// walk would find them first. It returns fault.OK when the call left the
-// message to the walk for any other reason.
-func (st *State) Fault() (fault.Fault, *layout.Field, string) {
-	return st.failed.code, st.failed.field, st.failed.path
 }
 
 // scratch is a settable value of one Go type, for reading map keys (or
@@ -169,12 +140,8 @@ type enc struct {
 	mapped bool
 	// utf8 asks the size pass to check strings (not for SizeOnly).
 	utf8 bool
-	// code and field are the fault the size pass found; spent sums the
-	// bytes each level it passed up through had counted before it (see
-	// fail).
-	code  fault.Fault
-	field *layout.Field
-	spent uint64
+	// trail is where the size pass records a fault (Options.Trail).
+	trail *fault.Trail
 	// next, nextEntry and nextExt are the write pass's cursors in
 	// st.sizes, st.entries and st.exts, which the size pass filled in
 	// the same order.
@@ -206,11 +173,10 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 		}
 		st.last = p
 	}
-	st.failed = failure{}
 	if ptr.IsNil() {
 		return b, 0, false
 	}
-	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly,
+	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot
@@ -219,11 +185,7 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	defer e.release()
 	n, ok = e.size(p, ptr, 1)
-	if !ok {
-		e.report()
-		return b, 0, false
-	}
-	if n > o.MaxSize {
+	if !ok || n > o.MaxSize {
 		return b, 0, false
 	}
 	if o.SizeOnly {
@@ -238,79 +200,6 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 		return b, 0, false
 	}
 	return out, n, true
-}
-
-// fail records fault c of field f (nil for none) found by the size pass
-// after n bytes counted at its level, and returns false, for the size
-// pass to return.
-//
-// The size pass reports a fault only where the walk, which stops at the
-// first fault in emission order, would report the same one: it checks
-// strings and required fields where the walk does (extensions first,
-// then the fields in emission order, a required field at its position),
-// and any limit or other cause it would meet first makes it give up
-// instead. One such cause it cannot see from where the fault is: the
-// walk's running sums, which it checks against the size limit item by
-// item. As the fault passes up, each level adds the bytes it had counted
-// (up), and report keeps the fault only if their sum, which bounds every
-// running sum of the walk at that point, is within the limit.
-func (e *enc) fail(c fault.Fault, f *layout.Field, n int) bool {
-	e.code, e.field = c, f
-	e.spent += uint64(n)
-	return false
-}
-
-// up adds n bytes counted at a level that a fault passes up through.
-func (e *enc) up(n int) {
-	if e.code != fault.OK {
-		e.spent += uint64(n)
-	}
-}
-
-// enter notes the level a fault passes up through: a message entered
-// through field f, as element index (or -1).
-func (e *enc) enter(f *layout.Field, index int) {
-	if e.code != fault.OK {
-		e.st.steps = append(e.st.steps, step{f: f, index: int32(index)})
-	}
-}
-
-// enterEntry notes the map entry of field f and key en that a fault
-// passes up through; value says it came from the entry's message value.
-func (e *enc) enterEntry(f *layout.Field, en *entry, value bool) {
-	if e.code == fault.OK {
-		return
-	}
-	if value {
-		e.st.steps = append(e.st.steps, step{index: -1})
-	}
-	e.st.steps = append(e.st.steps, step{f: f, index: -1, entry: true, kw: en.kw, ks: en.ks})
-}
-
-// report keeps the fault the size pass found, with its path, for Fault.
-func (e *enc) report() {
-	if e.code == fault.OK || e.spent > uint64(e.maxSize) {
-		return
-	}
-	steps := e.st.steps
-	f := e.field
-	if len(steps) > 0 && steps[0].entry {
-		f = nil // the entry's key locates the fault
-	}
-	n := len(steps)
-	path := fault.AppendSteps(nil, n, func(i int) fault.PathStep {
-		s := &steps[n-1-i]
-		switch {
-		case s.entry:
-			return fault.PathStep{Field: s.f, Index: -1, Key: func(b []byte) []byte {
-				return fault.AppendKey(b, s.f.MapKey.Kind, s.kw, s.ks)
-			}}
-		case s.f == nil:
-			return fault.PathStep{}
-		}
-		return fault.PathStep{Field: s.f, Index: int(s.index)}
-	}, f)
-	e.st.failed = failure{code: e.code, field: e.field, path: string(path)}
 }
 
 // betweenPasses, when set (by tests), is called between the size and the
@@ -332,8 +221,6 @@ func (e *enc) release() {
 	clear(st.exts)
 	st.exts = st.exts[:0]
 	st.sizes = st.sizes[:0]
-	clear(st.steps)
-	st.steps = st.steps[:0]
 	if cap(st.entries) > maxKept {
 		st.entries = nil
 	}
@@ -452,7 +339,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				continue
 			}
 			if f.utf8 && e.utf8 && !validUTF8(s) {
-				return 0, e.fail(fault.InvalidUTF8, f.sf.Layout, n)
+				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			if is32 && !e.fits(n, len(s)) {
 				return 0, false
@@ -473,7 +360,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				continue
 			}
 			if f.utf8 && e.utf8 && !validUTF8(s) {
-				return 0, e.fail(fault.InvalidUTF8, f.sf.Layout, n)
+				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			if is32 && !e.fits(n, len(s)) {
 				return 0, false
@@ -520,7 +407,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				return 0, false // a bit without a string: the walk reads it
 			}
 			if f.utf8 && e.utf8 && !validUTF8(s) {
-				return 0, e.fail(fault.InvalidUTF8, f.sf.Layout, n)
+				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
 		case codeMessage:
@@ -530,7 +417,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			}
 			x, ok := e.sizeNested(f, c, depth+1, -1)
 			if !ok {
-				e.up(n)
+				e.trail.Up(n)
 				return 0, false
 			}
 			if is32 && !e.fits(n, x) {
@@ -542,7 +429,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			for j := range k {
 				x, ok := e.sizeNested(f, f.sf.MessageAt(ptr, j), depth+1, j)
 				if !ok {
-					e.up(n)
+					e.trail.Up(n)
 					return 0, false
 				}
 				if is32 && !e.fits(n, x) {
@@ -553,7 +440,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		default:
 			x, ok := e.sizeOther(f, ptr, depth)
 			if !ok {
-				e.up(n)
+				e.trail.Up(n)
 				return 0, false
 			}
 			if is32 && !e.fits(n, x) {
@@ -563,7 +450,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 	}
 	if end < p.regular {
-		return 0, e.fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
+		return 0, e.trail.Fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
 	}
 	for _, o := range p.oneofs {
 		pos, w := o.Which(ptr)
@@ -572,7 +459,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		x, ok := e.sizeMember(&p.fields[pos], w, depth)
 		if !ok {
-			e.up(n)
+			e.trail.Up(n)
 			return 0, false
 		}
 		if is32 && !e.fits(n, x) {
@@ -611,15 +498,15 @@ func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, b
 			return 0, false
 		}
 		if !e.partial && len(child.required) > 0 {
-			e.fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
-			e.enter(f.sf.Layout, index)
+			e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
+			e.trail.Enter(f.sf.Layout, index)
 			return 0, false
 		}
 		return 0, true
 	}
 	x, ok := e.size(child, c, depth)
 	if !ok {
-		e.enter(f.sf.Layout, index)
+		e.trail.Enter(f.sf.Layout, index)
 		return 0, false
 	}
 	e.st.sizes[i] = int32(x)
@@ -774,7 +661,7 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			return 0, true
 		}
 		if f.utf8 && e.utf8 && !validUTF8(s) {
-			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
 	case sf.Rep == genstore.RepBytesPresence:
@@ -805,13 +692,13 @@ func (e *enc) sizeSet(f *field, ptr genstore.Pointer) (int, bool) {
 	case genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
 		if ok && f.utf8 && e.utf8 && !validUTF8(s) {
-			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), ok && (!is32 || len(s) <= e.maxSize)
 	case genstore.RepString:
 		s := sf.String(ptr)
 		if f.utf8 && e.utf8 && !validUTF8(s) {
-			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
 	case genstore.RepBytes:
@@ -830,7 +717,7 @@ func (e *enc) sizeMember(f *field, w genstore.Pointer, depth int) (int, bool) {
 	case genstore.RepString:
 		s := sf.String(w)
 		if f.utf8 && e.utf8 && !validUTF8(s) {
-			return 0, e.fail(fault.InvalidUTF8, sf.Layout, 0)
+			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
 		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
 	case genstore.RepBytes:
@@ -857,7 +744,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		check := f.utf8 && e.utf8
 		for _, s := range sf.Strings(ptr) {
 			if check && !validUTF8(s) {
-				return 0, e.fail(fault.InvalidUTF8, sf.Layout, n)
+				return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, n)
 			}
 			if is32 && !e.fits(n, len(s)) {
 				return 0, false
@@ -877,7 +764,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		for j := range k {
 			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1, j)
 			if !ok {
-				e.up(n)
+				e.trail.Up(n)
 				return 0, false
 			}
 			if is32 && !e.fits(n, x) {
@@ -1026,14 +913,14 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			if !keyUTF8 || validUTF8(en.ks) {
 				bad = lf.MapValue
 			}
-			e.fail(fault.InvalidUTF8, bad, n)
-			e.enterEntry(lf, &en, false)
+			e.trail.Fail(fault.InvalidUTF8, bad, n)
+			e.trail.EnterEntry(lf, en.kw, en.ks, false)
 			return 0, false
 		}
 		y, ok := e.entrySize(f, child, &en, depth)
 		if !ok {
-			e.enterEntry(f.sf.Layout, &en, true)
-			e.up(n)
+			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, true)
+			e.trail.Up(n)
 			return 0, false
 		}
 		if is32 && !e.fits(n, y) {
@@ -1066,7 +953,7 @@ func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bo
 			if depth+2 > e.limit {
 				return 0, false
 			}
-			return 0, e.fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
+			return 0, e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
 		}
 		e.st.sizes[i] = int32(vn)
 	}

@@ -92,7 +92,7 @@ func (e *enc) sizeExtensions(p *program, ptr genstore.Pointer, depth int) (int, 
 		x := e.st.exts[start+i]
 		y, c, ok := e.sizeExtension(x.f, x.v, depth)
 		if !ok {
-			e.up(n)
+			e.trail.Up(n)
 			return 0, false
 		}
 		if is32 && !e.fits(n, y) {
@@ -113,13 +113,13 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 		case wire.OpMessage, wire.OpGroup:
 			c, y, ok := e.sizeExtMessage(v.Message(), nil, depth+1)
 			if !ok {
-				e.enter(f, -1)
+				e.trail.Enter(f, -1)
 				return 0, nil, false
 			}
 			return len(f.Tag) + wrapped(f.Elem, len(f.EndTag), y), c, true
 		case wire.OpString:
 			if f.ValidateUTF8 && e.utf8 && !validUTF8(v.String()) {
-				return 0, nil, e.fail(fault.InvalidUTF8, f, 0)
+				return 0, nil, e.trail.Fail(fault.InvalidUTF8, f, 0)
 			}
 			if is32 && !e.fits(0, len(v.String())) {
 				return 0, nil, false
@@ -142,8 +142,8 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			var ok bool
 			c, y, ok = e.sizeExtMessage(l.Get(j).Message(), c, depth+1)
 			if !ok {
-				e.enter(f, j)
-				e.up(n)
+				e.trail.Enter(f, j)
+				e.trail.Up(n)
 				return 0, nil, false
 			}
 			if is32 && !e.fits(n, y) {
@@ -160,7 +160,7 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			if f.Elem == wire.OpString {
 				y = len(w.String())
 				if check && !validUTF8(w.String()) {
-					return 0, nil, e.fail(fault.InvalidUTF8, f, n)
+					return 0, nil, e.trail.Fail(fault.InvalidUTF8, f, n)
 				}
 			} else {
 				y = len(w.Bytes())
