@@ -88,11 +88,12 @@
 // counts the same. A message changed between the two passes is never
 // written with the lengths counted before: the walk reads it again. A
 // Message can be copied (*m = *dynamic.NewMessage(md), as Connect's
-// initializers do with dynamicpb). Whatever this direct
-// encoder does not take (a limit met, invalid UTF-8, a required field not
-// set, a cycle, nesting deeper than 10,000 levels under a larger
-// MaxDepth, an extension holding a message of another implementation) goes to the encoder's checked walk, which gives
-// the same bytes or its detailed error. A reused encoder.Encoder
+// initializers do with dynamicpb). This direct encoder names invalid
+// UTF-8 and a required field not set itself, with the path the walk
+// would give; whatever else it does not take (a limit met, a cycle,
+// nesting deeper than 100 levels, an extension holding a message of
+// another implementation) goes to the encoder's checked walk, which
+// gives the same bytes or its detailed error. A reused encoder.Encoder
 // appending into a buffer with room allocates nothing per call.
 //
 // # Decoding

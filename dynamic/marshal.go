@@ -13,6 +13,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/engine"
+	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/weakcache"
@@ -22,13 +23,18 @@ import (
 // The direct encoder: a size pass and a write pass over a Message's
 // storage, by a program compiled per shape (encProgram), for the encoder
 // to call before its checked walk (dynhook.Append). It encodes what the
-// walk encodes, byte for byte, or gives up and leaves the message to the
-// walk, which then gives the same bytes or its detailed error: it gives
-// up on anything out of the ordinary (a MessageSet type, a limit met,
-// invalid UTF-8, a required field not set, a cycle, an extension holding
-// a message or list of another implementation),
-// so that it has no error paths of its own to get wrong. That includes a
-// message whose written length is not the size its size pass counted: it
+// walk encodes, byte for byte, or fails with the fault the walk would
+// report, or gives up and leaves the message to the walk, which then
+// gives the same bytes or its detailed error. Its size pass checks
+// strings and required fields where the walk does, and records the
+// first fault with its path in the caller's fault.Trail (see there for
+// the rule that keeps it the walk's); a fault inside a map of more than
+// one entry under Deterministic, whose entries it visits in map order,
+// is left to the walk, which sorts them. It gives up on anything else
+// out of the ordinary (a MessageSet type, a limit met, a cycle, an
+// extension holding a message or list of another implementation). That
+// includes a message whose written length is not the size its size pass
+// counted: it
 // changed during the call (or holds a stale stamp, below), and the walk,
 // which reads it again, encodes it or fails with ErrSizeMismatch. No
 // bytes whose lengths disagree with their contents are ever returned.
@@ -137,6 +143,14 @@ type enc struct {
 	// changed is set when a nested message's written length is not the
 	// size counted for it: the message changed during the call.
 	changed bool
+	// utf8 asks the size pass to check strings (not for SizeOnly), and
+	// trail is where it records the fault it fails with (Options.Trail;
+	// nil in the write pass, whose give-ups go to the walk). recheck
+	// asks the write pass to check strings: in appendCached, after a
+	// size pass that did not.
+	utf8    bool
+	recheck bool
+	trail   *fault.Trail
 }
 
 // statePool holds the states of calls made without an Encoder's (the
@@ -182,7 +196,8 @@ func (st *encState) encode(b []byte, m *Message, o engine.Options) ([]byte, int,
 		onEncode()
 	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		limit: min(o.MaxDepth, maxDirectDepth), maxSize: min(o.MaxSize, maxDirectSize)}
+		limit: min(o.MaxDepth, maxDirectDepth), maxSize: min(o.MaxSize, maxDirectSize),
+		utf8: !o.SizeOnly, trail: o.Trail}
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
@@ -210,6 +225,7 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	if betweenPasses != nil {
 		betweenPasses(m)
 	}
+	e.trail = nil
 	out := slices.Grow(b, n)
 	out, ok := e.append(out, m, 1)
 	e.release()
@@ -250,7 +266,7 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	if stamp&1 == 0 {
 		return b, false
 	}
-	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: maxDirectSize}
+	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: maxDirectSize, recheck: true}
 	out, _, ok := e.finish(b, m, n)
 	return out, ok
 }
@@ -261,6 +277,14 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 // the walk must take m.
 func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
+		if depth > e.limit {
+			return 0, false
+		}
+		if !e.partial && m.shape != nil && len(m.shape.layout.RequiredFields) > 0 {
+			// No storage: none of its required fields is set.
+			l := m.shape.layout
+			return 0, e.trail.Fail(fault.RequiredNotSet, &l.Fields[l.RequiredFields[0]], 0)
+		}
 		return 0, true
 	}
 	if stamp, n := m.size.load(); stamp == e.stamp|1 {
@@ -271,8 +295,21 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return 0, false
 	}
 	p := m.shape.program()
-	if p.refusable && (p.messageSet || !e.partial && !m.hasRequired(p)) {
-		return 0, false
+	// end is where the regular fields stop: the first required field not
+	// set (a fault, after the fields before it), or the oneofs.
+	end := p.regular
+	if p.refusable {
+		if p.messageSet {
+			return 0, false
+		}
+		if !e.partial {
+			if r := m.firstMissing(p); r >= 0 {
+				if r >= p.regular {
+					return 0, false // a required oneof member: the walk's
+				}
+				end = r
+			}
+		}
 	}
 	n := 0
 	if rare != nil && len(rare.ext) > 0 {
@@ -287,7 +324,11 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if p.touchedWords == 1 {
 		// Up to 64 fields: the set regular fields by position, their
 		// commonest cases here rather than through sizeField.
-		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
+		set := p.regularSet(words, m.shape)
+		if end < p.regular {
+			set &= 1<<end - 1
+		}
+		for t := set; t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.op {
 			case wire.OpVarint:
@@ -315,6 +356,9 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
+				if f.utf8 && e.utf8 && !validUTF8(x) {
+					return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), n)
+				}
 				if is32 && !e.fits(n, len(x)) {
 					return 0, false
 				}
@@ -325,13 +369,22 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 					continue
 				}
 				x, ok := e.size(c, depth+1)
-				if !ok || is32 && !e.fits(n, x) {
+				if !ok {
+					e.trail.Enter(m.fieldOf(f), -1)
+					e.trail.Up(n)
+					return 0, false
+				}
+				if is32 && !e.fits(n, x) {
 					return 0, false
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(x)
 			default:
 				x, ok := e.sizeField(m, words, f, depth)
-				if !ok || is32 && !e.fits(n, x) {
+				if !ok {
+					e.trail.Up(n)
+					return 0, false
+				}
+				if is32 && !e.fits(n, x) {
 					return 0, false
 				}
 				n += x
@@ -340,15 +393,26 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	} else {
 		// In a function of its own, so that the closure does not keep n
 		// in memory in the loop above.
-		x, ok := e.sizeWide(m, words, p, depth)
-		if !ok || is32 && !e.fits(n, x) {
+		x, ok := e.sizeWide(m, words, p, end, depth)
+		if !ok {
+			e.trail.Up(n)
+			return 0, false
+		}
+		if is32 && !e.fits(n, x) {
 			return 0, false
 		}
 		n += x
 	}
+	if end < p.regular {
+		return 0, e.trail.Fail(fault.RequiredNotSet, &m.shape.layout.Fields[end], n)
+	}
 	if len(p.oneofs) > 0 {
 		x, ok := e.sizeOneofs(m, words, p, depth)
-		if !ok || is32 && !e.fits(n, x) {
+		if !ok {
+			e.trail.Up(n)
+			return 0, false
+		}
+		if is32 && !e.fits(n, x) {
 			return 0, false
 		}
 		n += x
@@ -373,7 +437,11 @@ func (e *enc) sizeOneofs(m *Message, words []uint64, p *encProgram, depth int) (
 	for _, o := range p.oneofs {
 		if c := words[o]; c != 0 {
 			x, ok := e.sizeField(m, words, &p.fields[p.position[c-1]], depth)
-			if !ok || is32 && !e.fits(n, x) {
+			if !ok {
+				e.trail.Up(n)
+				return 0, false
+			}
+			if is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += x
@@ -382,13 +450,17 @@ func (e *enc) sizeOneofs(m *Message, words []uint64, p *encProgram, depth int) (
 	return n, true
 }
 
-// sizeWide returns the size of the regular fields of m, a message of
-// more than 64 fields, of program p and words words.
-func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, depth int) (int, bool) {
+// sizeWide returns the size of the regular fields before position end
+// of m, a message of more than 64 fields, of program p and words words.
+func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, end, depth int) (int, bool) {
 	n := 0
-	ok := p.eachWide(words, m.shape, func(f *encField) bool {
+	ok := p.eachWide(words, m.shape, end, func(f *encField) bool {
 		x, ok := e.sizeField(m, words, f, depth)
-		if !ok || is32 && !e.fits(n, x) {
+		if !ok {
+			e.trail.Up(n)
+			return false
+		}
+		if is32 && !e.fits(n, x) {
 			return false
 		}
 		n += x
@@ -400,7 +472,7 @@ func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, depth int) (in
 // appendWide appends the regular fields of m, a message of more than 64
 // fields, of program p and words words.
 func (e *enc) appendWide(b []byte, m *Message, words []uint64, p *encProgram, depth int) ([]byte, bool) {
-	ok := p.eachWide(words, m.shape, func(f *encField) bool {
+	ok := p.eachWide(words, m.shape, p.regular, func(f *encField) bool {
 		var fine bool
 		b, fine = e.appendField(b, m, words, f, depth)
 		return fine
@@ -420,11 +492,11 @@ func (p *encProgram) regularSet(words []uint64, s *shape) uint64 {
 }
 
 // eachWide calls visit with the record of each regular field (outside
-// real oneofs) of a message of more than 64 fields, of shape s and words
-// words, that was stored to, in layout order, until visit returns false,
-// and reports whether it never did. (Messages of up to 64 fields take
-// regularSet, inline.)
-func (p *encProgram) eachWide(words []uint64, s *shape, visit func(*encField) bool) bool {
+// real oneofs) before position end of a message of more than 64 fields,
+// of shape s and words words, that was stored to, in layout order, until
+// visit returns false, and reports whether it never did. (Messages of up
+// to 64 fields take regularSet, inline.)
+func (p *encProgram) eachWide(words []uint64, s *shape, end int, visit func(*encField) bool) bool {
 	// By the touched bits by position (which are the bits by index in
 	// an inOrder shape).
 	at := s.touched
@@ -434,7 +506,7 @@ func (p *encProgram) eachWide(words []uint64, s *shape, visit func(*encField) bo
 	for k, t := range words[at:][:p.touchedWords] {
 		for ; t != 0; t &= t - 1 {
 			i := k*64 + bits.TrailingZeros64(t)
-			if i >= p.regular {
+			if i >= end {
 				return true
 			}
 			if !visit(&p.fields[i]) {
@@ -445,16 +517,28 @@ func (p *encProgram) eachWide(words []uint64, s *shape, visit func(*encField) bo
 	return true
 }
 
-// hasRequired reports whether every required field of m is set.
-func (m *Message) hasRequired(p *encProgram) bool {
+// firstMissing returns the position of the first required field of m
+// that is not set, or -1 if every one is.
+func (m *Message) firstMissing(p *encProgram) int {
 	for _, pos := range p.requiredPos {
 		f := &p.fields[pos]
 		if !m.has(&m.shape.fields[f.index], int(f.index)) {
-			return false
+			return int(pos)
 		}
 	}
-	return true
+	return -1
 }
+
+// fieldOf returns the layout record of f, a field of m or an extension.
+func (m *Message) fieldOf(f *encField) *layout.Field {
+	if f.index < 0 {
+		return f.more.ext
+	}
+	return &m.shape.layout.Fields[m.shape.prog.position[f.index]]
+}
+
+// validUTF8 reports whether s is valid UTF-8.
+func validUTF8(s string) bool { return utf8x.ShortASCII(s) || utf8x.ValidText(s) }
 
 // sizeField returns the size of field f of m, 0 if it is not set.
 func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int, bool) {
@@ -470,6 +554,9 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if !f.present(words, x != "") {
 			return 0, true
 		}
+		if f.utf8 && e.utf8 && !validUTF8(x) {
+			return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), 0)
+		}
 		return int(f.tagLen) + protowire.SizeBytes(len(x)), !is32 || len(x) <= e.maxSize
 	case wire.OpBytes:
 		x := m.bytes()[f.slot]
@@ -483,13 +570,16 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 			return 0, true
 		}
 		x, ok := e.size(c, depth+1)
+		if !ok {
+			e.trail.Enter(m.fieldOf(f), -1)
+		}
 		return int(f.tagLen) + wrapSize(f, f.op, x), ok
 	case wire.OpList:
 		l := m.lists()[f.slot]
 		if l == nil {
 			return 0, true
 		}
-		return e.sizeList(l, f, depth)
+		return e.sizeList(l, f, m.fieldOf(f), depth)
 	case wire.OpPacked:
 		l := m.lists()[f.slot]
 		if l == nil || len(l.words()) == 0 {
@@ -502,7 +592,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if mp == nil {
 			return 0, true
 		}
-		return e.sizeMap(mp, f, depth)
+		return e.sizeMap(mp, f, m.fieldOf(f), depth)
 	}
 }
 
@@ -529,12 +619,17 @@ func wrapSize(f *encField, op wire.Op, n int) int {
 	return protowire.SizeVarint(uint64(n)) + n
 }
 
-// sizeList returns the size of the unpacked list l of field f.
-func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
+// sizeList returns the size of the unpacked list l of field f, of
+// layout record lf.
+func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, bool) {
 	n := 0
 	switch f.elem {
 	case wire.OpString:
+		check := f.utf8 && e.utf8
 		for _, x := range l.strs() {
+			if check && !validUTF8(x) {
+				return 0, e.trail.Fail(fault.InvalidUTF8, lf, n)
+			}
 			if is32 && !e.fits(n, len(x)) {
 				return 0, false
 			}
@@ -548,9 +643,14 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
 	case wire.OpMessage, wire.OpGroup:
-		for _, c := range l.msgs() {
+		for j, c := range l.msgs() {
 			x, ok := e.size(c, depth+1)
-			if !ok || is32 && !e.fits(n, x) {
+			if !ok {
+				e.trail.Enter(lf, j)
+				e.trail.Up(n)
+				return 0, false
+			}
+			if is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + wrapSize(f, f.elem, x)
@@ -570,24 +670,33 @@ func (e *enc) sizeList(l *list, f *encField, depth int) (int, bool) {
 	return n, true
 }
 
-// sizeMap returns the size of the map mp of field f.
-func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
+// sizeMap returns the size of the map mp of field f, of layout record
+// lf. Its entries are visited in map order: a fault in one is kept only
+// where that order is the walk's (not Deterministic, or one entry);
+// otherwise the walk, which sorts them, finds the first.
+func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, bool) {
 	if mp.Len() > 0 && depth+1 > e.limit {
 		return 0, false // the entries are one level down
 	}
 	n := 0
 	if mp.strs != nil {
 		for k, v := range mp.strs {
-			x, ok := e.entrySize(f, 0, k, v, depth)
-			if !ok || is32 && !e.fits(n, x) {
+			x, ok := e.sizeEntry(f, lf, 0, k, v, n, depth)
+			if !ok {
+				return 0, e.mapFault(mp, n)
+			}
+			if is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
 		}
 	} else {
 		for k, v := range mp.words {
-			x, ok := e.entrySize(f, k, "", v, depth)
-			if !ok || is32 && !e.fits(n, x) {
+			x, ok := e.sizeEntry(f, lf, k, "", v, n, depth)
+			if !ok {
+				return 0, e.mapFault(mp, n)
+			}
+			if is32 && !e.fits(n, x) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
@@ -597,6 +706,38 @@ func (e *enc) sizeMap(mp *dmap, f *encField, depth int) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// mapFault passes up a fault (if any) found in an entry of map mp, after
+// n bytes counted, keeping it only where the map's order is the walk's.
+func (e *enc) mapFault(mp *dmap, n int) bool {
+	if e.det && mp.Len() > 1 {
+		e.trail.Reset()
+	}
+	e.trail.Up(n)
+	return false
+}
+
+// sizeEntry is entrySize in the size pass: it checks the key's and the
+// value's UTF-8 first, and records the entry in the trail of a fault.
+func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value, n, depth int) (int, bool) {
+	if e.utf8 {
+		if f.more.keyUTF8 && !validUTF8(s) {
+			e.trail.Fail(fault.InvalidUTF8, lf.MapKey, n)
+			e.trail.EnterEntry(lf, w, s, false)
+			return 0, false
+		}
+		if f.elem == wire.OpString && f.utf8 && !validUTF8(v.String()) {
+			e.trail.Fail(fault.InvalidUTF8, lf.MapValue, n)
+			e.trail.EnterEntry(lf, w, s, false)
+			return 0, false
+		}
+	}
+	x, ok := e.entrySize(f, w, s, v, depth)
+	if !ok {
+		e.trail.EnterEntry(lf, w, s, true)
+	}
+	return x, ok
 }
 
 // entrySize returns the size of the body of a map entry of field f: its
@@ -697,7 +838,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
-				if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
+				if f.utf8 && e.recheck && !validUTF8(x) {
 					return b, false
 				}
 				b = appendTag(b, f)
@@ -782,7 +923,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if !f.present(words, x != "") {
 			return b, true
 		}
-		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
+		if f.utf8 && e.recheck && !validUTF8(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -878,7 +1019,7 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 	switch f.elem {
 	case wire.OpString:
 		for _, x := range l.strs() {
-			if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
+			if f.utf8 && e.recheck && !validUTF8(x) {
 				return b, false
 			}
 			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -960,7 +1101,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	}
 	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
 	if f.more.key == wire.OpString {
-		if f.more.keyUTF8 && !(utf8x.ShortASCII(s) || utf8x.ValidText(s)) {
+		if f.more.keyUTF8 && e.recheck && !validUTF8(s) {
 			return b, false
 		}
 		b = append(b, 0x0a)
@@ -974,7 +1115,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	switch f.elem {
 	case wire.OpString:
 		x := v.String()
-		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
+		if f.utf8 && e.recheck && !validUTF8(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(b, uint64(len(x)))
@@ -1016,6 +1157,7 @@ func extField(xd protoreflect.FieldDescriptor) *encField {
 		f.more = new(encMore)
 	}
 	f.more.valueKind = lf.Kind // for the word of a scalar value
+	f.more.ext = lf
 	f, _ = extFields.LoadOrStore(key, f)
 	return f
 }
@@ -1030,7 +1172,11 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 			continue
 		}
 		k, ok := e.sizeExtension(x.rec, x.v, depth)
-		if !ok || is32 && !e.fits(n, k) {
+		if !ok {
+			e.trail.Up(n)
+			return 0, false
+		}
+		if is32 && !e.fits(n, k) {
 			return 0, false
 		}
 		n += k
@@ -1046,6 +1192,9 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, bool) {
 	switch f.op {
 	case wire.OpString:
+		if f.utf8 && e.utf8 && !validUTF8(v.String()) {
+			return 0, e.trail.Fail(fault.InvalidUTF8, f.more.ext, 0)
+		}
 		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), !is32 || len(v.String()) <= e.maxSize
 	case wire.OpBytes:
 		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), !is32 || len(v.Bytes()) <= e.maxSize
@@ -1055,13 +1204,16 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 			return 0, false
 		}
 		x, ok := e.size(c, depth+1)
+		if !ok {
+			e.trail.Enter(f.more.ext, -1)
+		}
 		return int(f.tagLen) + wrapSize(f, f.op, x), ok
 	case wire.OpList:
 		l, ok := v.List().(*list)
 		if !ok {
 			return 0, false
 		}
-		return e.sizeList(l, f, depth)
+		return e.sizeList(l, f, f.more.ext, depth)
 	case wire.OpPacked:
 		l, ok := v.List().(*list)
 		if !ok {
@@ -1095,7 +1247,7 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth
 	switch f.op {
 	case wire.OpString:
 		x := v.String()
-		if f.utf8 && !(utf8x.ShortASCII(x) || utf8x.ValidText(x)) {
+		if f.utf8 && e.recheck && !validUTF8(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -1161,6 +1313,8 @@ type encMore struct {
 	valueKind        protoreflect.Kind
 	endTag           []byte
 	packedTag        []byte
+	// ext is an extension's layout record.
+	ext *layout.Field
 }
 
 // key returns the field's key.

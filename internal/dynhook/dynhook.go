@@ -75,11 +75,12 @@ var Addr func(m protoreflect.Message) uintptr
 // Append, set by package dynamic, encodes m, a *dynamic.Message, straight
 // from its storage, appending to b: the encoder calls it for such a
 // message before its checked walk. It reports handled false, with b
-// unchanged, whenever it does not encode m (a MessageSet type, a limit
-// met, invalid UTF-8, a required field not set, a cycle, an extension
-// holding a value of another implementation, a message that changed
-// during the call): the encoder then
-// walks m, which gives the same bytes or the detailed error. With
+// unchanged, whenever it does not encode m: with a fault recorded in
+// o.Trail (invalid UTF-8, a required field not set), or for anything
+// else (a MessageSet type, a limit met, a cycle, an extension holding a
+// value of another implementation, a message that changed during the
+// call), and the encoder then walks m, which gives the same bytes or the
+// detailed error. With
 // o.SizeOnly it appends nothing and returns the size as n. state is
 // scratch space the caller keeps between calls (an Encoder's), nil at
 // first.
