@@ -14,6 +14,7 @@ import (
 
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/protobuftest"
+	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 )
 
@@ -191,6 +192,36 @@ func TestFaultAfterTheSizeLimit(t *testing.T) {
 			var e *encoder.Error
 			if !errors.As(err, &e) || e.Err != c.want || e.Path != c.path {
 				t.Errorf("%T, %d bytes first: %v; want %v at %s", m, c.bytes, err, c.want, c.path)
+			}
+		}
+	}
+}
+
+// TestNilMessagesWithRequiredFields: a nil list element or map value is
+// an empty message, which proto.Marshal refuses when its type has
+// required fields; so does the encoder, with and without Unchecked, and
+// with AllowPartial both write the empty message.
+func TestNilMessagesWithRequiredFields(t *testing.T) {
+	for _, c := range []struct {
+		m    *test2pb.TestRequired
+		path string
+	}{
+		{&test2pb.TestRequired{R2: proto.Int32(1), R5: proto.Int32(1), RepeatedInner: []*test2pb.TestRequired_Inner{{X: proto.Int32(1)}, nil}}, "repeated_inner[1].x"},
+		{&test2pb.TestRequired{R2: proto.Int32(1), R5: proto.Int32(1), MapInner: map[int32]*test2pb.TestRequired_Inner{3: nil}}, "map_inner[3].x"},
+	} {
+		if _, err := proto.Marshal(c.m); err == nil {
+			t.Fatalf("proto.Marshal accepted %v", c.m)
+		}
+		want, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(c.m)
+		for _, o := range []encoder.MarshalOptions{{}, {Unchecked: true}} {
+			_, err := o.Marshal(c.m)
+			var e *encoder.Error
+			if !errors.As(err, &e) || e.Err != encoder.ErrRequiredNotSet || e.Path != c.path {
+				t.Errorf("Unchecked %v: %v; want the required field at %s", o.Unchecked, err, c.path)
+			}
+			o.AllowPartial = true
+			if got, err := o.Marshal(c.m); err != nil || !slices.Equal(got, want) {
+				t.Errorf("Unchecked %v, AllowPartial: % x, %v; want % x", o.Unchecked, got, err, want)
 			}
 		}
 	}
