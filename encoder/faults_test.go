@@ -226,3 +226,34 @@ func TestNilMessagesWithRequiredFields(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFault encodes a message of 200 list elements whose last one
+// holds invalid UTF-8, with a reused Encoder: the cost of an error, in
+// each storage.
+func BenchmarkFault(b *testing.B) {
+	g := &test3pb.TestAllTypes{}
+	for i := range 200 {
+		s := "valid string value"
+		if i == 199 {
+			s = "a\xffz"
+		}
+		g.RepeatedNestedMessage = append(g.RepeatedNestedMessage, &test3pb.TestAllTypes_NestedMessage{
+			A: int32(i), Corecursive: &test3pb.TestAllTypes{SingularString: s, SingularInt64: int64(i)},
+		})
+	}
+	for _, c := range []struct {
+		name string
+		m    proto.Message
+	}{{"generated", g}, {"dynamic", protobuftest.DynamicMessageTwin(g)}, {"dynamicpb", protobuftest.DynamicTwin(g)}} {
+		b.Run(c.name, func(b *testing.B) {
+			e := encoder.NewEncoder(encoder.MarshalOptions{})
+			buf := make([]byte, 0, 1<<16)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.MarshalAppend(buf[:0], c.m); !errors.Is(err, encoder.ErrInvalidUTF8) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -216,6 +216,20 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 					return b, false
 				}
 			}
+		case codeList:
+			if f.sf.SliceLen(ptr) == 0 {
+				continue
+			}
+			if b, ok = e.appendList(b, f, ptr, depth); !ok {
+				return b, false
+			}
+		case codeMap:
+			if f.sf.MapNil(ptr) {
+				continue
+			}
+			if b, ok = e.appendMap(b, f, ptr, depth); !ok {
+				return b, false
+			}
 		default:
 			if b, ok = e.appendOther(b, f, ptr, depth); !ok {
 				return b, false

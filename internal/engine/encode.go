@@ -437,6 +437,29 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(x)
 			}
+		case codeList, codeMap:
+			// Most are empty: told without a call.
+			var x int
+			ok := true
+			if f.code == codeList {
+				if f.sf.SliceLen(ptr) == 0 {
+					continue
+				}
+				x, ok = e.sizeList(f, ptr, depth)
+			} else {
+				if f.sf.MapNil(ptr) {
+					continue
+				}
+				x, ok = e.sizeMap(f, ptr, depth)
+			}
+			if !ok {
+				e.trail.Up(n)
+				return 0, false
+			}
+			if is32 && !e.fits(n, x) {
+				return 0, false
+			}
+			n += x
 		default:
 			x, ok := e.sizeOther(f, ptr, depth)
 			if !ok {
@@ -829,11 +852,10 @@ func elemWord(sf *genstore.Field, ptr genstore.Pointer, j int) uint64 {
 // reads its entries once, into the call's entries (sorted by key when the
 // call is deterministic), for the write pass to take in the same order.
 func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
-	mv := f.sf.Map(ptr)
-	k := mv.Len()
-	if k == 0 {
+	if f.sf.Len(ptr) == 0 {
 		return 0, true
 	}
+	mv := f.sf.Map(ptr)
 	if depth+1 > e.limit {
 		return 0, false // the entries are one level down
 	}

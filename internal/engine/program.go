@@ -45,6 +45,8 @@ const (
 	codeBitInt64         // an int64 in place with a presence bit, as a varint
 	codeBitBool          // a bool in place with a presence bit
 	codeBitString        // a *string with a presence bit (Opaque API)
+	codeList             // a list of scalars, strings or bytes in a slice in place
+	codeMap              // a map
 )
 
 // maxTagLen is the length of the longest key: a varint of field number
@@ -241,6 +243,10 @@ func codeOf(lf *layout.Field, sf *genstore.Field) code {
 		return codeMessage
 	case (sf.Rep == genstore.RepListMessage || sf.Rep == genstore.RepPtrListMessage) && lf.Elem == wire.OpMessage:
 		return codeListMessage
+	case sf.Rep >= genstore.RepListBool && sf.Rep <= genstore.RepListBytes:
+		return codeList
+	case sf.Rep == genstore.RepMap:
+		return codeMap
 	}
 	return codeOther
 }

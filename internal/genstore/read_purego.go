@@ -197,6 +197,14 @@ func (f *Field) PtrString(p Pointer) (string, bool) {
 	return "", false
 }
 
+// SliceLen returns the length of a list field stored as a slice in place
+// (RepListBool to RepListMessage).
+func (f *Field) SliceLen(p Pointer) int { return f.at(p).Len() }
+
+// MapNil reports whether the RepMap field at p is a nil map (an empty map
+// that is not nil reports false).
+func (f *Field) MapNil(p Pointer) bool { return f.at(p).IsNil() }
+
 // Len returns the length of a list or map field.
 func (f *Field) Len(p Pointer) int {
 	v := f.at(p)

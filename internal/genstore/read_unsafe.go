@@ -172,6 +172,11 @@ func (f *Field) Present(p Pointer) bool {
 func (f *Field) Len(p Pointer) int {
 	switch f.Rep {
 	case RepMap:
+		// A map is one pointer word: nil for the commonest map, an
+		// unset one, whose length is read without reflection.
+		if *(*unsafe.Pointer)(f.at(p)) == nil {
+			return 0
+		}
 		return f.Map(p).Len()
 	case RepPtrListMessage:
 		if q := f.ptr(p); q != nil {
@@ -182,6 +187,14 @@ func (f *Field) Len(p Pointer) int {
 	// Every slice header has the same layout; only its length is read.
 	return len(*(*[]byte)(f.at(p)))
 }
+
+// SliceLen returns the length of a list field stored as a slice in place
+// (RepListBool to RepListMessage).
+func (f *Field) SliceLen(p Pointer) int { return len(*(*[]byte)(f.at(p))) }
+
+// MapNil reports whether the RepMap field at p is a nil map (an empty map
+// that is not nil reports false).
+func (f *Field) MapNil(p Pointer) bool { return *(*unsafe.Pointer)(f.at(p)) == nil }
 
 // Bools reads a RepListBool field.
 func (f *Field) Bools(p Pointer) []bool { return *(*[]bool)(f.at(p)) }
