@@ -92,17 +92,10 @@ const epochBlock = 1 << 12
 // an int of 32 bits. Where int has 32 bits, the size pass adds a size
 // that may be large (a nested message's, a list's, a map's, a string's,
 // as one string or message may be held many times) only after checking
-// that the total stays within the limit (fits), so that its sums never
+// that the total stays within the limit (wire.Fits), so that its sums never
 // wrap; with 64 bits they cannot wrap before the check of each message's
 // total.
 const maxDirectSize = math.MaxInt32 - 64
-
-// is32 is set where int has 32 bits.
-const is32 = bits.UintSize == 32
-
-// fits reports whether x more bytes keep a count of n bytes within the
-// call's limit (n may be up to a key and a length prefix above it).
-func (e *enc) fits(n, x int) bool { return x <= e.maxSize-n }
 
 // maxDirectDepth is the deepest nesting the direct encoder follows, its
 // recursion bounded whatever MaxDepth says: deeper messages are left to
@@ -359,7 +352,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if f.utf8 && e.utf8 && !validUTF8(x) {
 					return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), n)
 				}
-				if is32 && !e.fits(n, len(x)) {
+				if !wire.Fits(n, len(x), e.maxSize) {
 					return 0, false
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(len(x))
@@ -371,20 +364,14 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				x, ok := e.size(c, depth+1)
 				if !ok {
 					e.trail.Enter(m.fieldOf(f), -1)
-					e.trail.Up(n)
-					return 0, false
 				}
-				if is32 && !e.fits(n, x) {
+				if !e.trail.Counted(n, x, ok, e.maxSize) {
 					return 0, false
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(x)
 			default:
 				x, ok := e.sizeField(m, words, f, depth)
-				if !ok {
-					e.trail.Up(n)
-					return 0, false
-				}
-				if is32 && !e.fits(n, x) {
+				if !e.trail.Counted(n, x, ok, e.maxSize) {
 					return 0, false
 				}
 				n += x
@@ -394,11 +381,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		// In a function of its own, so that the closure does not keep n
 		// in memory in the loop above.
 		x, ok := e.sizeWide(m, words, p, end, depth)
-		if !ok {
-			e.trail.Up(n)
-			return 0, false
-		}
-		if is32 && !e.fits(n, x) {
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return 0, false
 		}
 		n += x
@@ -408,17 +391,13 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	}
 	if len(p.oneofs) > 0 {
 		x, ok := e.sizeOneofs(m, words, p, depth)
-		if !ok {
-			e.trail.Up(n)
-			return 0, false
-		}
-		if is32 && !e.fits(n, x) {
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return 0, false
 		}
 		n += x
 	}
 	if rare != nil {
-		if is32 && !e.fits(n, len(rare.unknown)) {
+		if !wire.Fits(n, len(rare.unknown), e.maxSize) {
 			return 0, false
 		}
 		n += len(rare.unknown)
@@ -437,11 +416,7 @@ func (e *enc) sizeOneofs(m *Message, words []uint64, p *encProgram, depth int) (
 	for _, o := range p.oneofs {
 		if c := words[o]; c != 0 {
 			x, ok := e.sizeField(m, words, &p.fields[p.position[c-1]], depth)
-			if !ok {
-				e.trail.Up(n)
-				return 0, false
-			}
-			if is32 && !e.fits(n, x) {
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
 			n += x
@@ -456,11 +431,7 @@ func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, end, depth int
 	n := 0
 	ok := p.eachWide(words, m.shape, end, func(f *encField) bool {
 		x, ok := e.sizeField(m, words, f, depth)
-		if !ok {
-			e.trail.Up(n)
-			return false
-		}
-		if is32 && !e.fits(n, x) {
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return false
 		}
 		n += x
@@ -557,13 +528,13 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if f.utf8 && e.utf8 && !validUTF8(x) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(x)), !is32 || len(x) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
 	case wire.OpBytes:
 		x := m.bytes()[f.slot]
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(x)), !is32 || len(x) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c := m.msgs()[f.slot]
 		if c == nil {
@@ -630,14 +601,14 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			if check && !validUTF8(x) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, lf, n)
 			}
-			if is32 && !e.fits(n, len(x)) {
+			if !wire.Fits(n, len(x), e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(x))
 		}
 	case wire.OpBytes:
 		for _, x := range l.bytes() {
-			if is32 && !e.fits(n, len(x)) {
+			if !wire.Fits(n, len(x), e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(x))
@@ -647,10 +618,8 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			x, ok := e.size(c, depth+1)
 			if !ok {
 				e.trail.Enter(lf, j)
-				e.trail.Up(n)
-				return 0, false
 			}
-			if is32 && !e.fits(n, x) {
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + wrapSize(f, f.elem, x)
@@ -685,7 +654,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 			if !ok {
 				return 0, e.mapFault(mp, n)
 			}
-			if is32 && !e.fits(n, x) {
+			if !wire.Fits(n, x, e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
@@ -696,7 +665,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 			if !ok {
 				return 0, e.mapFault(mp, n)
 			}
-			if is32 && !e.fits(n, x) {
+			if !wire.Fits(n, x, e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
@@ -746,7 +715,7 @@ func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v pro
 func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
 	n := 2 // the keys of fields 1 and 2
 	if f.more.key == wire.OpString {
-		if is32 && !e.fits(n, len(s)) {
+		if !wire.Fits(n, len(s), e.maxSize) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(len(s))
@@ -755,12 +724,12 @@ func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, d
 	}
 	switch f.elem {
 	case wire.OpString:
-		if is32 && !e.fits(n, len(v.String())) {
+		if !wire.Fits(n, len(v.String()), e.maxSize) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(len(v.String()))
 	case wire.OpBytes:
-		if is32 && !e.fits(n, len(v.Bytes())) {
+		if !wire.Fits(n, len(v.Bytes()), e.maxSize) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(len(v.Bytes()))
@@ -770,7 +739,7 @@ func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, d
 			return 0, false
 		}
 		x, ok := e.size(c, depth+2)
-		if !ok || is32 && !e.fits(n, x) {
+		if !ok || !wire.Fits(n, x, e.maxSize) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(x)
@@ -1172,11 +1141,7 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 			continue
 		}
 		k, ok := e.sizeExtension(x.rec, x.v, depth)
-		if !ok {
-			e.trail.Up(n)
-			return 0, false
-		}
-		if is32 && !e.fits(n, k) {
+		if !e.trail.Counted(n, k, ok, e.maxSize) {
 			return 0, false
 		}
 		n += k
@@ -1195,9 +1160,9 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		if f.utf8 && e.utf8 && !validUTF8(v.String()) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, f.more.ext, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), !is32 || len(v.String()) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), wire.Fits(0, len(v.String()), e.maxSize)
 	case wire.OpBytes:
-		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), !is32 || len(v.Bytes()) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
 		if !ok {

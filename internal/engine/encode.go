@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"math"
-	"math/bits"
 	"reflect"
 	"slices"
 
@@ -41,11 +40,8 @@ type Options struct {
 // with a key and a length prefix added, cannot overflow an int of 32
 // bits. Where int has 32 bits, a size that may be large (a nested
 // message's, a string's) is added only after checking that the total
-// stays within the limit (fits), so that no sum wraps.
+// stays within the limit (wire.Fits), so that no sum wraps.
 const maxSize = math.MaxInt32 - 64
-
-// is32 is set where int has 32 bits.
-const is32 = bits.UintSize == 32
 
 // A message shared along many paths (a DAG) is counted once per path by
 // the size pass, so that a doubling DAG would take exponential time: the
@@ -232,10 +228,6 @@ func (e *enc) release() {
 	}
 }
 
-// fits reports whether x more bytes keep a count of n bytes within the
-// call's limit (n may be up to a key and a length prefix above it).
-func (e *enc) fits(n, x int) bool { return x <= e.maxSize-n }
-
 // size is the size pass over the message at ptr of program p, at level
 // depth: its set extensions first (recorded for the write pass, which
 // writes them first), then its fields and unknown bytes; false means the
@@ -341,7 +333,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if f.utf8 && e.utf8 && !validUTF8(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
-			if is32 && !e.fits(n, len(s)) {
+			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
@@ -350,7 +342,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if len(s) == 0 {
 				continue
 			}
-			if is32 && !e.fits(n, len(s)) {
+			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
@@ -362,7 +354,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if f.utf8 && e.utf8 && !validUTF8(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
-			if is32 && !e.fits(n, len(s)) {
+			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
@@ -403,7 +395,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				continue
 			}
 			s, set := f.sf.PtrString(ptr)
-			if !set || is32 && !e.fits(n, len(s)) {
+			if !set || !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false // a bit without a string: the walk reads it
 			}
 			if f.utf8 && e.utf8 && !validUTF8(s) {
@@ -416,11 +408,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				continue
 			}
 			x, ok := e.sizeNested(f, c, depth+1, -1)
-			if !ok {
-				e.trail.Up(n)
-				return 0, false
-			}
-			if is32 && !e.fits(n, x) {
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(x)
@@ -428,11 +416,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			k := f.sf.Len(ptr)
 			for j := range k {
 				x, ok := e.sizeNested(f, f.sf.MessageAt(ptr, j), depth+1, j)
-				if !ok {
-					e.trail.Up(n)
-					return 0, false
-				}
-				if is32 && !e.fits(n, x) {
+				if !e.trail.Counted(n, x, ok, e.maxSize) {
 					return 0, false
 				}
 				n += int(f.tagLen) + protowire.SizeBytes(x)
@@ -452,21 +436,13 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				}
 				x, ok = e.sizeMap(f, ptr, depth)
 			}
-			if !ok {
-				e.trail.Up(n)
-				return 0, false
-			}
-			if is32 && !e.fits(n, x) {
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
 			n += x
 		default:
 			x, ok := e.sizeOther(f, ptr, depth)
-			if !ok {
-				e.trail.Up(n)
-				return 0, false
-			}
-			if is32 && !e.fits(n, x) {
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
 			n += x
@@ -481,17 +457,13 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			continue
 		}
 		x, ok := e.sizeMember(&p.fields[pos], w, depth)
-		if !ok {
-			e.trail.Up(n)
-			return 0, false
-		}
-		if is32 && !e.fits(n, x) {
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return 0, false
 		}
 		n += x
 	}
 	u := p.st.Unknown(ptr)
-	if is32 && !e.fits(n, len(u)) {
+	if !wire.Fits(n, len(u), e.maxSize) {
 		return 0, false
 	}
 	n += len(u)
@@ -686,13 +658,13 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		if f.utf8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
 			return 0, true
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case sf.Rep == genstore.RepMessage: // a group
 		c := sf.Ptr(ptr)
 		if c.IsNil() {
@@ -717,16 +689,16 @@ func (e *enc) sizeSet(f *field, ptr genstore.Pointer) (int, bool) {
 		if ok && f.utf8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), ok && (!is32 || len(s) <= e.maxSize)
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), ok && (wire.Fits(0, len(s), e.maxSize))
 	case genstore.RepString:
 		s := sf.String(ptr)
 		if f.utf8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case genstore.RepBytes:
 		s := sf.Bytes(ptr)
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	}
 	w, _ := word(sf, ptr)
 	return int(f.tagLen) + wire.SizeWord(f.op, w), true
@@ -742,10 +714,10 @@ func (e *enc) sizeMember(f *field, w genstore.Pointer, depth int) (int, bool) {
 		if f.utf8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case genstore.RepBytes:
 		s := sf.Bytes(w)
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), !is32 || len(s) <= e.maxSize
+		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case genstore.RepMessage:
 		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1, -1)
 		return int(f.tagLen) + wrap(f, x), ok
@@ -769,7 +741,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			if check && !validUTF8(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, n)
 			}
-			if is32 && !e.fits(n, len(s)) {
+			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
@@ -777,7 +749,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		return n, true
 	case genstore.RepListBytes:
 		for _, s := range sf.BytesList(ptr) {
-			if is32 && !e.fits(n, len(s)) {
+			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + protowire.SizeBytes(len(s))
@@ -786,11 +758,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	case genstore.RepListMessage, genstore.RepPtrListMessage:
 		for j := range k {
 			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1, j)
-			if !ok {
-				e.trail.Up(n)
-				return 0, false
-			}
-			if is32 && !e.fits(n, x) {
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
 			n += int(f.tagLen) + wrap(f, x)
@@ -942,10 +910,8 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		y, ok := e.entrySize(f, child, &en, depth)
 		if !ok {
 			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, true)
-			e.trail.Up(n)
-			return 0, false
 		}
-		if is32 && !e.fits(n, y) {
+		if !e.trail.Counted(n, y, ok, e.maxSize) {
 			return 0, false
 		}
 		n += int(f.tagLen) + protowire.SizeBytes(y)
@@ -980,7 +946,7 @@ func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bo
 		e.st.sizes[i] = int32(vn)
 	}
 	// One of the value's lengths at most is not zero.
-	if is32 && !(e.fits(0, len(en.ks)) && e.fits(len(en.ks), max(len(en.vs), len(en.vb), vn))) {
+	if !(wire.Fits(0, len(en.ks), e.maxSize) && wire.Fits(len(en.ks), max(len(en.vs), len(en.vb), vn), e.maxSize)) {
 		return 0, false
 	}
 	return entryBody(f, en, vn), true

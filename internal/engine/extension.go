@@ -91,11 +91,7 @@ func (e *enc) sizeExtensions(p *program, ptr genstore.Pointer, depth int) (int, 
 		// and so move the slice.
 		x := e.st.exts[start+i]
 		y, c, ok := e.sizeExtension(x.f, x.v, depth)
-		if !ok {
-			e.trail.Up(n)
-			return 0, false
-		}
-		if is32 && !e.fits(n, y) {
+		if !e.trail.Counted(n, y, ok, e.maxSize) {
 			return 0, false
 		}
 		e.st.exts[start+i].child = c
@@ -121,11 +117,11 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			if f.ValidateUTF8 && e.utf8 && !validUTF8(v.String()) {
 				return 0, nil, e.trail.Fail(fault.InvalidUTF8, f, 0)
 			}
-			if is32 && !e.fits(0, len(v.String())) {
+			if !wire.Fits(0, len(v.String()), e.maxSize) {
 				return 0, nil, false
 			}
 		case wire.OpBytes:
-			if is32 && !e.fits(0, len(v.Bytes())) {
+			if !wire.Fits(0, len(v.Bytes()), e.maxSize) {
 				return 0, nil, false
 			}
 		}
@@ -143,10 +139,8 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			c, y, ok = e.sizeExtMessage(l.Get(j).Message(), c, depth+1)
 			if !ok {
 				e.trail.Enter(f, j)
-				e.trail.Up(n)
-				return 0, nil, false
 			}
-			if is32 && !e.fits(n, y) {
+			if !e.trail.Counted(n, y, ok, e.maxSize) {
 				return 0, nil, false
 			}
 			n += len(f.Tag) + wrapped(f.Elem, len(f.EndTag), y)
@@ -165,7 +159,7 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			} else {
 				y = len(w.Bytes())
 			}
-			if is32 && !e.fits(n, y) {
+			if !wire.Fits(n, y, e.maxSize) {
 				return 0, nil, false
 			}
 			n += len(f.Tag) + wire.SizeScalar(f.Kind, w)
@@ -180,10 +174,10 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 		return len(f.PackedTag) + protowire.SizeBytes(body), nil, true
 	}
 	keys, ok := wire.MulSize(k, len(f.Tag), e.maxSize)
-	if !ok || !e.fits(body, keys) {
-		return 0, nil, false
+	if ok {
+		keys, ok = wire.AddSize(body, keys, e.maxSize)
 	}
-	return keys + body, nil, true
+	return keys, nil, ok
 }
 
 // extMessage returns the program and the pointer of m, a message value of

@@ -1,6 +1,9 @@
 package fault
 
-import "github.com/protolayout/protolayout/internal/layout"
+import (
+	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/wire"
+)
 
 // Trail is where an encoder that recurses over a message (the engine,
 // the direct encoder of package dynamic) records a fault its size pass
@@ -56,6 +59,18 @@ func (t *Trail) Up(n int) {
 	if t.Failed() {
 		t.spent += uint64(n)
 	}
+}
+
+// Counted is a level's check after counting one of its parts, x bytes,
+// in a count of n bytes within limit: ok false means the part failed,
+// and its fault (if any) passes up with the n bytes the level had
+// counted (Up); otherwise it reports whether the x bytes fit (wire.Fits).
+func (t *Trail) Counted(n, x int, ok bool, limit int) bool {
+	if !ok {
+		t.Up(n)
+		return false
+	}
+	return wire.Fits(n, x, limit)
 }
 
 // Enter records the level the fault passes up through: a message entered

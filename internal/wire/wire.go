@@ -10,6 +10,7 @@ package wire
 
 import (
 	"math"
+	"math/bits"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -234,6 +235,17 @@ func SizeScalar(k protoreflect.Kind, v protoreflect.Value) int {
 	}
 	return 0
 }
+
+// Is32 is set where int has 32 bits.
+const Is32 = bits.UintSize == 32
+
+// Fits reports whether x more bytes keep a count of n bytes within limit
+// where int has 32 bits, n and x each at most limit plus a key and a
+// length prefix: the direct encoders add a size that may be large (a
+// string's, a nested message's) only after asking, so that no sum wraps.
+// Where int has 64 bits it reports true: their sums cannot wrap before
+// each message's total is checked against the limit.
+func Fits(n, x, limit int) bool { return !Is32 || x <= limit-n }
 
 // AddSize returns a+b and whether the sum stays within limit. Both operands
 // must be non-negative and limit at most MaxSize; then the sum cannot
