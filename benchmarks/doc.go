@@ -53,9 +53,10 @@
 //
 // and the unmarshal family, the decode section:
 //
-//   - otlp-decode, descriptors-decode: the otlp and descriptors workloads'
-//     reference bytes, decoded with proto.Unmarshal into a new message of
-//     each type per call.
+//   - otlp-decode, descriptors-decode, scalar-decode, text-decode,
+//     nested-decode, collections-decode, large-decode: each marshal
+//     workload's reference bytes, decoded with proto.Unmarshal into a new
+//     message of each type per call.
 //
 // Each marshal workload exists three times: as the generated Go message,
 // as a dynamicpb message over descriptors loaded at run time from a

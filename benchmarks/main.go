@@ -50,8 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.from, "from", "", "read the results from this `file`, written by -json, instead of measuring (-count and -benchtime are then ignored)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./benchmarks [flags]\n\n"+
-			"Encodes each workload with proto.Marshal and protolayout, decodes the otlp and descriptors\n"+
-			"workloads with proto.Unmarshal into each message type, and prints a table per workload.\n\n")
+			"Encodes each workload with proto.Marshal and protolayout, decodes each message workload's\n"+
+			"bytes with proto.Unmarshal into each message type, and prints a table per workload.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -26,8 +26,7 @@ func decodeCases(tb testing.TB) []*benchreport.Case {
 	return out
 }
 
-// BenchmarkUnmarshal decodes the OTLP and descriptors workloads' reference
-// bytes with proto.Unmarshal into a new message of each decoder of the
+// BenchmarkUnmarshal decodes the marshal workloads' reference bytes with proto.Unmarshal into a new message of each decoder of the
 // report (BenchmarkUnmarshal/otlp-decode/unmarshal/generated, ...).
 func BenchmarkUnmarshal(b *testing.B) {
 	for _, c := range decodeCases(b) {
@@ -35,8 +34,8 @@ func BenchmarkUnmarshal(b *testing.B) {
 	}
 }
 
-// TestDecodeWorkloads checks that the unmarshal family decodes the otlp
-// and descriptors workloads' bytes with every decoder.
+// TestDecodeWorkloads checks that the unmarshal family decodes every
+// marshal workload's bytes with every decoder.
 func TestDecodeWorkloads(t *testing.T) {
 	seen := map[string]int{}
 	for _, c := range decodeCases(t) {
@@ -45,7 +44,8 @@ func TestDecodeWorkloads(t *testing.T) {
 			t.Errorf("%s: not a decoder", c.Name())
 		}
 	}
-	for _, name := range []string{"otlp" + decodeSuffix, "descriptors" + decodeSuffix} {
+	for _, name := range []string{"otlp", "descriptors", "scalar", "text", "nested", "collections", "large"} {
+		name += decodeSuffix
 		if seen[name] != len(decodeContestants) {
 			t.Errorf("%s: %d decoders, want %d", name, seen[name], len(decodeContestants))
 		}

@@ -55,6 +55,8 @@ var builders = []func() (*workload, error){
 	scalarWorkload, textWorkload, nestedWorkload, collectionsWorkload, largeWorkload,
 	writerWorkload,
 	decodeWorkload(otlpWorkload), decodeWorkload(descriptorsWorkload),
+	decodeWorkload(scalarWorkload), decodeWorkload(textWorkload), decodeWorkload(nestedWorkload),
+	decodeWorkload(collectionsWorkload), decodeWorkload(largeWorkload),
 }
 
 // workloads returns the workloads, built once per process.
