@@ -24,6 +24,7 @@ package slots
 
 import (
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -41,7 +42,40 @@ type Layout struct {
 	size uintptr
 	// offs are each part's offset in the block.
 	offs [MaxParts]uintptr
+	// arrays caches the types of the arrays Chunk.Take allocates, so that
+	// a new chunk does not look its type up in reflect's cache.
+	arrays *arrayTypes
 	parts
+}
+
+// arrayTypes holds the array types of a Layout's chunks by length, the
+// few lengths a Chunk's doubling and bound give: reflect.ArrayOf looks
+// its types up in a sync.Map, which cost a tenth of the decoding of small
+// nested messages.
+type arrayTypes [8]atomic.Pointer[arrayType]
+
+// arrayType is an array type of blocks and its length.
+type arrayType struct {
+	n int
+	t reflect.Type
+}
+
+// of returns the type of an array of n blocks of type elem.
+func (a *arrayTypes) of(n int, elem reflect.Type) reflect.Type {
+	for i := range a {
+		at := a[i].Load()
+		if at == nil {
+			at = &arrayType{n, reflect.ArrayOf(n, elem)}
+			if a[i].CompareAndSwap(nil, at) {
+				return at.t
+			}
+			at = a[i].Load()
+		}
+		if at.n == n {
+			return at.t
+		}
+	}
+	return reflect.ArrayOf(n, elem)
 }
 
 // NewLayout returns the layout of blocks whose part i holds lens[i]
@@ -74,6 +108,7 @@ func NewLayout(types []reflect.Type, lens []int) Layout {
 		return l
 	}
 	l.typ, l.size = typ, typ.Size()
+	l.arrays = new(arrayTypes)
 	for k, i := range parts {
 		l.offs[i] = l.typ.Field(k).Offset
 	}
@@ -172,7 +207,7 @@ func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block {
 		limit = max(1, min(limit, maxBytes/int(l.size)))
 		n = max(1, min(n, limit))
 		c.next = min(2*n, limit)
-		c.free = reflect.New(reflect.ArrayOf(n, l.typ)).UnsafePointer()
+		c.free = reflect.New(l.arrays.of(n, l.typ)).UnsafePointer()
 		c.left = n
 	}
 	p := c.free
