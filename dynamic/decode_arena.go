@@ -57,9 +57,12 @@ type shapeChunk struct {
 	c slots.Chunk
 }
 
-// dataChunk is the most input a string or bytes chunk copies beyond the
-// value that starts it.
+// dataChunk is the most bytes a string or bytes chunk holds.
 const dataChunk = 4 << 10
+
+// dataAlone is the length beyond which a string or bytes value that does
+// not fit in the current chunk is copied on its own.
+const dataAlone = 256
 
 // slab is a chunk of Ts to cut from, and the size of the next one.
 type slab[T any] struct {
@@ -165,15 +168,22 @@ func (a *arena) copyBytes(v []byte) []byte {
 
 // copy returns a copy of v, non-empty, with no spare capacity, from the
 // current data chunk, starting a new one (first 512 bytes, doubling up
-// to dataChunk, or v's length if longer) when v does not fit.
+// to dataChunk) when v does not fit. A value longer than dataAlone that
+// does not fit gets an allocation of its own, and the current chunk
+// keeps its room.
 func (a *arena) copy(v []byte) []byte {
 	if cap(a.data)-len(a.data) < len(v) {
+		if len(v) > dataAlone {
+			// append copies into memory it does not clear first, where
+			// a chunk is cleared by make and then written again.
+			return append([]byte(nil), v...)[:len(v):len(v)]
+		}
 		size := a.dataNext
 		if size == 0 {
 			size = 512
 		}
 		a.dataNext = min(2*size, dataChunk)
-		a.data = make([]byte, 0, max(len(v), size))
+		a.data = make([]byte, 0, size)
 	}
 	i := len(a.data)
 	a.data = append(a.data, v...)
