@@ -473,14 +473,14 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8x.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		l.setStrs(append(grow(&o.lstrs, l.strs(), 8, 64), o.string(v)))
+		l.setStrs(append(reserve(&o.lstrs, l.strs(), b[n:], df.lf.Number, 8, 64), o.string(v)))
 		return n, nil
 	case protoreflect.BytesKind:
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.setBytes(append(grow(&o.lbytes, l.bytes(), 4, 32), o.copyBytes(v)))
+		l.setBytes(append(reserve(&o.lbytes, l.bytes(), b[n:], df.lf.Number, 4, 32), o.copyBytes(v)))
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -498,7 +498,13 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if err := o.message(v, sub, depth); err != nil {
 			return 0, err
 		}
-		l.setMsgs(append(grow(&o.lmsgs, l.msgs(), 8, 256), sub))
+		msgs := l.msgs()
+		if wt == protowire.BytesType {
+			msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, 256)
+		} else {
+			msgs = grow(&o.lmsgs, msgs, 8, 256)
+		}
+		l.setMsgs(append(msgs, sub))
 		return n, nil
 	}
 	if wt != protowire.BytesType {

@@ -1,6 +1,9 @@
 package dynamic
 
 import (
+	"encoding/binary"
+
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/slots"
@@ -103,6 +106,37 @@ func grow[T any](sl *slab[T], s []T, first, limit int) []T {
 	copy(r, s)
 	clear(s)
 	return r
+}
+
+// reserve returns s with room for one more element, as grow does, but
+// for an empty s that the element about to be appended starts: room for
+// it and the records of field num, length-delimited, that follow it in
+// rest one after the other, as encoders write a list's elements, so that
+// the list gets its length at once.
+func reserve[T any](sl *slab[T], s []T, rest []byte, num protowire.Number, first, limit int) []T {
+	if len(s) > 0 || cap(s) > 0 {
+		return grow(sl, s, first, limit)
+	}
+	return sl.take(1+countRun(rest, num), first, limit)[:0]
+}
+
+// countRun returns how many length-delimited records of field num start
+// b one after the other. It reads only their tags and lengths, and stops
+// at anything else, a tag written in more bytes than it needs included.
+func countRun(b []byte, num protowire.Number) int {
+	var buf [binary.MaxVarintLen32]byte
+	tag := protowire.AppendTag(buf[:0], num, protowire.BytesType)
+	n := 0
+	for len(b) > len(tag) && string(b[:len(tag)]) == string(tag) {
+		b = b[len(tag):]
+		v, k := protowire.ConsumeVarint(b)
+		if k < 0 || v > uint64(len(b)-k) {
+			break
+		}
+		b = b[k+int(v):]
+		n++
+	}
+	return n
 }
 
 // newMessage returns a new empty message of md, whose shape is s.

@@ -274,6 +274,17 @@ func handCases() []handCase {
 		{name: "packed fixed ragged", message: all3, in: rec(nil).bytes(37, []byte{1, 0, 0}), err: true},
 		{name: "packed varint truncated", message: all3, in: rec(nil).bytes(31, []byte{0x80}), err: true},
 		{name: "empty packed", message: all3, in: rec(nil).bytes(31, nil)},
+		// Runs of list elements, which the decoder counts ahead to size
+		// the list: contiguous, interleaved, with a tag in more bytes
+		// than it needs, cut short, and a run that continues a list.
+		{name: "message run", message: all2, in: rec(nil).bytes(48, nested).bytes(48, nil).bytes(48, nested).varint(1, 1)},
+		{name: "message run interleaved", message: all2, in: rec(nil).bytes(48, nested).varint(1, 1).bytes(48, nil).str(44, "a").bytes(48, nested).str(44, "b").str(44, "c")},
+		{name: "message run long tag", message: all2, in: rec(nil).bytes(48, nested).raw(0x82, 0x83, 0x00, 0x00).bytes(48, nested)},
+		{name: "message run truncated", message: all2, in: rec(nil).bytes(48, nested).bytes(48, nested).raw(0x82, 0x03, 0x05, 0x08), err: true},
+		{name: "message run bad length", message: all2, in: rec(nil).bytes(48, nested).raw(0x82, 0x03, 0xff), err: true},
+		{name: "message run as groups", message: all2, in: rec(nil).group(48, nested).group(48, nil).bytes(48, nested)},
+		{name: "string and bytes runs", message: all2, in: rec(nil).str(44, "a").str(44, "b").bytes(45, nil).bytes(45, []byte("x")).str(44, "c").bytes(45, []byte("y"))},
+		{name: "string run bad utf8", message: all3, in: rec(nil).str(44, "a").str(44, "b").str(44, "\xff"), err: true},
 		// Messages merge; a oneof member read clears the one set before.
 		{name: "message merge", message: all2, in: rec(nil).bytes(18, rec(nil).varint(1, 1)).bytes(18, rec(nil).bytes(3, rec(nil).str(1, "x")))},
 		{name: "oneof switch", message: all2, in: rec(nil).bytes(112, nested).varint(119, 1).bytes(112, rec(nil).bytes(2, nil))},

@@ -1,0 +1,59 @@
+package dynamic
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// countRun counts the length-delimited records of one field that follow
+// one another, and stops at the first other record, at a tag written in
+// more bytes than it needs, and at a length past the end.
+func TestCountRun(t *testing.T) {
+	rec := func(b []byte, num protowire.Number, v string) []byte {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		return protowire.AppendString(b, v)
+	}
+	three := rec(rec(rec(nil, 48, "a"), 48, ""), 48, "bcd")
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want int
+	}{
+		{"empty", nil, 0},
+		{"three", three, 3},
+		{"three then another field", rec(three, 49, "x"), 3},
+		{"another field first", rec(rec(nil, 49, "x"), 48, "a"), 0},
+		{"varint of the same number", protowire.AppendVarint(protowire.AppendTag(nil, 48, protowire.VarintType), 1), 0},
+		{"long tag", append([]byte{0x82, 0x83, 0x00, 0x00}, three...), 0},
+		{"length past the end", append(append([]byte(nil), three...), 0x82, 0x03, 0x05, 'a'), 3},
+		{"truncated length", append(append([]byte(nil), three...), 0x82, 0x03, 0xff), 3},
+		{"tag alone", []byte{0x82, 0x03}, 0},
+		{"one-byte tag", rec(rec(nil, 1, "a"), 1, "b"), 2},
+	} {
+		num := protowire.Number(48)
+		if c.name == "one-byte tag" {
+			num = 1
+		}
+		if got := countRun(c.in, num); got != c.want {
+			t.Errorf("%s: countRun = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// reserve gives an empty list room for its run exactly, and grows a
+// list that has elements as grow does.
+func TestReserve(t *testing.T) {
+	var sl slab[string]
+	rest := protowire.AppendString(protowire.AppendTag(nil, 7, protowire.BytesType), "b")
+	rest = protowire.AppendString(protowire.AppendTag(rest, 7, protowire.BytesType), "c")
+	s := reserve(&sl, nil, rest, 7, 8, 64)
+	if len(s) != 0 || cap(s) != 3 {
+		t.Fatalf("empty list: len %d cap %d, want 0 and 3", len(s), cap(s))
+	}
+	s = append(s, "a", "b", "c")
+	s = reserve(&sl, s, nil, 7, 8, 64)
+	if len(s) != 3 || cap(s) < 4 || s[0] != "a" || s[2] != "c" {
+		t.Fatalf("full list: %q, cap %d", s, cap(s))
+	}
+}
