@@ -1,6 +1,7 @@
 package dynamic
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -526,11 +527,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	case protowire.Fixed64Type:
 		count = len(v) / 8
 	default:
-		for _, c := range v {
-			if c < 0x80 {
-				count++
-			}
-		}
+		count = countVarints(v)
 	}
 	words := l.words()
 	if cap(words)-len(words) < count {
@@ -551,6 +548,21 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	}
 	l.setWords(words)
 	return n, nil
+}
+
+// countVarints returns how many varints end in b: the bytes without the
+// continuation bit, eight at a time.
+func countVarints(b []byte) int {
+	n := 0
+	for ; len(b) >= 8; b = b[8:] {
+		n += 8 - bits.OnesCount64(binary.LittleEndian.Uint64(b)&0x8080808080808080)
+	}
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
+	}
+	return n
 }
 
 // mapEntry decodes one entry of the map field df.

@@ -57,3 +57,23 @@ func TestReserve(t *testing.T) {
 		t.Fatalf("full list: %q, cap %d", s, cap(s))
 	}
 }
+
+// countVarints counts the bytes without the continuation bit, in the
+// eight-byte steps and the tail alike.
+func TestCountVarints(t *testing.T) {
+	var b []byte
+	for i := range 200 {
+		b = protowire.AppendVarint(b, uint64(i)*uint64(i)*977)
+	}
+	for n := range len(b) + 1 {
+		want := 0
+		for _, c := range b[:n] {
+			if c < 0x80 {
+				want++
+			}
+		}
+		if got := countVarints(b[:n]); got != want {
+			t.Fatalf("%d bytes: countVarints = %d, want %d", n, got, want)
+		}
+	}
+}
