@@ -2,6 +2,7 @@ package dynamic
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -227,6 +228,10 @@ func errRequiredNotSet(name protoreflect.FullName) error {
 // its new values come from.
 type decodeOptions struct {
 	arena
+	// limit is the most bytes the arena may count in used (see
+	// UnmarshalOptions.MaxMemory): the decoder fails with ErrMemoryLimit
+	// once a record takes it past it.
+	limit    int64
 	discard  bool
 	resolver interface {
 		FindExtensionByName(field protoreflect.FullName) (protoreflect.ExtensionType, error)
@@ -241,7 +246,7 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	if !ok {
 		return out, &decodeError{"dynamic: Unmarshal of a message that is not a *dynamic.Message"}
 	}
-	o := &decodeOptions{discard: in.Flags&protoiface.UnmarshalDiscardUnknown != 0, resolver: in.Resolver}
+	o := &decodeOptions{discard: in.Flags&protoiface.UnmarshalDiscardUnknown != 0, resolver: in.Resolver, limit: math.MaxInt64}
 	if o.resolver == nil {
 		o.resolver = protoregistry.GlobalTypes
 	}
@@ -302,10 +307,14 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				return errDecode
 			}
 			if !o.discard {
+				o.used += int64(n + vn)
 				m.appendUnknown(b[:n+vn])
 			}
 		}
 		b = rest[vn:]
+		if o.used > o.limit {
+			return ErrMemoryLimit
+		}
 	}
 	return nil
 }
@@ -474,14 +483,24 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8x.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		l.setStrs(append(reserve(&o.lstrs, l.strs(), b[n:], df.lf.Number, 8, 64), o.string(v)))
+		strs := l.strs()
+		if len(strs) == cap(strs) {
+			strs = reserve(&o.lstrs, strs, b[n:], df.lf.Number, 8, 64)
+			o.used += int64(cap(strs)) * strBytes
+		}
+		l.setStrs(append(strs, o.string(v)))
 		return n, nil
 	case protoreflect.BytesKind:
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.setBytes(append(reserve(&o.lbytes, l.bytes(), b[n:], df.lf.Number, 4, 32), o.copyBytes(v)))
+		bs := l.bytes()
+		if len(bs) == cap(bs) {
+			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, 32)
+			o.used += int64(cap(bs)) * bytesBytes
+		}
+		l.setBytes(append(bs, o.copyBytes(v)))
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -500,10 +519,13 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			return 0, err
 		}
 		msgs := l.msgs()
-		if wt == protowire.BytesType {
-			msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, 256)
-		} else {
-			msgs = grow(&o.lmsgs, msgs, 8, 256)
+		if len(msgs) == cap(msgs) {
+			if wt == protowire.BytesType {
+				msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, 256)
+			} else {
+				msgs = grow(&o.lmsgs, msgs, 8, 256)
+			}
+			o.used += int64(cap(msgs)) * ptrBytes
 		}
 		l.setMsgs(append(msgs, sub))
 		return n, nil
@@ -513,7 +535,12 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		l.setWords(append(l.words(), w))
+		words := l.words()
+		if len(words) == cap(words) {
+			words = slices.Grow(words, 1)
+			o.used += int64(cap(words)) * wordBytes
+		}
+		l.setWords(append(words, w))
 		return n, nil
 	}
 	v, n := protowire.ConsumeBytes(b)
@@ -531,6 +558,11 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	}
 	words := l.words()
 	if cap(words)-len(words) < count {
+		// Counted, and held to the limit, before the array is taken.
+		o.used += int64(len(words)+count) * wordBytes
+		if o.used > o.limit {
+			return 0, ErrMemoryLimit
+		}
 		if len(words) == 0 {
 			words = o.words.take(count, 32, 256)[:0]
 		} else {
@@ -579,8 +611,10 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 	if n < 0 {
 		return 0, errDecode
 	}
+	o.used += entryBytes
 	mp := m.maps()[df.slot]
 	if mp == nil {
+		o.used += mapBytes
 		mp = newMap(m.desc.Fields().Get(int(df.index)))
 		m.maps()[df.slot] = mp
 		m.touch(int(df.index))
@@ -720,6 +754,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 	} else if wt != want {
 		return 0, errUnknown
 	}
+	o.used += entryBytes
 	// The value in place, or a new one, as Mutable would give it.
 	x, ok := m.ext(num)
 	if !ok || x.fd != protoreflect.FieldDescriptor(xd) {

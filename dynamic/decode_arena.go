@@ -2,6 +2,7 @@ package dynamic
 
 import (
 	"encoding/binary"
+	"reflect"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -45,7 +46,34 @@ type arena struct {
 	// room for more; dataNext is the size of the next one.
 	data     []byte
 	dataNext int
+
+	// used counts the bytes of the values handed out: each message's
+	// header and block, each list's header and elements' arrays, each
+	// copy, and estimates for map entries, extensions and unknown fields
+	// (see UnmarshalOptions.MaxMemory). Chunks' room not yet handed out
+	// is not counted.
+	used int64
 }
+
+// The sizes the arena counts in used.
+var (
+	messageBytes = int64(reflect.TypeFor[Message]().Size())
+	listBytes    = int64(reflect.TypeFor[list]().Size())
+	mapBytes     = int64(reflect.TypeFor[dmap]().Size())
+)
+
+// The sizes of list elements, by class, that the arena counts.
+const (
+	wordBytes  = 8
+	strBytes   = 16
+	bytesBytes = 24
+	ptrBytes   = 8
+)
+
+// entryBytes is what the arena counts for a map entry or an extension
+// besides the copies of its strings and bytes and its messages: a
+// protoreflect.Value and its key in a Go map, with the map's overhead.
+const entryBytes = 64
 
 // arenaShapes is how many shapes' block chunks an arena finds by a scan.
 const arenaShapes = 16
@@ -141,6 +169,7 @@ func countRun(b []byte, num protowire.Number) int {
 
 // newMessage returns a new empty message of md, whose shape is s.
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
+	a.used += messageBytes + int64(s.slots.Bytes())
 	m := &a.msgs.take(1, 4, 64)[0]
 	m.desc, m.shape = md, s
 	m.block = a.chunk(s).Take(&s.slots, 2, 64, blockChunk)
@@ -172,6 +201,7 @@ func (a *arena) chunk(s *shape) *slots.Chunk {
 
 // newList returns a new empty list for fd, of elements of kind k.
 func (a *arena) newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
+	a.used += listBytes
 	l := &a.ls.take(1, 4, 64)[0]
 	l.fd, l.kind, l.valid = fd, k, true
 	return l
@@ -206,6 +236,7 @@ func (a *arena) copyBytes(v []byte) []byte {
 // does not fit gets an allocation of its own, and the current chunk
 // keeps its room.
 func (a *arena) copy(v []byte) []byte {
+	a.used += int64(len(v))
 	if cap(a.data)-len(a.data) < len(v) {
 		if len(v) > dataAlone {
 			// append copies into memory it does not clear first, where

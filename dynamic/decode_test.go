@@ -164,6 +164,7 @@ func TestUnmarshalRandom(t *testing.T) {
 					{RecursionLimit: 2 + int(seed%3), AllowPartial: true},
 				} {
 					decodePair(t, b, o, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+					sameAsProto(t, b, o, md)
 				}
 				// Merge into messages holding content; and proto.Unmarshal
 				// resets them first.
@@ -494,6 +495,7 @@ func FuzzUnmarshal(f *testing.F) {
 				if decodePair(t, b, o, dynamicpb.NewMessage(md), dyn) == nil {
 					checkMerge(t, dyn)
 				}
+				sameAsProto(t, b, o, md)
 			}
 		}
 	})

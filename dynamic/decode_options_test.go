@@ -1,0 +1,209 @@
+package dynamic_test
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// UnmarshalOptions.Unmarshal, without a bound in reach, decodes as
+// proto.UnmarshalOptions does: the same verdict and the same message,
+// with every option, merging into a message that holds content or not.
+func TestUnmarshalOptionsAgree(t *testing.T) {
+	for _, c := range handCases() {
+		md := protobuftest.TwinByName(c.message).Dyn.Descriptor()
+		for _, partial := range []bool{false, true} {
+			for _, merge := range []bool{false, true} {
+				po := c.opts
+				po.AllowPartial, po.Merge, po.Resolver = partial, merge, decodeTypesDyn
+				do := dynamic.UnmarshalOptions{Merge: po.Merge, AllowPartial: po.AllowPartial,
+					DiscardUnknown: po.DiscardUnknown, Resolver: po.Resolver, RecursionLimit: po.RecursionLimit}
+				// Both start from the same content, which Merge keeps.
+				pre := rec(nil).varint(1, 9).str(44, "pre")
+				if c.message == ext2 {
+					pre = nil
+				}
+				want, got := dynamic.NewMessage(md), dynamic.NewMessage(md)
+				for _, m := range []*dynamic.Message{want, got} {
+					if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(pre, m); err != nil {
+						t.Fatalf("%s: %v", c.name, err)
+					}
+				}
+				errWant := po.Unmarshal(c.in, want)
+				errGot := do.Unmarshal(c.in, got)
+				if (errWant == nil) != (errGot == nil) {
+					t.Fatalf("%s %+v: proto error %v, UnmarshalOptions error %v", c.name, do, errWant, errGot)
+				}
+				if errGot != nil {
+					if errWant.Error() != errGot.Error() {
+						t.Errorf("%s: error %q, want %q", c.name, errGot, errWant)
+					}
+					continue
+				}
+				bw, _ := partialMarshal.Marshal(want)
+				bg, _ := partialMarshal.Marshal(got)
+				if !bytes.Equal(bw, bg) {
+					t.Fatalf("%s %+v: decoded message differs:\n%s", c.name, do, protobuftest.FirstDiff(bg, bw, md))
+				}
+			}
+		}
+	}
+}
+
+// sameAsProto decodes b into new messages of md with po through
+// proto.Unmarshal and with the same options through
+// UnmarshalOptions.Unmarshal under its default bound, and checks that
+// both give the same verdict and the same message, unless the bound
+// stops the second.
+func sameAsProto(t testing.TB, b []byte, po proto.UnmarshalOptions, md protoreflect.MessageDescriptor) {
+	t.Helper()
+	po.Resolver = decodeTypesDyn
+	want, got := dynamic.NewMessage(md), dynamic.NewMessage(md)
+	errWant := po.Unmarshal(b, want)
+	errGot := dynamic.UnmarshalOptions{Merge: po.Merge, AllowPartial: po.AllowPartial,
+		DiscardUnknown: po.DiscardUnknown, Resolver: po.Resolver, RecursionLimit: po.RecursionLimit}.Unmarshal(b, got)
+	if errors.Is(errGot, dynamic.ErrMemoryLimit) {
+		return
+	}
+	if (errWant == nil) != (errGot == nil) {
+		t.Fatalf("%v %+v: Unmarshal of %x: proto error %v, UnmarshalOptions error %v", md.FullName(), po, b, errWant, errGot)
+	}
+	if errGot == nil {
+		bw, _ := partialMarshal.Marshal(want)
+		bg, _ := partialMarshal.Marshal(got)
+		if !bytes.Equal(bw, bg) {
+			t.Fatalf("%v %+v: decoded message differs:\n%s", md.FullName(), po, protobuftest.FirstDiff(bg, bw, md))
+		}
+	}
+}
+
+// emptyMessages returns n records of field num holding an empty message.
+func emptyMessages(num protowire.Number, n int) []byte {
+	b := make([]byte, 0, 2*n)
+	for range n {
+		b = protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), nil)
+	}
+	return b
+}
+
+// allocated returns the bytes f allocates, counted by the runtime.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// fileDescriptorProto returns the dynamic descriptor of
+// google.protobuf.FileDescriptorProto.
+func fileDescriptorProto(t *testing.T) protoreflect.MessageDescriptor {
+	d, err := protobuftest.DynamicFiles().FindDescriptorByName("google.protobuf.FileDescriptorProto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.(protoreflect.MessageDescriptor)
+}
+
+// Empty messages, the input that takes the most memory per byte, fail
+// with ErrMemoryLimit under the default bound, having allocated no more
+// than the bound (and a chunk or two), where without a bound they take
+// far more.
+func TestMemoryLimitEmptyMessages(t *testing.T) {
+	md := fileDescriptorProto(t)
+	in := emptyMessages(4, 200_000) // message_type, 400 kB
+	limit := uint64(16*len(in) + 1<<20)
+
+	var err error
+	spent := allocated(func() { err = dynamic.UnmarshalOptions{}.Unmarshal(in, dynamic.NewMessage(md)) })
+	if !errors.Is(err, dynamic.ErrMemoryLimit) || !errors.Is(err, proto.Error) {
+		t.Fatalf("error %v, want ErrMemoryLimit and a proto.Error", err)
+	}
+	if spent > limit+limit/16 {
+		t.Errorf("allocated %d bytes before failing, bound %d", spent, limit)
+	}
+
+	m := dynamic.NewMessage(md)
+	unbounded := allocated(func() { err = dynamic.UnmarshalOptions{MaxMemory: -1}.Unmarshal(in, m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Get(md.Fields().ByNumber(4)).List().Len(); got != 200_000 {
+		t.Fatalf("decoded %d messages, want 200,000", got)
+	}
+	if unbounded < 2*limit {
+		t.Errorf("without a bound the input took %d bytes, under twice the default bound %d", unbounded, limit)
+	}
+	t.Logf("%d bytes of input: %d bytes allocated without a bound (%.0fx), %d with the default bound %d",
+		len(in), unbounded, float64(unbounded)/float64(len(in)), spent, limit)
+}
+
+// The gateway attack of issue 23: 2,000,000 empty messages, 4 MB, fail
+// within the default bound of 65 MB.
+func TestMemoryLimitGatewayAttack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 65 MB")
+	}
+	in := emptyMessages(4, 2_000_000)
+	limit := uint64(16*len(in) + 1<<20)
+	var err error
+	spent := allocated(func() { err = dynamic.UnmarshalOptions{}.Unmarshal(in, dynamic.NewMessage(fileDescriptorProto(t))) })
+	if !errors.Is(err, dynamic.ErrMemoryLimit) {
+		t.Fatalf("error %v, want ErrMemoryLimit", err)
+	}
+	if spent > limit+limit/16 {
+		t.Errorf("allocated %d bytes before failing, bound %d", spent, limit)
+	}
+}
+
+// A packed list is held to the bound before its array is allocated.
+func TestMemoryLimitPacked(t *testing.T) {
+	md := protobuftest.TwinByName(all3).Dyn.Descriptor()
+	body := bytes.Repeat([]byte{1}, 1<<20) // 1,048,576 one-byte varints: 8 MiB of words
+	in := rec(nil).bytes(31, body)
+	var err error
+	spent := allocated(func() {
+		err = dynamic.UnmarshalOptions{MaxMemory: 1 << 20}.Unmarshal(in, dynamic.NewMessage(md))
+	})
+	if !errors.Is(err, dynamic.ErrMemoryLimit) {
+		t.Fatalf("error %v, want ErrMemoryLimit", err)
+	}
+	if spent > 1<<20 {
+		t.Errorf("allocated %d bytes before failing, bound %d", spent, 1<<20)
+	}
+	if err := (dynamic.UnmarshalOptions{MaxMemory: 9 << 20}).Unmarshal(in, dynamic.NewMessage(md)); err != nil {
+		t.Errorf("with room for the list: %v", err)
+	}
+}
+
+// Strings, bytes and unknown fields count their length: a bound one byte
+// short of what an input takes fails it.
+func TestMemoryLimitCopies(t *testing.T) {
+	md := protobuftest.TwinByName(all2).Dyn.Descriptor()
+	for _, c := range []struct {
+		name string
+		in   rec
+	}{
+		{"string", rec(nil).str(14, "0123456789")},
+		{"bytes", rec(nil).bytes(15, []byte("0123456789"))},
+		{"unknown", rec(nil).bytes(900, []byte("0123456"))},
+	} {
+		o := dynamic.UnmarshalOptions{MaxMemory: 10}
+		if err := o.Unmarshal(c.in, dynamic.NewMessage(md)); err != nil {
+			t.Errorf("%s: with a bound of 10 bytes: %v", c.name, err)
+		}
+		o.MaxMemory = 9
+		if err := o.Unmarshal(c.in, dynamic.NewMessage(md)); !errors.Is(err, dynamic.ErrMemoryLimit) {
+			t.Errorf("%s: with a bound of 9 bytes: error %v, want ErrMemoryLimit", c.name, err)
+		}
+	}
+}
