@@ -58,8 +58,14 @@ type decField struct {
 	// index is the field's index in its descriptor's Fields.
 	index            int32
 	slot, bit, oneof int32
-	rec              *field
-	lf               *layout.Field
+	// touchWord and touchMask are the field's touched bit in a message's
+	// words, posWord and posMask its bit by position (posWord -1 where
+	// the shape keeps none), bitWord and bitMask its presence bit
+	// (bitWord -1 if it has none): set computes none of them.
+	touchWord, posWord, bitWord int32
+	touchMask, posMask, bitMask uint64
+	rec                         *field
+	lf                          *layout.Field
 	// value is the shape of a map field's message values, linked on
 	// first use.
 	value atomic.Pointer[shape]
@@ -110,6 +116,14 @@ func buildDecodeTable(s *shape) *decodeTable {
 		df.utf8 = lf.ValidateUTF8
 		df.index = int32(lf.Index)
 		df.slot, df.bit, df.oneof = rec.slot, rec.bit, rec.oneof
+		df.touchWord, df.touchMask = s.touched+int32(lf.Index>>6), 1<<(lf.Index&63)
+		df.posWord, df.bitWord = -1, -1
+		if s.posTouched >= 0 {
+			df.posWord, df.posMask = s.posTouched+int32(p>>6), 1<<(p&63)
+		}
+		if rec.bit >= 0 {
+			df.bitWord, df.bitMask = rec.bit>>6, 1<<(rec.bit&63)
+		}
 		df.rec = rec
 		df.lf = lf
 		switch lf.Op {
@@ -275,6 +289,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 	if t.layout.MessageSet {
 		return o.messageSet(b, m, depth)
 	}
+	words := m.words()
 	for len(b) > 0 {
 		var tag uint64
 		var n int
@@ -294,7 +309,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		var vn int
 		err := errUnknown
 		if df := t.lookup(num); df != nil {
-			vn, err = o.field(df, rest, wt, m, depth)
+			vn, err = o.field(df, rest, wt, m, words, depth)
 		} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
 			vn, err = o.extension(rest, num, wt, m, depth)
 		}
@@ -347,7 +362,9 @@ func (s slowMessage) ProtoReflect() protoreflect.Message { return s }
 // field decodes one record of the field df, whose tag has been read and
 // whose value starts b, into m. It returns the length of the value, or
 // errUnknown if the record's wire type does not fit the field.
-func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Message, depth int) (int, error) {
+//
+// words are m's words, which the caller looks up once per message.
+func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Message, words []uint64, depth int) (int, error) {
 	switch df.mode {
 	case modeScalar:
 		if wt != df.wire {
@@ -357,8 +374,8 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if n < 0 {
 			return 0, errDecode
 		}
-		m.set(df)
-		m.words()[df.slot] = w
+		m.set(df, words)
+		words[df.slot] = w
 		return n, nil
 	case modeString:
 		if wt != protowire.BytesType {
@@ -371,7 +388,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if df.utf8 && !utf8x.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		m.set(df)
+		m.set(df, words)
 		m.strs()[df.slot] = o.string(v)
 		return n, nil
 	case modeBytes:
@@ -382,7 +399,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if n < 0 {
 			return 0, errDecode
 		}
-		m.set(df)
+		m.set(df, words)
 		m.bytes()[df.slot] = o.copyBytes(v)
 		return n, nil
 	case modeMessage, modeGroup:
@@ -402,12 +419,13 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if n < 0 {
 			return 0, errDecode
 		}
-		m.set(df)
-		sub := m.msgs()[df.slot]
+		m.set(df, words)
+		msgs := m.msgs()
+		sub := msgs[df.slot]
 		if sub == nil {
 			fd := m.desc.Fields().Get(int(df.index))
 			sub = o.newMessage(fd.Message(), df.rec.childShape(fd))
-			m.msgs()[df.slot] = sub
+			msgs[df.slot] = sub
 		}
 		return n, o.message(v, sub, depth)
 	case modeList:
@@ -421,22 +439,25 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 // gives them.
 var emptyBuf [0]byte
 
-// set marks df as set in m: its presence bit or its oneof's case (after
-// clearing the member set before), and its touched bit.
-func (m *Message) set(df *decField) {
-	i := int(df.index)
-	m.touch(i)
+// set marks df as set in m, whose words are words: its presence bit or
+// its oneof's case (after clearing the member set before), and its
+// touched bits.
+func (m *Message) set(df *decField, words []uint64) {
+	words[df.touchWord] |= df.touchMask
+	if df.posWord >= 0 {
+		words[df.posWord] |= df.posMask
+	}
 	if df.oneof >= 0 {
-		if c := m.words()[df.oneof]; c != uint64(i)+1 {
+		if c := words[df.oneof]; c != uint64(df.index)+1 {
 			if c != 0 {
 				m.clearSlot(&m.shape.fields[c-1])
 			}
-			m.words()[df.oneof] = uint64(i) + 1
+			words[df.oneof] = uint64(df.index) + 1
 		}
 		return
 	}
-	if df.bit >= 0 {
-		m.words()[df.bit>>6] |= 1 << (df.bit & 63)
+	if df.bitWord >= 0 {
+		words[df.bitWord] |= df.bitMask
 	}
 }
 

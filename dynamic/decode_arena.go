@@ -41,6 +41,11 @@ type arena struct {
 	blocks [arenaShapes]shapeChunk
 	nblock int
 	more   map[*shape]*slots.Chunk
+	// last is the shape whose chunk chunk found last, and lastChunk
+	// that chunk: a list's messages, and a message's like fields, take
+	// their blocks one after the other.
+	last      *shape
+	lastChunk *slots.Chunk
 
 	// data is the current data chunk: the copies made so far, and
 	// room for more; dataNext is the size of the next one.
@@ -178,6 +183,16 @@ func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message
 
 // chunk returns the chunk of s's blocks.
 func (a *arena) chunk(s *shape) *slots.Chunk {
+	if s == a.last {
+		return a.lastChunk
+	}
+	c := a.find(s)
+	a.last, a.lastChunk = s, c
+	return c
+}
+
+// find returns the chunk of s's blocks, by a scan of blocks first.
+func (a *arena) find(s *shape) *slots.Chunk {
 	for i := range a.nblock {
 		if a.blocks[i].s == s {
 			return &a.blocks[i].c
