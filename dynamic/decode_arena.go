@@ -41,11 +41,12 @@ type arena struct {
 	blocks [arenaShapes]shapeChunk
 	nblock int
 	more   map[*shape]*slots.Chunk
-	// last is the shape whose chunk chunk found last, and lastChunk
-	// that chunk: a list's messages, and a message's like fields, take
-	// their blocks one after the other.
+	// last is the shape whose chunk chunk found last in blocks, at
+	// index lastIndex: a list's messages, and a message's like fields,
+	// take their blocks one after the other. (An index, not a pointer
+	// into the arena, which would make every arena escape to the heap.)
 	last      *shape
-	lastChunk *slots.Chunk
+	lastIndex int
 
 	// data is the current data chunk: the copies made so far, and
 	// room for more; dataNext is the size of the next one.
@@ -184,22 +185,17 @@ func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message
 // chunk returns the chunk of s's blocks.
 func (a *arena) chunk(s *shape) *slots.Chunk {
 	if s == a.last {
-		return a.lastChunk
+		return &a.blocks[a.lastIndex].c
 	}
-	c := a.find(s)
-	a.last, a.lastChunk = s, c
-	return c
-}
-
-// find returns the chunk of s's blocks, by a scan of blocks first.
-func (a *arena) find(s *shape) *slots.Chunk {
 	for i := range a.nblock {
 		if a.blocks[i].s == s {
+			a.last, a.lastIndex = s, i
 			return &a.blocks[i].c
 		}
 	}
 	if a.nblock < len(a.blocks) {
 		a.blocks[a.nblock].s = s
+		a.last, a.lastIndex = s, a.nblock
 		a.nblock++
 		return &a.blocks[a.nblock-1].c
 	}

@@ -207,3 +207,23 @@ func TestMemoryLimitCopies(t *testing.T) {
 		}
 	}
 }
+
+// Decoding scalars into a message allocates nothing: the decoder's state,
+// its arena included, stays on the stack.
+func TestUnmarshalScalarsAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	md := protobuftest.TwinByName(all3).Dyn.Descriptor()
+	in := rec(nil).varint(1, 5).varint(2, 1<<40).fixed32(7, 9).fixed64(8, 10).varint(13, 1)
+	m := dynamic.NewMessage(md)
+	for name, f := range map[string]func() error{
+		"proto.Unmarshal":  func() error { return proto.UnmarshalOptions{Merge: true}.Unmarshal(in, m) },
+		"UnmarshalOptions": func() error { return dynamic.UnmarshalOptions{Merge: true}.Unmarshal(in, m) },
+	} {
+		var err error
+		if n := testing.AllocsPerRun(100, func() { err = f() }); n != 0 || err != nil {
+			t.Errorf("%s: %v allocations per call, error %v", name, n, err)
+		}
+	}
+}
