@@ -161,7 +161,7 @@ func countRun(b []byte, num protowire.Number) int {
 	var buf [binary.MaxVarintLen32]byte
 	tag := protowire.AppendTag(buf[:0], num, protowire.BytesType)
 	n := 0
-	for len(b) > len(tag) && string(b[:len(tag)]) == string(tag) {
+	for len(b) > len(tag) && b[0] == tag[0] && (len(tag) == 1 || string(b[1:len(tag)]) == string(tag[1:])) {
 		b = b[len(tag):]
 		v, k := protowire.ConsumeVarint(b)
 		if k < 0 || v > uint64(len(b)-k) {
