@@ -224,6 +224,7 @@ func (a *arena) string(v []byte) string {
 		return ""
 	}
 	if strview.Copies {
+		a.used += int64(len(v))
 		return string(v)
 	}
 	c := a.copy(v)

@@ -56,9 +56,14 @@ type UnmarshalOptions struct {
 	// before its array is allocated): it will have taken at most
 	// MaxMemory plus the storage of that record. The message is then
 	// left partly decoded, as after any error. Zero means the default,
-	// 16 times the input's length plus 1 MiB, which the decoded forms of
-	// the benchmarks' inputs (OTLP traces, descriptor sets, text, lists
-	// and maps) stay well within; a negative value means no bound.
+	// 32 times the input's length plus 1 MiB: the decoded forms of the
+	// benchmarks' inputs (OTLP traces, descriptor sets, text, lists and
+	// maps) take 2 to 11 times theirs, and only input made mostly of
+	// empty messages takes more (two bytes each, 56 bytes and more
+	// decoded: 28 times for google.protobuf.Empty, 36 for a type of one
+	// field). A build with the protolayout_purego tag takes about twice
+	// the memory per message, and counts it. A negative value means no
+	// bound.
 	// Messages of a MessageSet type, and extension values of other
 	// implementations, are decoded through the proto package, outside
 	// the count.
@@ -73,7 +78,7 @@ var ErrMemoryLimit error = &decodeError{"dynamic: decoding takes more memory tha
 // defaultMemoryPerByte and defaultMemoryBase make the default MaxMemory
 // of an input of n bytes: defaultMemoryPerByte*n + defaultMemoryBase.
 const (
-	defaultMemoryPerByte = 16
+	defaultMemoryPerByte = 32
 	defaultMemoryBase    = 1 << 20
 )
 

@@ -11,8 +11,6 @@ type parts struct {
 	lens  [MaxParts]int
 	types [MaxParts]reflect.Type
 	n     int
-	// bytes is the size of the parts' elements together.
-	bytes int
 }
 
 // newParts checks the arguments of NewLayout and records them.
@@ -27,14 +25,9 @@ func newParts(types []reflect.Type, lens []int) parts {
 			panic("slots: negative part length")
 		}
 		p.types[i], p.lens[i] = t, lens[i]
-		p.bytes += lens[i] * int(t.Size())
 	}
 	return p
 }
 
 // Len returns the length of part i.
 func (p *parts) Len(i int) int { return p.lens[i] }
-
-// Bytes returns the size of a block's elements together: the size of a
-// block, or close to it (without the padding between parts, if any).
-func (p *parts) Bytes() int { return p.bytes }

@@ -137,6 +137,9 @@ func hasPointers(t reflect.Type) bool {
 	}
 }
 
+// Bytes returns the size of a block of l.
+func (l *Layout) Bytes() int { return int(l.size) }
+
 // A Block is the storage of one message, laid out by a Layout; the zero
 // Block is none at all (IsNil), for a message without storage.
 type Block struct {

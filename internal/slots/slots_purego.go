@@ -26,6 +26,19 @@ func NewLayout(types []reflect.Type, lens []int) Layout {
 	return Layout{newParts(types, lens)}
 }
 
+// Bytes returns about the memory a block of l takes: its array of parts
+// and, for each part that is not empty, the slice boxed in it and the
+// slice's elements.
+func (l *Layout) Bytes() int {
+	n := int(reflect.TypeFor[[MaxParts]any]().Size())
+	for i := range l.n {
+		if l.lens[i] > 0 {
+			n += int(reflect.TypeFor[[]byte]().Size()) + l.lens[i]*int(l.types[i].Size())
+		}
+	}
+	return n
+}
+
 // A Block is the storage of one message, laid out by a Layout; the zero
 // Block is none at all (IsNil), for a message without storage.
 type Block struct {
