@@ -112,7 +112,17 @@
 // of the messages and lists it creates, and copies of its strings and
 // bytes, from small chunks rather than allocating each: a decoded value
 // keeps its chunk alive (a few KiB of other values at most, never the
-// input).
+// input); a string or bytes value longer than 256 bytes may have an
+// allocation of its own. A list gets room for the run of records of its
+// field that starts it, counted ahead, rather than growing by doubling.
+//
+// proto.Unmarshal bounds nothing but the nesting, for a Message as for
+// generated and dynamicpb messages: small records of empty messages take
+// up to 90 times their input once decoded (see UnmarshalOptions). A
+// server that decodes what untrusted peers send can use
+// UnmarshalOptions, which takes the same options and bounds the memory a
+// call takes, by default to 32 times the input plus 1 MiB, failing with
+// ErrMemoryLimit past it.
 //
 // # Merging and cloning
 //
