@@ -140,8 +140,9 @@ func TestMemoryLimitEmptyMessages(t *testing.T) {
 	if got := m.Get(md.Fields().ByNumber(4)).List().Len(); got != 200_000 {
 		t.Fatalf("decoded %d messages, want 200,000", got)
 	}
-	if unbounded < 2*limit {
-		t.Errorf("without a bound the input took %d bytes, under twice the default bound %d", unbounded, limit)
+	// 89 times the input on 64-bit platforms, 57 on 32-bit ones.
+	if unbounded < limit+limit/4 {
+		t.Errorf("without a bound the input took %d bytes, not a quarter more than the default bound %d", unbounded, limit)
 	}
 	t.Logf("%d bytes of input: %d bytes allocated without a bound (%.0fx), %d with the default bound %d",
 		len(in), unbounded, float64(unbounded)/float64(len(in)), spent, limit)
