@@ -472,8 +472,26 @@ func TestUnmarshalMessageSet(t *testing.T) {
 // encode to the same bytes; the dynamic message's Clone, Merge and Equal
 // are checked too (checkMerge).
 func FuzzUnmarshal(f *testing.F) {
+	addDecodeSeeds(f)
 	twins := protobuftest.Twins()
-	for i, tw := range twins {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, tw := range twins {
+			md := tw.Dyn.Descriptor()
+			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
+				dyn := dynamic.NewMessage(md)
+				if decodePair(t, b, o, dynamicpb.NewMessage(md), dyn) == nil {
+					checkMerge(t, dyn)
+				}
+				sameAsProto(t, b, o, md)
+			}
+		}
+	})
+}
+
+// addDecodeSeeds adds the decode fuzz targets' seeds: two random
+// messages of every test type, encoded, and the hand cases' inputs.
+func addDecodeSeeds(f *testing.F) {
+	for i, tw := range protobuftest.Twins() {
 		for seed := range uint64(2) {
 			src, _ := filled(tw, seed+uint64(i), protobuftest.RandOptions{Unknown: true, Partial: seed == 1, MaxDepth: 2, MaxList: 2})
 			b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(src)
@@ -487,18 +505,6 @@ func FuzzUnmarshal(f *testing.F) {
 			f.Add([]byte(c.in))
 		}
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, tw := range twins {
-			md := tw.Dyn.Descriptor()
-			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
-				dyn := dynamic.NewMessage(md)
-				if decodePair(t, b, o, dynamicpb.NewMessage(md), dyn) == nil {
-					checkMerge(t, dyn)
-				}
-				sameAsProto(t, b, o, md)
-			}
-		}
-	})
 }
 
 // checkMerge checks proto.Clone and proto.Merge on m: a clone encodes as
