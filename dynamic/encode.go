@@ -1,7 +1,6 @@
 package dynamic
 
 import (
-	"math/bits"
 	"reflect"
 
 	"google.golang.org/protobuf/proto"
@@ -33,7 +32,6 @@ var methods = &protoiface.Methods{
 func init() {
 	dynhook.Methods = methods
 	dynhook.MessageType = reflect.TypeFor[*Message]()
-	dynhook.Collect = collectSet
 	dynhook.Addr = addr
 }
 
@@ -135,104 +133,4 @@ func reachesMessageSet(m *Message) bool {
 		s.messageSet.Store(1)
 	}
 	return r
-}
-
-// collectSet implements dynhook.Collect: the encoder's walker reads a
-// Message's set fields here, straight from its storage, in emission
-// order, instead of calling Has and Get on every declared field. It reads
-// the fields outside real oneofs whose touched bit is set (the others
-// were never stored to): by their bits when the layout emits them in
-// index order, else by position; then each real oneof's member by its
-// case word, then the extensions. A message whose shape was not
-// built from lay (a layout built again after its schema was released)
-// is left to protoreflect.
-func collectSet(mr protoreflect.Message, lay *layout.Layout, set []dynhook.Field, exts []dynhook.Extension) ([]dynhook.Field, []dynhook.Extension, bool) {
-	m, ok := mr.(*Message)
-	if !ok || m == nil || !m.IsValid() || m.shape.layout != lay {
-		return set, exts, false
-	}
-	s := m.shape
-	fields, lfs := s.fields, lay.Fields
-	touched := m.words()[s.touched:][:(len(fields)+63)/64]
-	if s.inOrder {
-		// Position is index: visit the touched fields by their bits.
-		for k, t := range touched {
-			for t != 0 {
-				i := k*64 + bits.TrailingZeros64(t)
-				if i >= lay.Regular {
-					break
-				}
-				t &= t - 1
-				if v, ok := m.regular(&fields[i]); ok {
-					set = append(set, dynhook.Field{Pos: int32(i), V: v})
-				}
-			}
-		}
-	} else {
-		for pos := range lay.Regular {
-			i := lfs[pos].Index
-			if touched[i>>6]&(1<<(i&63)) == 0 {
-				continue
-			}
-			if v, ok := m.regular(&fields[i]); ok {
-				set = append(set, dynhook.Field{Pos: int32(pos), V: v})
-			}
-		}
-	}
-	for k := range lay.Oneofs {
-		o := &lay.Oneofs[k]
-		c := m.words()[s.oneofs[o.Index]]
-		if c == 0 {
-			continue
-		}
-		i := int(c - 1)
-		for pos := o.First; pos < o.End; pos++ {
-			if lfs[pos].Index == i {
-				set = append(set, dynhook.Field{Pos: int32(pos), V: m.value(&fields[i])})
-				break
-			}
-		}
-	}
-	for _, x := range m.exts() {
-		if extensionSet(x.fd, x.v) {
-			exts = append(exts, dynhook.Extension{FD: x.fd, V: x.v})
-		}
-	}
-	return set, exts, true
-}
-
-// regular returns the value of f, the record of a field outside real
-// oneofs, and whether it is set, as has and value tell, reading each
-// slot once.
-func (m *Message) regular(f *field) (protoreflect.Value, bool) {
-	present := f.bit < 0 || m.words()[f.bit>>6]&(1<<(f.bit&63)) != 0
-	switch f.class {
-	case classScalar:
-		w := m.words()[f.slot]
-		if f.bit < 0 {
-			present = w != 0
-		}
-		return fromWord(f.kind, w), present
-	case classString:
-		x := m.strs()[f.slot]
-		if f.bit < 0 {
-			present = x != ""
-		}
-		return protoreflect.ValueOfString(x), present
-	case classBytes:
-		x := m.bytes()[f.slot]
-		if f.bit < 0 {
-			present = len(x) > 0
-		}
-		return protoreflect.ValueOfBytes(x), present
-	case classMessage:
-		x := m.msgs()[f.slot]
-		return protoreflect.ValueOfMessage(x), x != nil
-	case classList:
-		x := m.lists()[f.slot]
-		return protoreflect.ValueOfList(x), x != nil && x.Len() > 0
-	default:
-		x := m.maps()[f.slot]
-		return protoreflect.ValueOfMap(x), x != nil && x.Len() > 0
-	}
 }

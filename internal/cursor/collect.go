@@ -5,7 +5,6 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/appendx"
-	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/layout"
 )
@@ -106,19 +105,4 @@ func (w *Walker) appendSet(fd protoreflect.FieldDescriptor, v protoreflect.Value
 	sf := appendx.One(&w.set)
 	sf.Pos, sf.V = int32(p), v
 	return true
-}
-
-// collectHooked collects the set fields and extensions of m straight from
-// its storage if m is a message of package dynamic (which registers
-// dynhook.Collect), in emission order, and reports whether it did.
-func (w *Walker) collectHooked(m protoreflect.Message, lay *layout.Layout) bool {
-	collect := dynhook.Collect
-	if collect == nil || m == nil {
-		return false
-	}
-	set, exts, ok := collect(m, lay, w.set, w.exts)
-	if ok {
-		w.set, w.exts = set, exts
-	}
-	return ok
 }

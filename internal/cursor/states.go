@@ -5,6 +5,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"math/bits"
 
+	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 )
@@ -65,7 +66,7 @@ func (w *Walker) Next() *Item {
 // one Range call, into Walker.set[f.setFrom:f.setTo] in emission order,
 // and its set extensions into Walker.exts; stateRanged then hands them
 // out. So is a valid *dynamic.Message (of this module's package dynamic),
-// whose storage dynhook.Collect reads, in emission order. dynamicpb keeps set fields in a map: reading it once visits
+// whose Range reads its storage. dynamicpb keeps set fields in a map: reading it once visits
 // exactly those, cheaper than Has and Get per declared field, and sorting
 // by position gives emission order, oneof members included. A message
 // holding a field its layout lacks fails. Any other frame goes to
@@ -90,10 +91,14 @@ func (w *Walker) start(f *frame) *Item {
 			dm.Range(w.collectSet)
 			w.ranging = nil
 		}
-	} else if !w.collectHooked(f.msg, lay) {
+	} else if f.msg == nil || dynhook.Methods == nil || f.msg.ProtoMethods() != dynhook.Methods || !f.msg.IsValid() {
 		return w.startFields(f)
 	} else {
-		sorted = true
+		// A message of package dynamic: one Range visits its set fields
+		// straight from its storage.
+		w.ranging = lay
+		f.msg.Range(w.collectSet)
+		w.ranging = nil
 	}
 	f.fields, f.req = stateRanged, 0
 	if !w.required {

@@ -21,7 +21,6 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/retain"
@@ -217,10 +216,16 @@ type MapEntry struct {
 }
 
 // extField is a set extension and its value.
-type extField = dynhook.Extension
+type extField struct {
+	FD protoreflect.FieldDescriptor
+	V  protoreflect.Value
+}
 
 // setField is a set field, by position in its layout, and its value.
-type setField = dynhook.Field
+type setField struct {
+	Pos int32
+	V   protoreflect.Value
+}
 
 // Walker walks one message at a time. The zero Walker is ready to use. A
 // Walker belongs to one goroutine at a time.

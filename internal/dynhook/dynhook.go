@@ -6,16 +6,15 @@
 //
 // The hooks: the Methods pointer, so that the encoder encodes a dynamic
 // message itself instead of calling its fast-path methods (which call the
-// encoder); Append, the direct encoder over a dynamic message's storage,
-// which the encoder calls first; Collect, for what Append leaves to the
-// walk, so that the walker (internal/cursor) reads a
-// dynamic message's storage directly, as it reads dynamicpb's through
-// internal/dynstore, instead of calling Has and Get per declared field,
-// and Addr, so that the size pass keys a dynamic message by its address.
-// Package dynamic keeps its storage types to itself; the walker sees only
-// what Collect hands out, the set fields' positions and values.
+// encoder); MessageType and Addr, so that it tells a nil
+// *dynamic.Message, and the size pass keys shared dynamic messages by
+// address; Append, the direct encoder over a dynamic message's storage,
+// which the encoder calls first; and Walk, the encoder's checked walk,
+// which the fast-path methods call when the direct encoder leaves a
+// message to it. The walker ranges over a dynamic message (one Range
+// call, which reads its storage) as it does over a dynamicpb message.
 //
-// The package is for the dynamic, cursor and encoder packages of this
+// The package is for the dynamic, cursor, sizing and encoder packages of this
 // module.
 package dynhook
 
@@ -26,7 +25,6 @@ import (
 	"google.golang.org/protobuf/runtime/protoiface"
 
 	"github.com/protolayout/protolayout/internal/engine"
-	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // Methods is the one *protoiface.Methods that every *dynamic.Message's
@@ -42,29 +40,6 @@ var Methods *protoiface.Methods
 // and the encoder, which tells one by its type and its Addr of 0, encodes
 // it as nothing, as it does a nil *dynamicpb.Message.
 var MessageType reflect.Type
-
-// Field is a set field of a message, by its position in the message's
-// layout (layout.Layout.Fields), and its value: what the walker gathers of
-// a message whose storage it reads at once.
-type Field struct {
-	Pos int32
-	V   protoreflect.Value
-}
-
-// Extension is a set extension field and its value.
-type Extension struct {
-	FD protoreflect.FieldDescriptor
-	V  protoreflect.Value
-}
-
-// Collect, set by package dynamic, reads the storage of m if m is a valid
-// *dynamic.Message whose storage is laid out from lay: it appends m's set
-// fields to set in emission order (ascending Pos, oneof members at their
-// positions) and its set extensions to exts in no particular order, and
-// returns the extended slices and true. For any other message it returns
-// set and exts unchanged and false, and the caller reads m through
-// protoreflect. A field counts as set as protoreflect's Has has it.
-var Collect func(m protoreflect.Message, lay *layout.Layout, set []Field, exts []Extension) ([]Field, []Extension, bool)
 
 // Addr, set by package dynamic, returns the address of m if m is a
 // non-nil *dynamic.Message, else 0: the size pass keys the summaries of
