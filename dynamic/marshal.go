@@ -323,25 +323,25 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 		for t := set; t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
-			switch f.op {
+			switch f.Op {
 			case wire.OpVarint:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
-				n += int(f.tagLen) + protowire.SizeVarint(w)
+				n += int(f.TagLen) + protowire.SizeVarint(w)
 			case wire.OpZigzag32, wire.OpZigzag64:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
-				n += int(f.tagLen) + wire.SizeWord(f.op, w)
+				n += int(f.TagLen) + wire.SizeWord(f.Op, w)
 			case wire.OpFixed32, wire.OpFixed64:
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && words[f.slot] == 0 {
 					continue
 				}
-				n += int(f.tagLen) + 4
-				if f.op == wire.OpFixed64 {
+				n += int(f.TagLen) + 4
+				if f.Op == wire.OpFixed64 {
 					n += 4
 				}
 			case wire.OpString:
@@ -349,13 +349,13 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
-				if f.utf8 && e.utf8 && !validUTF8(x) {
+				if f.UTF8 && e.utf8 && !validUTF8(x) {
 					return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), n)
 				}
 				if !wire.Fits(n, len(x), e.maxSize) {
 					return 0, false
 				}
-				n += int(f.tagLen) + protowire.SizeBytes(len(x))
+				n += int(f.TagLen) + protowire.SizeBytes(len(x))
 			case wire.OpMessage:
 				c := m.msgs()[f.slot]
 				if c == nil {
@@ -368,7 +368,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if !e.trail.Counted(n, x, ok, e.maxSize) {
 					return 0, false
 				}
-				n += int(f.tagLen) + protowire.SizeBytes(x)
+				n += int(f.TagLen) + protowire.SizeBytes(x)
 			default:
 				x, ok := e.sizeField(m, words, f, depth)
 				if !e.trail.Counted(n, x, ok, e.maxSize) {
@@ -513,28 +513,28 @@ func validUTF8(s string) bool { return utf8x.ShortASCII(s) || utf8x.ValidText(s)
 
 // sizeField returns the size of field f of m, 0 if it is not set.
 func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int, bool) {
-	switch f.op {
+	switch f.Op {
 	case wire.OpVarint, wire.OpZigzag32, wire.OpZigzag64, wire.OpFixed32, wire.OpFixed64:
 		w := words[f.slot]
 		if !f.present(words, w != 0) {
 			return 0, true
 		}
-		return int(f.tagLen) + wire.SizeWord(f.op, w), true
+		return int(f.TagLen) + wire.SizeWord(f.Op, w), true
 	case wire.OpString:
 		x := m.strs()[f.slot]
 		if !f.present(words, x != "") {
 			return 0, true
 		}
-		if f.utf8 && e.utf8 && !validUTF8(x) {
+		if f.UTF8 && e.utf8 && !validUTF8(x) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
 	case wire.OpBytes:
 		x := m.bytes()[f.slot]
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c := m.msgs()[f.slot]
 		if c == nil {
@@ -544,7 +544,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if !ok {
 			e.trail.Enter(m.fieldOf(f), -1)
 		}
-		return int(f.tagLen) + wrapSize(f, f.op, x), ok
+		return int(f.TagLen) + wrapSize(f, f.Op, x), ok
 	case wire.OpList:
 		l := m.lists()[f.slot]
 		if l == nil {
@@ -556,8 +556,8 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if l == nil || len(l.words()) == 0 {
 			return 0, true
 		}
-		body := wire.PackedSize(f.elem, l.words())
-		return int(f.tagLen) + protowire.SizeBytes(body), true
+		body := wire.PackedSize(f.Elem, l.words())
+		return int(f.TagLen) + protowire.SizeBytes(body), true
 	default: // wire.OpMap
 		mp := m.maps()[f.slot]
 		if mp == nil {
@@ -585,7 +585,7 @@ func (f *encField) present(words []uint64, nonZero bool) bool {
 // without its key: with its length prefix, or for a group its end key.
 func wrapSize(f *encField, op wire.Op, n int) int {
 	if op == wire.OpGroup {
-		return n + len(f.more.endTag)
+		return n + len(f.more.EndTag)
 	}
 	return protowire.SizeVarint(uint64(n)) + n
 }
@@ -594,9 +594,9 @@ func wrapSize(f *encField, op wire.Op, n int) int {
 // layout record lf.
 func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, bool) {
 	n := 0
-	switch f.elem {
+	switch f.Elem {
 	case wire.OpString:
-		check := f.utf8 && e.utf8
+		check := f.UTF8 && e.utf8
 		for _, x := range l.strs() {
 			if check && !validUTF8(x) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, lf, n)
@@ -604,14 +604,14 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			if !wire.Fits(n, len(x), e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(x))
+			n += int(f.TagLen) + protowire.SizeBytes(len(x))
 		}
 	case wire.OpBytes:
 		for _, x := range l.bytes() {
 			if !wire.Fits(n, len(x), e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(x))
+			n += int(f.TagLen) + protowire.SizeBytes(len(x))
 		}
 	case wire.OpMessage, wire.OpGroup:
 		for j, c := range l.msgs() {
@@ -622,18 +622,18 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + wrapSize(f, f.elem, x)
+			n += int(f.TagLen) + wrapSize(f, f.Elem, x)
 		}
 		if n > e.maxSize {
 			return 0, false
 		}
 	case wire.OpFixed32:
-		n = len(l.words()) * (int(f.tagLen) + 4)
+		n = len(l.words()) * (int(f.TagLen) + 4)
 	case wire.OpFixed64:
-		n = len(l.words()) * (int(f.tagLen) + 8)
+		n = len(l.words()) * (int(f.TagLen) + 8)
 	default:
 		for _, w := range l.words() {
-			n += int(f.tagLen) + wire.SizeWord(f.elem, w)
+			n += int(f.TagLen) + wire.SizeWord(f.Elem, w)
 		}
 	}
 	return n, true
@@ -657,7 +657,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 			if !wire.Fits(n, x, e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(x)
+			n += int(f.TagLen) + protowire.SizeBytes(x)
 		}
 	} else {
 		for k, v := range mp.words {
@@ -668,7 +668,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 			if !wire.Fits(n, x, e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(x)
+			n += int(f.TagLen) + protowire.SizeBytes(x)
 		}
 	}
 	if n > e.maxSize {
@@ -691,12 +691,12 @@ func (e *enc) mapFault(mp *dmap, n int) bool {
 // value's UTF-8 first, and records the entry in the trail of a fault.
 func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value, n, depth int) (int, bool) {
 	if e.utf8 {
-		if f.more.keyUTF8 && !validUTF8(s) {
+		if f.more.KeyUTF8 && !validUTF8(s) {
 			e.trail.Fail(fault.InvalidUTF8, lf.MapKey, n)
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
 		}
-		if f.elem == wire.OpString && f.utf8 && !validUTF8(v.String()) {
+		if f.Elem == wire.OpString && f.UTF8 && !validUTF8(v.String()) {
 			e.trail.Fail(fault.InvalidUTF8, lf.MapValue, n)
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
@@ -714,15 +714,15 @@ func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v pro
 // written.
 func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
 	n := 2 // the keys of fields 1 and 2
-	if f.more.key == wire.OpString {
+	if f.more.Key == wire.OpString {
 		if !wire.Fits(n, len(s), e.maxSize) {
 			return 0, false
 		}
 		n += protowire.SizeBytes(len(s))
 	} else {
-		n += wire.SizeWord(f.more.key, w)
+		n += wire.SizeWord(f.more.Key, w)
 	}
-	switch f.elem {
+	switch f.Elem {
 	case wire.OpString:
 		if !wire.Fits(n, len(v.String()), e.maxSize) {
 			return 0, false
@@ -744,7 +744,7 @@ func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, d
 		}
 		n += protowire.SizeBytes(x)
 	default:
-		n += wire.SizeWord(f.elem, wire.Word(f.more.valueKind, v))
+		n += wire.SizeWord(f.Elem, wire.Word(f.more.valueKind, v))
 	}
 	return n, true
 }
@@ -773,7 +773,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 		// As in size: the commonest cases here.
 		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
-			switch f.op {
+			switch f.Op {
 			case wire.OpVarint:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
@@ -790,14 +790,14 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
-				b = wire.AppendWord(appendTag(b, f), f.op, w)
+				b = wire.AppendWord(appendTag(b, f), f.Op, w)
 			case wire.OpFixed32, wire.OpFixed64:
 				w := words[f.slot]
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
 					continue
 				}
 				b = appendTag(b, f)
-				if f.op == wire.OpFixed32 {
+				if f.Op == wire.OpFixed32 {
 					b = protowire.AppendFixed32(b, uint32(w))
 				} else {
 					b = protowire.AppendFixed64(b, w)
@@ -807,7 +807,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
 					continue
 				}
-				if f.utf8 && e.recheck && !validUTF8(x) {
+				if f.UTF8 && e.recheck && !validUTF8(x) {
 					return b, false
 				}
 				b = appendTag(b, f)
@@ -862,15 +862,15 @@ func (e *enc) appendOneofs(b []byte, m *Message, words []uint64, p *encProgram, 
 
 // appendTag appends the key of f.
 func appendTag(b []byte, f *encField) []byte {
-	if f.tagLen == 1 {
-		return append(b, f.tag[0])
+	if f.TagLen == 1 {
+		return append(b, f.Tag[0])
 	}
-	return append(b, f.key()...)
+	return append(b, f.Key()...)
 }
 
 // appendField appends field f of m, if it is set.
 func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, depth int) ([]byte, bool) {
-	switch f.op {
+	switch f.Op {
 	case wire.OpVarint:
 		w := words[f.slot]
 		if !f.present(words, w != 0) {
@@ -886,13 +886,13 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if !f.present(words, w != 0) {
 			return b, true
 		}
-		return wire.AppendWord(appendTag(b, f), f.op, w), true
+		return wire.AppendWord(appendTag(b, f), f.Op, w), true
 	case wire.OpString:
 		x := m.strs()[f.slot]
 		if !f.present(words, x != "") {
 			return b, true
 		}
-		if f.utf8 && e.recheck && !validUTF8(x) {
+		if f.UTF8 && e.recheck && !validUTF8(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -909,7 +909,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if c == nil {
 			return b, true
 		}
-		return e.appendNested(b, f, f.op, c, depth+1)
+		return e.appendNested(b, f, f.Op, c, depth+1)
 	case wire.OpList:
 		l := m.lists()[f.slot]
 		if l == nil {
@@ -934,10 +934,10 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 // appendPacked appends the packed record of words, the elements of a
 // list of field f, with its key.
 func appendPacked(b []byte, f *encField, words []uint64) []byte {
-	b = append(b, f.more.packedTag...)
-	b = protowire.AppendVarint(b, uint64(wire.PackedSize(f.elem, words)))
+	b = append(b, f.more.PackedTag...)
+	b = protowire.AppendVarint(b, uint64(wire.PackedSize(f.Elem, words)))
 	for _, w := range words {
-		b = wire.AppendWord(b, f.elem, w)
+		b = wire.AppendWord(b, f.Elem, w)
 	}
 	return b
 }
@@ -963,7 +963,7 @@ func (e *enc) appendNested(b []byte, f *encField, op wire.Op, c *Message, depth 
 		if len(b)-start != n {
 			e.changed = true
 		}
-		return append(b, f.more.endTag...), true
+		return append(b, f.more.EndTag...), true
 	}
 	if n < 0x80 {
 		b = append(b, byte(n))
@@ -985,10 +985,10 @@ func (e *enc) appendNested(b []byte, f *encField, op wire.Op, c *Message, depth 
 // appendList appends the unpacked list l of field f.
 func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, bool) {
 	ok := true
-	switch f.elem {
+	switch f.Elem {
 	case wire.OpString:
 		for _, x := range l.strs() {
-			if f.utf8 && e.recheck && !validUTF8(x) {
+			if f.UTF8 && e.recheck && !validUTF8(x) {
 				return b, false
 			}
 			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -1001,13 +1001,13 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 		}
 	case wire.OpMessage, wire.OpGroup:
 		for _, c := range l.msgs() {
-			if b, ok = e.appendNested(b, f, f.elem, c, depth+1); !ok {
+			if b, ok = e.appendNested(b, f, f.Elem, c, depth+1); !ok {
 				return b, false
 			}
 		}
 	default:
 		for _, w := range l.words() {
-			b = wire.AppendWord(appendTag(b, f), f.elem, w)
+			b = wire.AppendWord(appendTag(b, f), f.Elem, w)
 		}
 	}
 	return b, true
@@ -1046,7 +1046,7 @@ func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, boo
 		}
 	}
 	entries := st.entries[start:]
-	if o := f.more.keyOrder; o == wire.OrderString {
+	if o := f.more.KeyOrder; o == wire.OrderString {
 		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
 	} else {
 		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(o.Rank(a.w), o.Rank(b.w)) })
@@ -1069,22 +1069,22 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 		return b, false
 	}
 	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
-	if f.more.key == wire.OpString {
-		if f.more.keyUTF8 && e.recheck && !validUTF8(s) {
+	if f.more.Key == wire.OpString {
+		if f.more.KeyUTF8 && e.recheck && !validUTF8(s) {
 			return b, false
 		}
 		b = append(b, 0x0a)
 		b = protowire.AppendVarint(b, uint64(len(s)))
 		b = append(b, s...)
 	} else {
-		b = append(b, f.more.keyTag)
-		b = wire.AppendWord(b, f.more.key, w)
+		b = append(b, f.more.KeyTag)
+		b = wire.AppendWord(b, f.more.Key, w)
 	}
-	b = append(b, f.more.valueTag)
-	switch f.elem {
+	b = append(b, f.more.ValueTag)
+	switch f.Elem {
 	case wire.OpString:
 		x := v.String()
-		if f.utf8 && e.recheck && !validUTF8(x) {
+		if f.UTF8 && e.recheck && !validUTF8(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(b, uint64(len(x)))
@@ -1101,7 +1101,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 			return b, false
 		}
 	default:
-		b = wire.AppendWord(b, f.elem, wire.Word(f.more.valueKind, v))
+		b = wire.AppendWord(b, f.Elem, wire.Word(f.more.valueKind, v))
 	}
 	return b, true
 }
@@ -1155,14 +1155,14 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 // implementation (set through another package's extension type) is
 // left to the walk.
 func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, bool) {
-	switch f.op {
+	switch f.Op {
 	case wire.OpString:
-		if f.utf8 && e.utf8 && !validUTF8(v.String()) {
+		if f.UTF8 && e.utf8 && !validUTF8(v.String()) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, f.more.ext, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(v.String())), wire.Fits(0, len(v.String()), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(v.String())), wire.Fits(0, len(v.String()), e.maxSize)
 	case wire.OpBytes:
-		return int(f.tagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
 		if !ok {
@@ -1172,7 +1172,7 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		if !ok {
 			e.trail.Enter(f.more.ext, -1)
 		}
-		return int(f.tagLen) + wrapSize(f, f.op, x), ok
+		return int(f.TagLen) + wrapSize(f, f.Op, x), ok
 	case wire.OpList:
 		l, ok := v.List().(*list)
 		if !ok {
@@ -1184,9 +1184,9 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		if !ok {
 			return 0, false
 		}
-		return int(f.tagLen) + protowire.SizeBytes(wire.PackedSize(f.elem, l.words())), true
+		return int(f.TagLen) + protowire.SizeBytes(wire.PackedSize(f.Elem, l.words())), true
 	default:
-		return int(f.tagLen) + wire.SizeWord(f.op, wire.Word(f.more.valueKind, v)), true
+		return int(f.TagLen) + wire.SizeWord(f.Op, wire.Word(f.more.valueKind, v)), true
 	}
 }
 
@@ -1209,10 +1209,10 @@ func (e *enc) appendExtensions(b []byte, xs []extension, depth int) ([]byte, boo
 // appendExtension appends the value v of an extension of record f, of
 // a message at level depth, as sizeExtension counted it.
 func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth int) ([]byte, bool) {
-	switch f.op {
+	switch f.Op {
 	case wire.OpString:
 		x := v.String()
-		if f.utf8 && e.recheck && !validUTF8(x) {
+		if f.UTF8 && e.recheck && !validUTF8(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -1226,7 +1226,7 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth
 		if !ok {
 			return b, false
 		}
-		return e.appendNested(b, f, f.op, c, depth+1)
+		return e.appendNested(b, f, f.Op, c, depth+1)
 	case wire.OpList:
 		l, ok := v.List().(*list)
 		if !ok {
@@ -1240,7 +1240,7 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth
 		}
 		return appendPacked(b, f, l.words()), true
 	default:
-		return wire.AppendWord(appendTag(b, f), f.op, wire.Word(f.more.valueKind, v)), true
+		return wire.AppendWord(appendTag(b, f), f.Op, wire.Word(f.more.valueKind, v)), true
 	}
 }
 
@@ -1249,41 +1249,23 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth
 // is kept to 32 bytes, what the common cases read, with the rest apart in
 // more.
 type encField struct {
-	op, elem wire.Op
-	// utf8 asks for the string values (a map's values) to be checked.
-	utf8 bool
+	layout.Rec
 	// oneof is set for members of real oneofs, visited only when set.
-	oneof bool
-	// tag holds the field's key, tagLen bytes of it (at most 5).
-	tagLen    uint8
-	tag       [maxTagLen]byte
+	oneof     bool
 	index     int32 // in the descriptor's Fields
 	slot, bit int32 // as in field
 	more      *encMore
 }
 
-// maxTagLen is the length of the longest key: a varint of field number
-// 2^29-1 and a wire type.
-const maxTagLen = 5
-
 // encMore is the part of a field's record that only groups, packed
 // fields and maps use.
 type encMore struct {
-	key      wire.Op
-	keyOrder wire.KeyOrder
-	// keyUTF8 asks for a map's string keys to be checked.
-	keyUTF8 bool
-	// keyTag and valueTag are a map entry's one-byte keys.
-	keyTag, valueTag byte
-	valueKind        protoreflect.Kind
-	endTag           []byte
-	packedTag        []byte
+	layout.RecMore
+	// valueKind is a map value's kind, or an extension's.
+	valueKind protoreflect.Kind
 	// ext is an extension's layout record.
 	ext *layout.Field
 }
-
-// key returns the field's key.
-func (f *encField) key() []byte { return f.tag[:f.tagLen] }
 
 // encProgram is the direct encoder's program for one shape.
 type encProgram struct {
@@ -1340,32 +1322,13 @@ func buildProgram(s *shape) *encProgram {
 // fieldRecord returns the direct encoder's record of the field lf, of
 // index, slot and presence bit index, slot and bit (see encField).
 func fieldRecord(lf *layout.Field, index, slot, bit int32) encField {
-	if len(lf.Tag) > maxTagLen {
-		// Field numbers are below 2^29: descriptors are checked.
-		panic("dynamic: a key longer than a field number allows")
-	}
-	f := encField{
-		index: index, slot: slot, bit: bit, oneof: lf.Oneof >= 0,
-		tagLen: uint8(len(lf.Tag)), utf8: lf.ValidateUTF8,
-	}
-	copy(f.tag[:], lf.Tag)
-	f.op, f.elem = lf.Op, lf.Elem
-	switch f.op {
-	case wire.OpMap:
-		f.utf8 = lf.MapValue.ValidateUTF8
-		f.more = &encMore{
-			key:       lf.MapKey.Op,
-			keyOrder:  lf.KeyOrder,
-			valueKind: lf.MapValue.Kind,
-			keyTag:    lf.MapKey.Tag[0],
-			valueTag:  lf.MapValue.Tag[0],
-			keyUTF8:   lf.MapKey.ValidateUTF8,
+	r, m := lf.Rec()
+	f := encField{Rec: r, index: index, slot: slot, bit: bit, oneof: lf.Oneof >= 0}
+	if m != nil {
+		f.more = &encMore{RecMore: *m}
+		if f.Op == wire.OpMap {
+			f.more.valueKind = lf.MapValue.Kind
 		}
-	case wire.OpPacked:
-		f.more = &encMore{packedTag: lf.PackedTag}
-	}
-	if f.elem == wire.OpGroup {
-		f.more = &encMore{endTag: lf.EndTag}
 	}
 	return f
 }

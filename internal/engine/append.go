@@ -18,10 +18,10 @@ import (
 
 // appendTag appends the key of f.
 func appendTag(b []byte, f *field) []byte {
-	if f.tagLen == 1 {
-		return append(b, f.tag[0])
+	if f.TagLen == 1 {
+		return append(b, f.Tag[0])
 	}
-	return append(b, f.key()...)
+	return append(b, f.Key()...)
 }
 
 // appendVarint appends v as a varint, a one-byte value without a call.
@@ -258,7 +258,7 @@ func (e *enc) appendNested(b []byte, f *field, c genstore.Pointer, depth int) ([
 	n := int(e.st.sizes[e.next])
 	e.next++
 	b = appendTag(b, f)
-	group := f.elem == wire.OpGroup
+	group := f.Elem == wire.OpGroup
 	if !group {
 		b = appendVarint(b, uint64(n))
 	}
@@ -275,7 +275,7 @@ func (e *enc) appendNested(b []byte, f *field, c genstore.Pointer, depth int) ([
 		return b, false
 	}
 	if group {
-		b = append(b, f.more.endTag...)
+		b = append(b, f.more.EndTag...)
 	}
 	return b, true
 }
@@ -296,7 +296,7 @@ func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) (
 		if !ok {
 			return b, true
 		}
-		return wire.AppendWord(appendTag(b, f), f.op, w), true
+		return wire.AppendWord(appendTag(b, f), f.Op, w), true
 	case sf.Rep == genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
 		if !ok {
@@ -341,7 +341,7 @@ func appendSet(b []byte, f *field, ptr genstore.Pointer) ([]byte, bool) {
 		return append(b, s...), true
 	}
 	w, _ := word(sf, ptr)
-	return wire.AppendWord(appendTag(b, f), f.op, w), true
+	return wire.AppendWord(appendTag(b, f), f.Op, w), true
 }
 
 // appendMember appends f, the set member of a real oneof, whose wrapper
@@ -359,7 +359,7 @@ func (e *enc) appendMember(b []byte, f *field, w genstore.Pointer, depth int) ([
 		return e.appendNested(b, f, sf.Ptr(w), depth+1)
 	}
 	v, _ := word(sf, w)
-	return wire.AppendWord(appendTag(b, f), f.op, v), true
+	return wire.AppendWord(appendTag(b, f), f.Op, v), true
 }
 
 // appendList appends the list field f of the message at ptr.
@@ -390,18 +390,18 @@ func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([
 		}
 		return b, true
 	}
-	if f.op == wire.OpPacked {
+	if f.Op == wire.OpPacked {
 		body := scalarsBody(f, ptr, k)
-		b = append(b, f.more.packedTag...)
+		b = append(b, f.more.PackedTag...)
 		b = appendVarint(b, uint64(body))
 		start := len(b)
 		for j := range k {
-			b = wire.AppendWord(b, f.elem, elemWord(sf, ptr, j))
+			b = wire.AppendWord(b, f.Elem, elemWord(sf, ptr, j))
 		}
 		return b, len(b)-start == body
 	}
 	for j := range k {
-		b = wire.AppendWord(appendTag(b, f), f.elem, elemWord(sf, ptr, j))
+		b = wire.AppendWord(appendTag(b, f), f.Elem, elemWord(sf, ptr, j))
 	}
 	return b, true
 }
@@ -421,7 +421,7 @@ func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]
 	e.nextEntry += k
 	x := f.more
 	var child *program
-	if f.elem == wire.OpMessage {
+	if f.Elem == wire.OpMessage {
 		child = f.childProgram()
 	}
 	ok := true
@@ -429,7 +429,7 @@ func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]
 		en := e.st.entries[i]
 		// The entry's size, its message value's from the size pass.
 		vn := 0
-		if f.elem == wire.OpMessage {
+		if f.Elem == wire.OpMessage {
 			if e.next >= len(e.st.sizes) {
 				return b, false
 			}
@@ -439,14 +439,14 @@ func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]
 		n := entryBody(f, &en, vn)
 		b = appendVarint(appendTag(b, f), uint64(n))
 		entryStart := len(b)
-		if x.key == wire.OpString {
-			b = append(b, x.keyTag)
+		if x.Key == wire.OpString {
+			b = append(b, x.KeyTag)
 			b = appendString(b, en.ks)
 		} else {
-			b = wire.AppendWord(append(b, x.keyTag), x.key, en.kw)
+			b = wire.AppendWord(append(b, x.KeyTag), x.Key, en.kw)
 		}
-		b = append(b, x.valueTag)
-		switch f.elem {
+		b = append(b, x.ValueTag)
+		switch f.Elem {
 		case wire.OpString:
 			b = appendString(b, en.vs)
 		case wire.OpBytes:
@@ -464,7 +464,7 @@ func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]
 				return b, false
 			}
 		default:
-			b = wire.AppendWord(b, f.elem, en.vw)
+			b = wire.AppendWord(b, f.Elem, en.vw)
 		}
 		if len(b)-entryStart != n {
 			return b, false

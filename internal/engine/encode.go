@@ -259,84 +259,84 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if v == 0 {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(uint64(int64(v)))
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(int64(v)))
 		case codeInt64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(uint64(v))
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(v))
 		case codeUint64:
 			v := f.sf.Uint64(ptr)
 			if v == 0 {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(v)
+			n += int(f.TagLen) + protowire.SizeVarint(v)
 		case codeUint32:
 			v := f.sf.Uint32(ptr)
 			if v == 0 {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(uint64(v))
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(v))
 		case codeSint32:
 			v := f.sf.Int32(ptr)
 			if v == 0 {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(protowire.EncodeZigZag(int64(v)))
+			n += int(f.TagLen) + protowire.SizeVarint(protowire.EncodeZigZag(int64(v)))
 		case codeSint64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(protowire.EncodeZigZag(v))
+			n += int(f.TagLen) + protowire.SizeVarint(protowire.EncodeZigZag(v))
 		case codeFixed32:
 			if f.sf.Uint32(ptr) == 0 {
 				continue
 			}
-			n += int(f.tagLen) + 4
+			n += int(f.TagLen) + 4
 		case codeSfixed32:
 			if f.sf.Int32(ptr) == 0 {
 				continue
 			}
-			n += int(f.tagLen) + 4
+			n += int(f.TagLen) + 4
 		case codeFixed64:
 			if f.sf.Uint64(ptr) == 0 {
 				continue
 			}
-			n += int(f.tagLen) + 8
+			n += int(f.TagLen) + 8
 		case codeSfixed64:
 			if f.sf.Int64(ptr) == 0 {
 				continue
 			}
-			n += int(f.tagLen) + 8
+			n += int(f.TagLen) + 8
 		case codeBool:
 			if !f.sf.Bool(ptr) {
 				continue
 			}
-			n += int(f.tagLen) + 1
+			n += int(f.TagLen) + 1
 		case codeFloat64:
 			if math.Float64bits(f.sf.Float64(ptr)) == 0 {
 				continue
 			}
-			n += int(f.tagLen) + 8
+			n += int(f.TagLen) + 8
 		case codeFloat32:
 			if math.Float32bits(f.sf.Float32(ptr)) == 0 {
 				continue
 			}
-			n += int(f.tagLen) + 4
+			n += int(f.TagLen) + 4
 		case codeString:
 			s := f.sf.String(ptr)
 			if s == "" {
 				continue
 			}
-			if f.utf8 && e.utf8 && !validUTF8(s) {
+			if f.UTF8 && e.utf8 && !validUTF8(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
 		case codeBytes:
 			s := f.sf.Bytes(ptr)
 			if len(s) == 0 {
@@ -345,51 +345,51 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
 		case codePtrString:
 			s, set := f.sf.PtrString(ptr)
 			if !set {
 				continue
 			}
-			if f.utf8 && e.utf8 && !validUTF8(s) {
+			if f.UTF8 && e.utf8 && !validUTF8(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
 		case codePtrInt32:
 			v, set := f.sf.PtrInt32(ptr)
 			if !set {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(uint64(int64(v)))
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(int64(v)))
 		case codePtrInt64:
 			v, set := f.sf.PtrInt64(ptr)
 			if !set {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(uint64(v))
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(v))
 		case codePtrBool:
 			if _, set := f.sf.PtrBool(ptr); !set {
 				continue
 			}
-			n += int(f.tagLen) + 1
+			n += int(f.TagLen) + 1
 		case codeBitInt32:
 			if !f.sf.Present(ptr) {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(uint64(int64(f.sf.Int32(ptr))))
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(int64(f.sf.Int32(ptr))))
 		case codeBitInt64:
 			if !f.sf.Present(ptr) {
 				continue
 			}
-			n += int(f.tagLen) + protowire.SizeVarint(uint64(f.sf.Int64(ptr)))
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(f.sf.Int64(ptr)))
 		case codeBitBool:
 			if !f.sf.Present(ptr) {
 				continue
 			}
-			n += int(f.tagLen) + 1
+			n += int(f.TagLen) + 1
 		case codeBitString:
 			if !f.sf.Present(ptr) {
 				continue
@@ -398,10 +398,10 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if !set || !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false // a bit without a string: the walk reads it
 			}
-			if f.utf8 && e.utf8 && !validUTF8(s) {
+			if f.UTF8 && e.utf8 && !validUTF8(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -411,7 +411,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(x)
+			n += int(f.TagLen) + protowire.SizeBytes(x)
 		case codeListMessage:
 			k := f.sf.Len(ptr)
 			for j := range k {
@@ -419,7 +419,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				if !e.trail.Counted(n, x, ok, e.maxSize) {
 					return 0, false
 				}
-				n += int(f.tagLen) + protowire.SizeBytes(x)
+				n += int(f.TagLen) + protowire.SizeBytes(x)
 			}
 		case codeList, codeMap:
 			// Most are empty: told without a call.
@@ -529,10 +529,10 @@ func (e *enc) visit(c genstore.Pointer) bool {
 // without its key: with its length prefix, or for a group its end key.
 func wrap(f *field, n int) int {
 	end := 0
-	if f.elem == wire.OpGroup {
-		end = len(f.more.endTag)
+	if f.Elem == wire.OpGroup {
+		end = len(f.more.EndTag)
 	}
-	return wrapped(f.elem, end, n)
+	return wrapped(f.Elem, end, n)
 }
 
 // wrapped returns the size of a nested message of n bytes written by the
@@ -649,29 +649,29 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		if !ok {
 			return 0, true
 		}
-		return int(f.tagLen) + wire.SizeWord(f.op, w), true
+		return int(f.TagLen) + wire.SizeWord(f.Op, w), true
 	case sf.Rep == genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
 		if !ok {
 			return 0, true
 		}
-		if f.utf8 && e.utf8 && !validUTF8(s) {
+		if f.UTF8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
 			return 0, true
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case sf.Rep == genstore.RepMessage: // a group
 		c := sf.Ptr(ptr)
 		if c.IsNil() {
 			return 0, true
 		}
 		x, ok := e.sizeNested(f, c, depth+1, -1)
-		return int(f.tagLen) + wrap(f, x), ok
+		return int(f.TagLen) + wrap(f, x), ok
 	case sf.Rep == genstore.RepMap:
 		return e.sizeMap(f, ptr, depth)
 	}
@@ -686,22 +686,22 @@ func (e *enc) sizeSet(f *field, ptr genstore.Pointer) (int, bool) {
 	switch sf.Rep {
 	case genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
-		if ok && f.utf8 && e.utf8 && !validUTF8(s) {
+		if ok && f.UTF8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), ok && (wire.Fits(0, len(s), e.maxSize))
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), ok && (wire.Fits(0, len(s), e.maxSize))
 	case genstore.RepString:
 		s := sf.String(ptr)
-		if f.utf8 && e.utf8 && !validUTF8(s) {
+		if f.UTF8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case genstore.RepBytes:
 		s := sf.Bytes(ptr)
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	}
 	w, _ := word(sf, ptr)
-	return int(f.tagLen) + wire.SizeWord(f.op, w), true
+	return int(f.TagLen) + wire.SizeWord(f.Op, w), true
 }
 
 // sizeMember returns the size of f, the set member of a real oneof,
@@ -711,19 +711,19 @@ func (e *enc) sizeMember(f *field, w genstore.Pointer, depth int) (int, bool) {
 	switch sf.Rep {
 	case genstore.RepString:
 		s := sf.String(w)
-		if f.utf8 && e.utf8 && !validUTF8(s) {
+		if f.UTF8 && e.utf8 && !validUTF8(s) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
 		}
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case genstore.RepBytes:
 		s := sf.Bytes(w)
-		return int(f.tagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case genstore.RepMessage:
 		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1, -1)
-		return int(f.tagLen) + wrap(f, x), ok
+		return int(f.TagLen) + wrap(f, x), ok
 	}
 	v, _ := word(sf, w)
-	return int(f.tagLen) + wire.SizeWord(f.op, v), true
+	return int(f.TagLen) + wire.SizeWord(f.Op, v), true
 }
 
 // sizeList returns the size of the list field f of the message at ptr.
@@ -736,7 +736,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	n := 0
 	switch sf.Rep {
 	case genstore.RepListString:
-		check := f.utf8 && e.utf8
+		check := f.UTF8 && e.utf8
 		for _, s := range sf.Strings(ptr) {
 			if check && !validUTF8(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, n)
@@ -744,7 +744,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
 		}
 		return n, true
 	case genstore.RepListBytes:
@@ -752,7 +752,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			if !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + protowire.SizeBytes(len(s))
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
 		}
 		return n, true
 	case genstore.RepListMessage, genstore.RepPtrListMessage:
@@ -761,7 +761,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
-			n += int(f.tagLen) + wrap(f, x)
+			n += int(f.TagLen) + wrap(f, x)
 		}
 		return n, n <= e.maxSize
 	}
@@ -770,16 +770,16 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		return 0, false
 	}
 	body := scalarsBody(f, ptr, k)
-	if f.op == wire.OpPacked {
-		return int(f.tagLen) + protowire.SizeBytes(body), true
+	if f.Op == wire.OpPacked {
+		return int(f.TagLen) + protowire.SizeBytes(body), true
 	}
-	return k*int(f.tagLen) + body, true
+	return k*int(f.TagLen) + body, true
 }
 
 // scalarsBody returns the size of the k elements of the scalar list field
 // f of the message at ptr, without keys: a packed record's body.
 func scalarsBody(f *field, ptr genstore.Pointer, k int) int {
-	switch f.elem {
+	switch f.Elem {
 	case wire.OpFixed32:
 		return 4 * k
 	case wire.OpFixed64:
@@ -787,7 +787,7 @@ func scalarsBody(f *field, ptr genstore.Pointer, k int) int {
 	}
 	body := 0
 	for j := range k {
-		body += wire.SizeWord(f.elem, elemWord(f.sf, ptr, j))
+		body += wire.SizeWord(f.Elem, elemWord(f.sf, ptr, j))
 	}
 	return body
 }
@@ -833,7 +833,7 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	key := e.st.scratchOf(x.keyType, false)
 	val := e.st.scratchOf(x.valueType, true)
 	var child *program
-	if f.elem == wire.OpMessage {
+	if f.Elem == wire.OpMessage {
 		if child = f.childProgram(); child.err != nil {
 			return 0, false
 		}
@@ -885,15 +885,15 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	}
 	entries := e.st.entries[start:]
 	if e.det {
-		if o := x.keyOrder; o == wire.OrderString {
+		if o := x.KeyOrder; o == wire.OrderString {
 			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.ks, b.ks) })
 		} else {
 			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(o.Rank(a.kw), o.Rank(b.kw)) })
 		}
 	}
 	n := 0
-	keyUTF8 := x.keyUTF8 && e.utf8
-	valueUTF8 := f.elem == wire.OpString && f.utf8 && e.utf8
+	keyUTF8 := x.KeyUTF8 && e.utf8
+	valueUTF8 := f.Elem == wire.OpString && f.UTF8 && e.utf8
 	for i := range entries {
 		// Indexed anew: sizing a value may append nested maps' entries.
 		en := e.st.entries[start+i]
@@ -914,7 +914,7 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		if !e.trail.Counted(n, y, ok, e.maxSize) {
 			return 0, false
 		}
-		n += int(f.tagLen) + protowire.SizeBytes(y)
+		n += int(f.TagLen) + protowire.SizeBytes(y)
 	}
 	return n, n <= e.maxSize
 }
@@ -924,7 +924,7 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 // its size recorded) here.
 func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bool) {
 	vn := 0
-	if f.elem == wire.OpMessage {
+	if f.Elem == wire.OpMessage {
 		if !e.visit(en.vp) {
 			return 0, false
 		}
@@ -958,12 +958,12 @@ func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bo
 func entryBody(f *field, en *entry, vn int) int {
 	x := f.more
 	n := 2 // the keys of fields 1 and 2
-	if x.key == wire.OpString {
+	if x.Key == wire.OpString {
 		n += protowire.SizeBytes(len(en.ks))
 	} else {
-		n += wire.SizeWord(x.key, en.kw)
+		n += wire.SizeWord(x.Key, en.kw)
 	}
-	switch f.elem {
+	switch f.Elem {
 	case wire.OpString:
 		n += protowire.SizeBytes(len(en.vs))
 	case wire.OpBytes:
@@ -971,7 +971,7 @@ func entryBody(f *field, en *entry, vn int) int {
 	case wire.OpMessage:
 		n += protowire.SizeBytes(vn)
 	default:
-		n += wire.SizeWord(f.elem, en.vw)
+		n += wire.SizeWord(f.Elem, en.vw)
 	}
 	return n
 }

@@ -49,21 +49,13 @@ const (
 	codeMap              // a map
 )
 
-// maxTagLen is the length of the longest key: a varint of field number
-// 2^29-1 and a wire type.
-const maxTagLen = 5
-
 // field is the engine's record of one field of a generated message type:
 // how it is written (from the field program, layout.Field) and where it
 // is stored (genstore.Field).
 type field struct {
-	code     code
-	op, elem wire.Op
-	// utf8 asks for the string values (a map's values) to be checked.
-	utf8   bool
-	tagLen uint8
-	tag    [maxTagLen]byte
-	sf     *genstore.Field
+	code code
+	layout.Rec
+	sf *genstore.Field
 	// child is the program of the field's message type (a map's values'),
 	// linked on first use.
 	child atomic.Pointer[program]
@@ -73,21 +65,11 @@ type field struct {
 // more is the part of a field's record that only groups, packed fields
 // and maps use.
 type more struct {
+	layout.RecMore
 	lf *layout.Field
-	// key is a map key's op; keyOrder their order; keyUTF8 asks for
-	// string keys to be checked; keyTag and valueTag are the entry's
-	// one-byte keys.
-	key              wire.Op
-	keyOrder         wire.KeyOrder
-	keyUTF8          bool
-	keyTag, valueTag byte
-	// keyType and valueType are the map's Go key and value types.
+	// keyType and valueType are a map's Go key and value types.
 	keyType, valueType reflect.Type
-	endTag, packedTag  []byte
 }
-
-// key returns the field's key.
-func (f *field) key() []byte { return f.tag[:f.tagLen] }
 
 // program is the engine's program for one generated message type.
 type program struct {
@@ -155,33 +137,17 @@ func build(st *genstore.Storage, err error) *program {
 
 // init fills f, the engine's record of the field lf stored as sf.
 func (f *field) init(lf *layout.Field, sf *genstore.Field) {
-	if len(lf.Tag) > maxTagLen {
-		// Field numbers are below 2^29: descriptors are checked.
-		panic("engine: a key longer than a field number allows")
-	}
-	f.op, f.elem, f.utf8, f.tagLen, f.sf = lf.Op, lf.Elem, lf.ValidateUTF8, uint8(len(lf.Tag)), sf
-	copy(f.tag[:], lf.Tag)
+	var m *layout.RecMore
+	f.Rec, m = lf.Rec()
+	f.sf = sf
 	if lf.Oneof < 0 {
 		f.code = codeOf(lf, sf)
 	}
-	switch f.op {
-	case wire.OpMap:
-		f.utf8 = lf.MapValue.ValidateUTF8
-		f.more = &more{
-			lf:        lf,
-			key:       lf.MapKey.Op,
-			keyOrder:  lf.KeyOrder,
-			keyUTF8:   lf.MapKey.ValidateUTF8,
-			keyTag:    lf.MapKey.Tag[0],
-			valueTag:  lf.MapValue.Tag[0],
-			keyType:   sf.GoType.Key(),
-			valueType: sf.GoType.Elem(),
+	if m != nil {
+		f.more = &more{RecMore: *m, lf: lf}
+		if f.Op == wire.OpMap {
+			f.more.keyType, f.more.valueType = sf.GoType.Key(), sf.GoType.Elem()
 		}
-	case wire.OpPacked:
-		f.more = &more{lf: lf, packedTag: lf.PackedTag}
-	}
-	if f.elem == wire.OpGroup {
-		f.more = &more{lf: lf, endTag: lf.EndTag}
 	}
 }
 

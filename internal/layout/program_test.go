@@ -104,3 +104,41 @@ func TestIsSetAgreesWithHas(t *testing.T) {
 		t.Errorf("too few outcomes of each kind: %v", checked)
 	}
 }
+
+// TestRec holds each field's compact record (Field.Rec) to the field's
+// program, on every field of every test message: the direct encoders
+// read nothing else of it.
+func TestRec(t *testing.T) {
+	for _, tw := range protobuftest.Twins() {
+		l := layout.Of(tw.Dyn.Descriptor())
+		for i := range l.Fields {
+			f := &l.Fields[i]
+			r, m := f.Rec()
+			utf8 := f.ValidateUTF8
+			if f.Map {
+				utf8 = f.MapValue.ValidateUTF8
+			}
+			if r.Op != f.Op || r.Elem != f.Elem || r.UTF8 != utf8 || !bytes.Equal(r.Key(), f.Tag) {
+				t.Errorf("%s: record %+v, field op %d elem %d utf8 %v tag % x", f.FullName, r, f.Op, f.Elem, utf8, f.Tag)
+			}
+			var want *layout.RecMore
+			switch {
+			case f.Elem == wire.OpGroup:
+				want = &layout.RecMore{EndTag: f.EndTag}
+			case f.Op == wire.OpMap:
+				want = &layout.RecMore{Key: f.MapKey.Op, KeyOrder: f.KeyOrder, KeyUTF8: f.MapKey.ValidateUTF8,
+					KeyTag: f.MapKey.Tag[0], ValueTag: f.MapValue.Tag[0]}
+			case f.Op == wire.OpPacked:
+				want = &layout.RecMore{PackedTag: f.PackedTag}
+			}
+			switch {
+			case (m == nil) != (want == nil):
+				t.Errorf("%s: more %+v, want %+v", f.FullName, m, want)
+			case m != nil && (m.Key != want.Key || m.KeyOrder != want.KeyOrder || m.KeyUTF8 != want.KeyUTF8 ||
+				m.KeyTag != want.KeyTag || m.ValueTag != want.ValueTag ||
+				!bytes.Equal(m.EndTag, want.EndTag) || !bytes.Equal(m.PackedTag, want.PackedTag)):
+				t.Errorf("%s: more %+v, want %+v", f.FullName, m, want)
+			}
+		}
+	}
+}
