@@ -326,18 +326,18 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 			switch f.Op {
 			case wire.OpVarint:
 				w := words[f.slot]
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+				if f.unset(words, w != 0) {
 					continue
 				}
 				n += int(f.TagLen) + protowire.SizeVarint(w)
 			case wire.OpZigzag32, wire.OpZigzag64:
 				w := words[f.slot]
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+				if f.unset(words, w != 0) {
 					continue
 				}
 				n += int(f.TagLen) + wire.SizeWord(f.Op, w)
 			case wire.OpFixed32, wire.OpFixed64:
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && words[f.slot] == 0 {
+				if f.unset(words, words[f.slot] != 0) {
 					continue
 				}
 				n += int(f.TagLen) + 4
@@ -346,7 +346,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				}
 			case wire.OpString:
 				x := m.strs()[f.slot]
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
+				if f.unset(words, x != "") {
 					continue
 				}
 				if f.UTF8 && e.utf8 && !validUTF8(x) {
@@ -567,6 +567,17 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 	}
 }
 
+// unset reports whether f, a field outside real oneofs, is not set in a
+// message whose words are words, given whether its value is non-zero
+// (which tells for implicit presence): the size and write passes' test,
+// which inlines.
+func (f *encField) unset(words []uint64, nonZero bool) bool {
+	if f.bit >= 0 {
+		return words[f.bit>>6]&(1<<(f.bit&63)) == 0
+	}
+	return !nonZero
+}
+
 // present reports whether a field is set in a message whose words are
 // words, given whether its value is non-zero (which tells for implicit
 // presence).
@@ -776,7 +787,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 			switch f.Op {
 			case wire.OpVarint:
 				w := words[f.slot]
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+				if f.unset(words, w != 0) {
 					continue
 				}
 				b = appendTag(b, f)
@@ -787,13 +798,13 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				}
 			case wire.OpZigzag32, wire.OpZigzag64:
 				w := words[f.slot]
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+				if f.unset(words, w != 0) {
 					continue
 				}
 				b = wire.AppendWord(appendTag(b, f), f.Op, w)
 			case wire.OpFixed32, wire.OpFixed64:
 				w := words[f.slot]
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && w == 0 {
+				if f.unset(words, w != 0) {
 					continue
 				}
 				b = appendTag(b, f)
@@ -804,7 +815,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				}
 			case wire.OpString:
 				x := m.strs()[f.slot]
-				if f.bit >= 0 && words[f.bit>>6]&(1<<(f.bit&63)) == 0 || f.bit < 0 && x == "" {
+				if f.unset(words, x != "") {
 					continue
 				}
 				if f.UTF8 && e.recheck && !validUTF8(x) {
