@@ -44,7 +44,10 @@ func (b *Budget) Observe(n int) int {
 	} else {
 		b.calls++
 	}
-	return min(max(Floor, b.peak*PerByte), Max)
+	if b.peak > Max/PerByte { // and peak*PerByte could overflow int
+		return Max
+	}
+	return max(Floor, b.peak*PerByte)
 }
 
 // Keep reports whether scratch of the given size in bytes fits in what is

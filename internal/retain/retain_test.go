@@ -1,6 +1,9 @@
 package retain
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestBudget(t *testing.T) {
 	var b Budget
@@ -20,8 +23,17 @@ func TestBudget(t *testing.T) {
 	if got := b.Observe(100); got != Floor {
 		t.Fatalf("after %d small calls: budget %d, want the floor", Window+1, got)
 	}
-	if got := b.Observe(1 << 40); got != Max {
-		t.Fatalf("a huge output: budget %d, want Max", got)
+	// Outputs whose product with PerByte passes Max, or overflows int
+	// (1<<30*PerByte wraps to 0 where int has 32 bits).
+	for _, n := range []int{Max/PerByte + 1, 1 << 30, math.MaxInt} {
+		var b Budget
+		if got := b.Observe(n); got != Max {
+			t.Fatalf("a huge output of %d bytes: budget %d, want Max", n, got)
+		}
+	}
+	var exact Budget
+	if got := exact.Observe(Max / PerByte); got != Max/PerByte*PerByte {
+		t.Fatalf("an output of Max/PerByte bytes: budget %d, want %d", got, Max/PerByte*PerByte)
 	}
 }
 
