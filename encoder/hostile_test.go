@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -543,9 +544,18 @@ func TestPackedCountOverflow(t *testing.T) {
 		fd := md.Fields().ByName(protoreflect.Name(c.field))
 		for _, n := range []int{
 			encoder.DefaultMaxSize/c.width + 1, // just past the limit
-			1 << 60, 1 << 61, 1 << 62,          // products that overflow or wrap to 0
+			// Products that overflow or wrap to 0 (1<<60, 1<<61 and 1<<62
+			// where int has 64 bits).
+			1 << (bits.UintSize - 4), 1 << (bits.UintSize - 3), 1 << (bits.UintSize - 2),
 			math.MaxInt,
 		} {
+			if n <= encoder.DefaultMaxSize/c.width {
+				// Where int has 32 bits: within the limit (1<<28
+				// one-byte elements, a real encoding), or no count at
+				// all (DefaultMaxSize+1 overflows int; no count of
+				// one-byte elements passes the limit there).
+				continue
+			}
 			real := &test3pb.TestAllTypes{}
 			real.ProtoReflect().Mutable(fd).List().Append(c.v) // so that Has reports it
 			gets := 0
@@ -613,8 +623,12 @@ func TestSizeAbove2GiB(t *testing.T) {
 	if raceEnabled {
 		t.Skip("too slow under the race detector")
 	}
+	if bits.UintSize < 64 {
+		t.Skip("needs a 2 GiB slice, which a 32-bit address space cannot hold")
+	}
 	const max = encoder.DefaultMaxSize // 2^31 - 1
-	big := make([]byte, 1<<31)         // never written: zero pages, not memory
+	bigLen := int64(1) << 31           // a variable: 1<<31 overflows a 32-bit int
+	big := make([]byte, bigLen)        // never written: zero pages, not memory
 	half := big[:1<<30]
 	tw := protobuftest.TwinByName("protolayout.test3.TestAllTypes")
 	type setter func(m protoreflect.Message)

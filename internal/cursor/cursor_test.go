@@ -1,6 +1,7 @@
 package cursor_test
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -235,7 +236,7 @@ func TestCycleWhateverTheLimit(t *testing.T) {
 		last.Mutable(nestedFD).List().Append(protoreflect.ValueOfMessage(ring)) // back to the ring's start
 		cur.Mutable(nestedFD).List().Append(protoreflect.ValueOfMessage(ring))
 		var w cursor.Walker
-		w.Reset(root, cursor.Options{MaxDepth: 1 << 62})
+		w.Reset(root, cursor.Options{MaxDepth: math.MaxInt})
 		n := 0
 		var it *cursor.Item
 		for it = w.Next(); it.Kind != cursor.Done && it.Kind != cursor.Failed; it = w.Next() {

@@ -121,7 +121,13 @@ func TestMulSizeEdges(t *testing.T) {
 		{MaxSize / 8, 8, MaxSize, MaxSize / 8 * 8, true},
 		{MaxSize/8 + 1, 8, MaxSize, 0, false},
 		{math.MaxInt, 8, MaxSize, 0, false},
-		{math.MaxInt / 4, 4, MaxSize, 0, false},
+		{MaxSize/4 + 1, 4, MaxSize, 0, false},
+		{MaxSize / 4, 4, MaxSize, MaxSize / 4 * 4, true},
+		// Products past int, whatever its width, under the largest
+		// limit.
+		{math.MaxInt/4 + 1, 4, math.MaxInt, 0, false},
+		{math.MaxInt / 4, 4, math.MaxInt, math.MaxInt / 4 * 4, true},
+		{math.MaxInt, 2, math.MaxInt, 0, false},
 		{3, 0, MaxSize, 0, true},
 		{-1, 4, MaxSize, 0, false},
 	}
