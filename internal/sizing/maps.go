@@ -19,6 +19,7 @@ import (
 func (s *Sizer) sizeMap(w *cursor.Walker, top *level, f *layout.Field, validate, rec bool, limit int) (fault.Fault, *layout.Field) {
 	kf, vf := f.MapKey, f.MapValue
 	for i, e := range w.Entries() {
+		s.Stats.Steps++
 		k, v := e.Key.Value(), e.Value
 		kn, ku, ok := sizeValue(kf, k, validate)
 		if !ok {

@@ -59,8 +59,13 @@ type Options struct {
 	ValidateUTF8 bool
 }
 
-// Stats describe the last size pass, for tests and diagnostics.
+// Stats describe the last size pass, for tests and diagnostics; they
+// stay readable after Release, until the next pass.
 type Stats struct {
+	// Steps counts the work of the pass: the walker's items it read, and
+	// the entries of the maps it sized whole. A reused subtree costs one
+	// step, however large it is.
+	Steps int
 	// Remembered counts subtrees stored by identity.
 	Remembered int
 	// Reused counts subtrees whose size came from an earlier occurrence.
@@ -107,12 +112,14 @@ func (s *Sizer) Size(w *cursor.Walker, m protoreflect.Message, o Options) (int, 
 	if s.used > 0 { // else released since the last pass: nothing to reset
 		s.reset()
 	}
+	s.Stats = Stats{}
 	w.Reset(m, o.Walk)
 	top := s.push(-1, nil, nil, nil, false)
 	rec := o.Record
 
 	for {
 		it := w.Next()
+		s.Stats.Steps++
 		var n int // what the item adds to the open part, top
 		switch it.Kind {
 		case cursor.Done:
@@ -248,7 +255,6 @@ func (s *Sizer) reset() {
 	s.stack, s.used = s.stack[:0], 0
 	clear(s.Tape) // drop the references to the caller's values
 	s.Tape = s.Tape[:0]
-	s.Stats = Stats{}
 	s.memo.reset()
 }
 

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -89,21 +88,26 @@ func TestDoublingDAGRejected(t *testing.T) {
 	for range 64 {
 		m = twice(m)
 	}
-	start := time.Now()
 	_, code, st := size(t, m, sizing.Options{})
-	el := time.Since(start)
 	if code != fault.SizeExceeded {
 		t.Fatalf("fault %d, want SizeExceeded", code)
 	}
 	if st.Reused == 0 {
 		t.Errorf("no subtree reused: %+v", st)
 	}
-	// Generous bound for a shared, noisy machine: linear work is a few
-	// microseconds, exponential work would never finish.
-	if el > time.Second {
-		t.Errorf("took %v", el)
+	// Linear work: a few steps per level (each level's first child
+	// entered, its second reused at one step, its exit). The size passes
+	// the limit long before the top level, so the bound is generous.
+	if st.Steps > dagSteps(64) {
+		t.Errorf("%d steps for 64 levels, over %d: %+v", st.Steps, dagSteps(64), st)
 	}
 }
+
+// dagSteps bounds the steps of a size pass over a doubling DAG of the
+// given number of levels whose shared subtrees are sized once: at most
+// four per level (the first child's Enter and Exit, the second child's
+// Enter, reused) and a few for the leaf and the root.
+func dagSteps(levels int) int { return 4*levels + 8 }
 
 // A DAG that fits is sized exactly, each shared subtree once.
 func TestDAGThatFits(t *testing.T) {
@@ -122,6 +126,53 @@ func TestDAGThatFits(t *testing.T) {
 	if st.Reused != levels || st.Remembered != levels {
 		t.Errorf("%+v, want %d remembered and reused", st, levels)
 	}
+	// Sized once per subtree: sizing every path would take over 2^12
+	// steps.
+	if st.Steps > dagSteps(levels) {
+		t.Errorf("%d steps for %d levels, over %d: %+v", st.Steps, levels, dagSteps(levels), st)
+	}
+}
+
+// Steps count the work of the pass: on a tree (nothing shared), one per
+// item of the walk and one per entry of a map sized whole, and they stay
+// readable after Release.
+func TestSteps(t *testing.T) {
+	m := named("root")
+	l := m.Mutable(nestedFD).List()
+	const children = 10
+	for i := range children {
+		l.Append(protoreflect.ValueOfMessage(named(strconv.Itoa(i))))
+	}
+	_, code, st := size(t, m, sizing.Options{})
+	// The root's name, and per child its Enter, name and Exit, and Done.
+	if want := 1 + 3*children + 1; code != fault.OK || st.Steps != want {
+		t.Errorf("a tree of %d children: fault %d, %d steps, want %d", children, code, st.Steps, want)
+	}
+
+	g := &test3pb.TestAllTypes{MapStringString: map[string]string{"a": "1", "b": "2", "c": "3"}}
+	for _, whole := range []bool{false, true} {
+		var s sizing.Sizer
+		var w cursor.Walker
+		if _, code := sizeWalk(&s, &w, g, whole); code != fault.OK {
+			t.Fatalf("fault %d", code)
+		}
+		w.Release()
+		s.Release()
+		// The Map item and one step per entry; or per entry its Entry,
+		// key, value and Exit items; and Done.
+		want := 1 + 3 + 1
+		if !whole {
+			want = 4*3 + 1
+		}
+		if s.Stats.Steps != want {
+			t.Errorf("map of 3 entries, whole maps %v: %d steps after Release, want %d", whole, s.Stats.Steps, want)
+		}
+	}
+}
+
+func sizeWalk(s *sizing.Sizer, w *cursor.Walker, m proto.Message, whole bool) (int, fault.Fault) {
+	n, code, _ := s.Size(w, m.ProtoReflect(), sizing.Options{Walk: cursor.Options{WholeMaps: whole}})
+	return n, code
 }
 
 func TestSizeLimit(t *testing.T) {
@@ -201,6 +252,7 @@ func TestWholeMapsSameAsEntries(t *testing.T) {
 			Walk: cursor.Options{WholeMaps: whole},
 		})
 		r := result{stats: s.Stats, n: n, fault: code, field: f, tape: slices.Clone(s.Tape)}
+		r.stats.Steps = 0 // whole maps take fewer: one per entry, not four
 		if code != fault.OK {
 			r.path = string(w.AppendPath(nil, f))
 		}
