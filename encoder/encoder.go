@@ -606,11 +606,15 @@ func result(b, out []byte, fresh bool, mr protoreflect.Message) []byte {
 
 // legacyAppend encodes a message whose methods offer Marshal but not Size
 // (a legacy message) as proto.Marshal does: through its own Marshal, whose
-// error is passed on, then the required fields check; the size limit is
+// error is passed on in an *Error (so that it is a proto.Error and still
+// unwraps to itself), then the required fields check; the size limit is
 // checked on the output, which is dropped when it is over.
 func (o *MarshalOptions) legacyAppend(b []byte, m proto.Message, mr protoreflect.Message, pm *protoiface.Methods, fresh bool, flags protoiface.MarshalInputFlags) ([]byte, error) {
 	mo, err := pm.Marshal(protoiface.MarshalInput{Message: mr, Buf: b, Flags: flags})
-	if err == nil && !o.AllowPartial {
+	if err != nil {
+		return b, &Error{Err: err, Message: mr.Descriptor().FullName()}
+	}
+	if !o.AllowPartial {
 		err = checkInitialized(m, mr, pm)
 	}
 	if err != nil {

@@ -14,7 +14,9 @@ import (
 
 // The reasons an encoding fails. Every error returned by this package is an
 // *Error that wraps one of them, so errors.Is(err, ErrInvalidUTF8) and the
-// like work, and errors.Is(err, proto.Error) holds for all of them.
+// like work, and errors.Is(err, proto.Error) holds for all of them. The
+// one other reason is the error a legacy message's own Marshal returns
+// (see MarshalOptions.Unchecked), which an *Error wraps the same way.
 var (
 	// ErrInvalidUTF8: a string field whose schema requires valid UTF-8
 	// (proto3, or editions with utf8_validation = VERIFY) holds invalid
@@ -62,7 +64,9 @@ var (
 
 // Error describes a failed encoding: why, which field, and where.
 type Error struct {
-	// Err is the reason, one of the Err* values of this package.
+	// Err is the reason, one of the Err* values of this package, or for a
+	// legacy message (Marshal without Size) the error its own Marshal
+	// returned.
 	Err error
 	// Message is the full name of the message being encoded.
 	Message protoreflect.FullName
@@ -119,7 +123,7 @@ func (e *Error) Error() string {
 	return string(b)
 }
 
-// Unwrap returns the reason, one of the Err* values of this package.
+// Unwrap returns the reason, Err.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Is reports whether target is proto.Error (every encoding error of this

@@ -3,6 +3,9 @@ package encoder_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -69,7 +72,7 @@ func TestLegacyMessages(t *testing.T) {
 		t.Fatalf("proto.Marshal error %v", err)
 	}
 	for _, o := range []encoder.MarshalOptions{{}, {Checked: true}} {
-		if got, err := o.MarshalAppend([]byte("x"), bad); !errors.Is(err, boom) || string(got) != "x" {
+		if got, err := o.MarshalAppend([]byte("x"), bad); !errors.Is(err, boom) || !errors.Is(err, proto.Error) || string(got) != "x" {
 			t.Errorf("%+v: error not passed on: % x, %v", o, got, err)
 		}
 	}
@@ -77,5 +80,75 @@ func TestLegacyMessages(t *testing.T) {
 	empty := protoadapt.MessageV2Of(&legacyV1{})
 	if got, err := encoder.Marshal(empty); err != nil || got == nil || len(got) != 0 {
 		t.Errorf("empty legacy message: %v, %v; want an empty, non-nil slice", got, err)
+	}
+}
+
+// selfMarshaler is protobuf-go's self-marshaling message of
+// proto/methods_test.go: a v1 message whose Marshal returns what it
+// holds; descPanics also panics in its Descriptor method, as that file's
+// descPanicSelfMarshaler does.
+type selfMarshaler struct {
+	bytes []byte
+	err   error
+}
+
+func (m selfMarshaler) Reset()                   {}
+func (m selfMarshaler) ProtoMessage()            {}
+func (m selfMarshaler) String() string           { return "selfMarshaler" }
+func (m selfMarshaler) Marshal() ([]byte, error) { return m.bytes, m.err }
+
+type descPanics struct{ selfMarshaler }
+
+func (m *descPanics) Descriptor() ([]byte, []int) { panic("Descriptor method panics") }
+
+// marshalFailure is an error of a type of its own, for errors.As.
+type marshalFailure struct{ code int }
+
+func (e *marshalFailure) Error() string { return "marshal failure " + strconv.Itoa(e.code) }
+
+// TestLegacyMarshalError checks that the error a legacy message's own
+// Marshal returns comes back as an *Error, which errors.Is reports as
+// proto.Error, like every other error of the package, and which still
+// unwraps to the original error (errors.Is and errors.As), from every
+// entry point, with nothing appended.
+func TestLegacyMarshalError(t *testing.T) {
+	original := &marshalFailure{code: 7}
+	for _, v1 := range []protoadapt.MessageV1{
+		&selfMarshaler{bytes: []byte("marshal"), err: original},
+		&descPanics{selfMarshaler{bytes: []byte("marshal"), err: original}},
+	} {
+		m := protoadapt.MessageV2Of(v1)
+		if pm := m.ProtoReflect().ProtoMethods(); pm == nil || pm.Marshal == nil || pm.Size != nil {
+			t.Fatalf("%T: protobuf-go no longer wraps a v1 message with Marshal and without Size", v1)
+		}
+		// proto.Marshal passes the error on bare, and so is no
+		// proto.Error.
+		if _, err := proto.Marshal(m); err != original {
+			t.Fatalf("%T: proto.Marshal error %v", v1, err)
+		}
+		check := func(how string, got []byte, err error, want []byte) {
+			t.Helper()
+			var e *encoder.Error
+			var mf *marshalFailure
+			if !errors.Is(err, proto.Error) || !errors.Is(err, original) ||
+				!errors.As(err, &e) || e.Err != original || !errors.As(err, &mf) || mf != original {
+				t.Errorf("%T, %s: error %v (%T), want an *encoder.Error wrapping the original, a proto.Error", v1, how, err, err)
+			}
+			if err != nil && !strings.Contains(err.Error(), original.Error()) {
+				t.Errorf("%T, %s: %q does not say %q", v1, how, err, original)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%T, %s: % x returned, want % x", v1, how, got, want)
+			}
+		}
+		for _, o := range []encoder.MarshalOptions{{}, {Unchecked: true}, {Checked: true}, {Deterministic: true}, {AllowPartial: true}} {
+			got, err := o.Marshal(m)
+			check(fmt.Sprintf("%+v Marshal", o), got, err, nil)
+			prefix := []byte("prefix")
+			got, err = o.MarshalAppend(prefix, m)
+			check(fmt.Sprintf("%+v MarshalAppend", o), got, err, []byte("prefix"))
+			got, err = encoder.NewEncoder(o).MarshalAppend(prefix, m)
+			check(fmt.Sprintf("%+v Encoder.MarshalAppend", o), got, err, []byte("prefix"))
+		}
 	}
 }
