@@ -232,8 +232,8 @@ func otlpExport(i int) *collectorpb.ExportTraceServiceRequest {
 			SpanId:            bytes.Repeat([]byte{byte(s + 1)}, 8),
 			Name:              fmt.Sprintf("GET /items/%d", s),
 			Kind:              tracepb.Span_SPAN_KIND_SERVER,
-			StartTimeUnixNano: uint64(1_700_000_000_000_000_000 + s*1000),
-			EndTimeUnixNano:   uint64(1_700_000_000_000_500_000 + s*1000),
+			StartTimeUnixNano: 1_700_000_000_000_000_000 + uint64(s)*1000,
+			EndTimeUnixNano:   1_700_000_000_000_500_000 + uint64(s)*1000,
 			Attributes:        []*commonpb.KeyValue{str("http.method", "GET"), {Key: "http.status_code", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: 200}}}},
 			Status:            &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK},
 		})
