@@ -349,7 +349,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if f.unset(words, x != "") {
 					continue
 				}
-				if f.UTF8 && e.utf8 && !validUTF8(x) {
+				if f.UTF8 && e.utf8 && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 					return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), n)
 				}
 				if !wire.Fits(n, len(x), e.maxSize) {
@@ -508,9 +508,6 @@ func (m *Message) fieldOf(f *encField) *layout.Field {
 	return &m.shape.layout.Fields[m.shape.prog.position[f.index]]
 }
 
-// validUTF8 reports whether s is valid UTF-8.
-func validUTF8(s string) bool { return utf8x.ShortASCII(s) || utf8x.ValidText(s) }
-
 // sizeField returns the size of field f of m, 0 if it is not set.
 func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int, bool) {
 	switch f.Op {
@@ -525,7 +522,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if !f.present(words, x != "") {
 			return 0, true
 		}
-		if f.UTF8 && e.utf8 && !validUTF8(x) {
+		if f.UTF8 && e.utf8 && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), 0)
 		}
 		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
@@ -609,7 +606,7 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 	case wire.OpString:
 		check := f.UTF8 && e.utf8
 		for _, x := range l.strs() {
-			if check && !validUTF8(x) {
+			if check && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, lf, n)
 			}
 			if !wire.Fits(n, len(x), e.maxSize) {
@@ -702,12 +699,12 @@ func (e *enc) mapFault(mp *dmap, n int) bool {
 // value's UTF-8 first, and records the entry in the trail of a fault.
 func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value, n, depth int) (int, bool) {
 	if e.utf8 {
-		if f.more.KeyUTF8 && !validUTF8(s) {
+		if f.more.KeyUTF8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 			e.trail.Fail(fault.InvalidUTF8, lf.MapKey, n)
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
 		}
-		if f.Elem == wire.OpString && f.UTF8 && !validUTF8(v.String()) {
+		if f.Elem == wire.OpString && f.UTF8 && !utf8x.ValidString(v.String()) {
 			e.trail.Fail(fault.InvalidUTF8, lf.MapValue, n)
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
@@ -818,7 +815,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.unset(words, x != "") {
 					continue
 				}
-				if f.UTF8 && e.recheck && !validUTF8(x) {
+				if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 					return b, false
 				}
 				b = appendTag(b, f)
@@ -903,7 +900,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if !f.present(words, x != "") {
 			return b, true
 		}
-		if f.UTF8 && e.recheck && !validUTF8(x) {
+		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -999,7 +996,7 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 	switch f.Elem {
 	case wire.OpString:
 		for _, x := range l.strs() {
-			if f.UTF8 && e.recheck && !validUTF8(x) {
+			if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 				return b, false
 			}
 			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
@@ -1081,7 +1078,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	}
 	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
 	if f.more.Key == wire.OpString {
-		if f.more.KeyUTF8 && e.recheck && !validUTF8(s) {
+		if f.more.KeyUTF8 && e.recheck && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 			return b, false
 		}
 		b = append(b, 0x0a)
@@ -1095,7 +1092,7 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	switch f.Elem {
 	case wire.OpString:
 		x := v.String()
-		if f.UTF8 && e.recheck && !validUTF8(x) {
+		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(b, uint64(len(x)))
@@ -1168,7 +1165,7 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, bool) {
 	switch f.Op {
 	case wire.OpString:
-		if f.UTF8 && e.utf8 && !validUTF8(v.String()) {
+		if f.UTF8 && e.utf8 && !utf8x.ValidString(v.String()) {
 			return 0, e.trail.Fail(fault.InvalidUTF8, f.more.ext, 0)
 		}
 		return int(f.TagLen) + protowire.SizeBytes(len(v.String())), wire.Fits(0, len(v.String()), e.maxSize)
@@ -1223,7 +1220,7 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth
 	switch f.Op {
 	case wire.OpString:
 		x := v.String()
-		if f.UTF8 && e.recheck && !validUTF8(x) {
+		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 			return b, false
 		}
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))

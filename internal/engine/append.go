@@ -316,8 +316,6 @@ func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) (
 			return b, true
 		}
 		return e.appendNested(b, f, c, depth+1)
-	case sf.Rep == genstore.RepMap:
-		return e.appendMap(b, f, ptr, depth)
 	}
 	return e.appendList(b, f, ptr, depth)
 }

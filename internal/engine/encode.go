@@ -11,6 +11,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -330,7 +331,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if s == "" {
 				continue
 			}
-			if f.UTF8 && e.utf8 && !validUTF8(s) {
+			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			if !wire.Fits(n, len(s), e.maxSize) {
@@ -351,7 +352,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if !set {
 				continue
 			}
-			if f.UTF8 && e.utf8 && !validUTF8(s) {
+			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			if !wire.Fits(n, len(s), e.maxSize) {
@@ -398,7 +399,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if !set || !wire.Fits(n, len(s), e.maxSize) {
 				return 0, false // a bit without a string: the walk reads it
 			}
-			if f.UTF8 && e.utf8 && !validUTF8(s) {
+			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
 			n += int(f.TagLen) + protowire.SizeBytes(len(s))
@@ -421,21 +422,20 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				}
 				n += int(f.TagLen) + protowire.SizeBytes(x)
 			}
-		case codeList, codeMap:
-			// Most are empty: told without a call.
-			var x int
-			ok := true
-			if f.code == codeList {
-				if f.sf.SliceLen(ptr) == 0 {
-					continue
-				}
-				x, ok = e.sizeList(f, ptr, depth)
-			} else {
-				if f.sf.MapNil(ptr) {
-					continue
-				}
-				x, ok = e.sizeMap(f, ptr, depth)
+		case codeList: // most are empty: told without a call
+			if f.sf.SliceLen(ptr) == 0 {
+				continue
 			}
+			x, ok := e.sizeList(f, ptr, depth)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += x
+		case codeMap:
+			if f.sf.MapNil(ptr) {
+				continue
+			}
+			x, ok := e.sizeMap(f, ptr, depth)
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
@@ -655,10 +655,7 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		if !ok {
 			return 0, true
 		}
-		if f.UTF8 && e.utf8 && !validUTF8(s) {
-			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
-		}
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return e.sizeString(f, s)
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
@@ -672,10 +669,18 @@ func (e *enc) sizeOther(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		x, ok := e.sizeNested(f, c, depth+1, -1)
 		return int(f.TagLen) + wrap(f, x), ok
-	case sf.Rep == genstore.RepMap:
-		return e.sizeMap(f, ptr, depth)
 	}
 	return e.sizeList(f, ptr, depth)
+}
+
+// sizeString returns the size of s, a value of the string field f, with
+// its key, for the cases size does not take inline: a fault if its UTF-8
+// is checked and invalid, false too where its length does not fit.
+func (e *enc) sizeString(f *field, s string) (int, bool) {
+	if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
+		return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, 0)
+	}
+	return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 }
 
 // sizeSet returns the size of the field f, in place or a *string, whose
@@ -686,16 +691,12 @@ func (e *enc) sizeSet(f *field, ptr genstore.Pointer) (int, bool) {
 	switch sf.Rep {
 	case genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
-		if ok && f.UTF8 && e.utf8 && !validUTF8(s) {
-			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
+		if !ok {
+			return 0, false
 		}
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), ok && (wire.Fits(0, len(s), e.maxSize))
+		return e.sizeString(f, s)
 	case genstore.RepString:
-		s := sf.String(ptr)
-		if f.UTF8 && e.utf8 && !validUTF8(s) {
-			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
-		}
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return e.sizeString(f, sf.String(ptr))
 	case genstore.RepBytes:
 		s := sf.Bytes(ptr)
 		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
@@ -710,11 +711,7 @@ func (e *enc) sizeMember(f *field, w genstore.Pointer, depth int) (int, bool) {
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
-		s := sf.String(w)
-		if f.UTF8 && e.utf8 && !validUTF8(s) {
-			return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, 0)
-		}
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return e.sizeString(f, sf.String(w))
 	case genstore.RepBytes:
 		s := sf.Bytes(w)
 		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
@@ -738,7 +735,7 @@ func (e *enc) sizeList(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	case genstore.RepListString:
 		check := f.UTF8 && e.utf8
 		for _, s := range sf.Strings(ptr) {
-			if check && !validUTF8(s) {
+			if check && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, n)
 			}
 			if !wire.Fits(n, len(s), e.maxSize) {
@@ -820,10 +817,10 @@ func elemWord(sf *genstore.Field, ptr genstore.Pointer, j int) uint64 {
 // reads its entries once, into the call's entries (sorted by key when the
 // call is deterministic), for the write pass to take in the same order.
 func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
-	if f.sf.Len(ptr) == 0 {
+	mv := f.sf.Map(ptr)
+	if mv.Len() == 0 {
 		return 0, true
 	}
-	mv := f.sf.Map(ptr)
 	if depth+1 > e.limit {
 		return 0, false // the entries are one level down
 	}
@@ -897,14 +894,16 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	for i := range entries {
 		// Indexed anew: sizing a value may append nested maps' entries.
 		en := e.st.entries[start+i]
-		if keyUTF8 && !validUTF8(en.ks) || valueUTF8 && !validUTF8(en.vs) {
-			lf := f.sf.Layout
-			bad := lf.MapKey
-			if !keyUTF8 || validUTF8(en.ks) {
-				bad = lf.MapValue
-			}
+		var bad *layout.Field // the key or the value, if invalid
+		switch lf := f.sf.Layout; {
+		case keyUTF8 && !utf8x.ShortASCII(en.ks) && !utf8x.ValidString(en.ks):
+			bad = lf.MapKey
+		case valueUTF8 && !utf8x.ShortASCII(en.vs) && !utf8x.ValidString(en.vs):
+			bad = lf.MapValue
+		}
+		if bad != nil {
 			e.trail.Fail(fault.InvalidUTF8, bad, n)
-			e.trail.EnterEntry(lf, en.kw, en.ks, false)
+			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
 			return 0, false
 		}
 		y, ok := e.entrySize(f, child, &en, depth)
@@ -975,6 +974,3 @@ func entryBody(f *field, en *entry, vn int) int {
 	}
 	return n
 }
-
-// validUTF8 reports whether s is valid UTF-8.
-func validUTF8(s string) bool { return utf8x.ShortASCII(s) || utf8x.ValidText(s) }

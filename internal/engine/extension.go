@@ -11,6 +11,7 @@ import (
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
@@ -114,7 +115,7 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			}
 			return len(f.Tag) + wrapped(f.Elem, len(f.EndTag), y), c, true
 		case wire.OpString:
-			if f.ValidateUTF8 && e.utf8 && !validUTF8(v.String()) {
+			if f.ValidateUTF8 && e.utf8 && !utf8x.ValidString(v.String()) {
 				return 0, nil, e.trail.Fail(fault.InvalidUTF8, f, 0)
 			}
 			if !wire.Fits(0, len(v.String()), e.maxSize) {
@@ -153,7 +154,7 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 			y := 0
 			if f.Elem == wire.OpString {
 				y = len(w.String())
-				if check && !validUTF8(w.String()) {
+				if check && !utf8x.ValidString(w.String()) {
 					return 0, nil, e.trail.Fail(fault.InvalidUTF8, f, n)
 				}
 			} else {

@@ -212,7 +212,7 @@ func codeOf(lf *layout.Field, sf *genstore.Field) code {
 	case sf.Rep >= genstore.RepListBool && sf.Rep <= genstore.RepListBytes:
 		return codeList
 	case sf.Rep == genstore.RepMap:
-		return codeMap
+		return codeMap // the only way to a map: sizeOther and appendOther take none
 	}
 	return codeOther
 }
