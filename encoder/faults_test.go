@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -65,7 +64,7 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 				}
 				for _, m := range forms[1:] {
 					got, err := det.Marshal(m)
-					if !sameFault(g, wantErr, m, err) || !slices.Equal(got, want) {
+					if !protobuftest.SameFault(g, wantErr, m, err) || !slices.Equal(got, want) {
 						t.Fatalf("seed %d: %T: %v (%d bytes); the open form: %v (%d bytes)", seed, m, err, len(got), wantErr, len(want))
 					}
 				}
@@ -73,33 +72,6 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 			total.Add(int64(faulted))
 		})
 	}
-}
-
-// sameFault reports whether errors a (of message ma) and b (of mb) are
-// both nil or name the same reason, path and field, the field relative to
-// its message's package.
-func sameFault(ma proto.Message, a error, mb proto.Message, b error) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	var ea, eb *encoder.Error
-	if !errors.As(a, &ea) || !errors.As(b, &eb) {
-		return false
-	}
-	rel := func(m proto.Message, e *encoder.Error) string {
-		pkg := string(m.ProtoReflect().Descriptor().ParentFile().Package())
-		return strings.TrimPrefix(string(e.Field), pkg+".")
-	}
-	// Extensions are named by their full names in paths: those of the
-	// hybrid and Opaque copies carry the level as a prefix.
-	path := func(e *encoder.Error) string {
-		p := e.Path
-		for _, l := range []protobuftest.APILevel{protobuftest.APIHybrid, protobuftest.APIOpaque} {
-			p = strings.ReplaceAll(p, "["+l.String()+".", "[")
-		}
-		return p
-	}
-	return ea.Err == eb.Err && path(ea) == path(eb) && ea.Limit == eb.Limit && rel(ma, ea) == rel(mb, eb)
 }
 
 // faultPlaces appends to out a function per place of m (and of the

@@ -157,41 +157,51 @@ func equivalent(t testing.TB, o CheckOptions, r Resolver, enc marshaler, msgs []
 }
 
 // agreeingErrors checks that when every message failed, each with an
-// *encoder.Error, the errors agree on everything but the names of the
-// messages' packages.
+// *encoder.Error, the errors agree (SameFault).
 func agreeingErrors(t testing.TB, msgs []proto.Message, errs []error) {
 	t.Helper()
-	if slices.Contains(errs, nil) {
-		return
-	}
-	type summary struct {
-		err         error
-		field, path string
-		limit       int
-	}
-	sum := func(i int) (summary, bool) {
-		var e *encoder.Error
-		if !errors.As(errs[i], &e) {
-			return summary{}, false
-		}
-		pkg := string(msgs[i].ProtoReflect().Descriptor().ParentFile().Package())
-		// Paths name extensions by full name, which the copies prefix.
-		path := e.Path
-		for _, l := range apiLevels[1:] {
-			path = strings.ReplaceAll(path, "["+l.prefix(), "[")
-		}
-		return summary{e.Err, strings.TrimPrefix(string(e.Field), pkg+"."), path, e.Limit}, true
-	}
-	first, ok := sum(0)
-	if !ok {
+	if slices.Contains(errs, nil) || !isEncoderError(errs[0]) {
 		return
 	}
 	for i := 1; i < len(msgs); i++ {
-		if s, ok := sum(i); ok && s != first {
+		if isEncoderError(errs[i]) && !SameFault(msgs[0], errs[0], msgs[i], errs[i]) {
 			t.Errorf("msgs[%d] (%T) failed with %q, msgs[0] (%T) with %q: the errors of twins differ",
 				i, msgs[i], errs[i], msgs[0], errs[0])
 		}
 	}
+}
+
+func isEncoderError(err error) bool {
+	var e *encoder.Error
+	return errors.As(err, &e)
+}
+
+// SameFault reports whether a, the error of encoding ma, and b, that of
+// encoding mb (twins: the same content, in the same schema or in its
+// hybrid or Opaque copy), are both nil, or are both *encoder.Error values
+// with the same reason, path and limit and the same field, named relative
+// to each message's package (and, for extensions in paths, without the
+// copies' level prefix).
+func SameFault(ma proto.Message, a error, mb proto.Message, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var ea, eb *encoder.Error
+	if !errors.As(a, &ea) || !errors.As(b, &eb) {
+		return false
+	}
+	field := func(m proto.Message, e *encoder.Error) string {
+		pkg := string(m.ProtoReflect().Descriptor().ParentFile().Package())
+		return strings.TrimPrefix(string(e.Field), pkg+".")
+	}
+	path := func(e *encoder.Error) string {
+		p := e.Path
+		for _, l := range apiLevels[1:] {
+			p = strings.ReplaceAll(p, "["+l.prefix(), "[")
+		}
+		return p
+	}
+	return ea.Err == eb.Err && ea.Limit == eb.Limit && path(ea) == path(eb) && field(ma, ea) == field(mb, eb)
 }
 
 // checker runs Equivalent's checks on one message.
