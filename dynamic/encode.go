@@ -7,10 +7,12 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
 
-	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/cursor"
 	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/walk"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // methods is what ProtoMethods returns for every Message: one pointer,
@@ -60,16 +62,17 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 		if _, n, handled := st.encode(nil, m, o); handled {
 			return protoiface.SizeOutput{Size: n}
 		}
-		_, n, _ := dynhook.Walk(nil, m, o) // 0 for a message it cannot encode
+		n, _ := walk.Size(m, walk.Options{}) // 0 for a message it cannot encode
 		return protoiface.SizeOutput{Size: n}
 	}
-	return protoiface.SizeOutput{Size: encoder.MarshalOptions{}.Size(in.Message.Interface())}
+	n, _ := walk.Size(in.Message, walk.Options{})
+	return protoiface.SizeOutput{Size: n}
 }
 
 // methodOptions are the direct encoder's options in the fast-path
 // methods: the encoder's default limits, required fields left to the
 // proto package.
-var methodOptions = engine.Options{Partial: true, MaxDepth: encoder.DefaultMaxDepth, MaxSize: encoder.DefaultMaxSize}
+var methodOptions = engine.Options{Partial: true, MaxDepth: cursor.DefaultMaxDepth, MaxSize: wire.MaxSize}
 
 // marshal implements protoiface.Methods.Marshal with the encoder (the
 // direct encoder of marshal.go, or the checked walk): it appends to in.Buf, in proto.MarshalOptions{Deterministic: true}'s
@@ -102,11 +105,10 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		}
-		b, _, err := dynhook.Walk(in.Buf, m, do)
+		b, err := walk.Append(in.Buf, m, walk.Options{Partial: true, Deterministic: det})
 		return protoiface.MarshalOutput{Buf: b}, err
 	}
-	o := encoder.MarshalOptions{AllowPartial: true, Deterministic: det}
-	b, err := o.MarshalAppend(in.Buf, in.Message.Interface())
+	b, err := walk.Append(in.Buf, in.Message, walk.Options{Partial: true, Deterministic: det})
 	return protoiface.MarshalOutput{Buf: b}, err
 }
 

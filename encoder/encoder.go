@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"math"
 	"reflect"
 	"strconv"
 	"sync"
@@ -16,9 +15,7 @@ import (
 	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/fault"
-	"github.com/protolayout/protolayout/internal/layout"
-	"github.com/protolayout/protolayout/internal/retain"
-	"github.com/protolayout/protolayout/internal/sizing"
+	"github.com/protolayout/protolayout/internal/walk"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
@@ -130,23 +127,6 @@ func (o *MarshalOptions) maxSize() int {
 	return o.MaxSize
 }
 
-// sizing returns the size pass options: for a marshal (which validates and
-// records the tape) or for Size alone.
-func (o *MarshalOptions) sizing(marshal bool) sizing.Options {
-	return sizing.Options{
-		Walk: cursor.Options{
-			MaxDepth:      o.MaxDepth,
-			CheckRequired: marshal && !o.AllowPartial,
-			// Order does not change a size.
-			Unsorted:  !marshal || !o.Deterministic,
-			WholeMaps: true,
-		},
-		MaxSize:      o.maxSize(),
-		ValidateUTF8: marshal,
-		Record:       marshal,
-	}
-}
-
 // Marshal returns the wire encoding of m in proto.Marshal's order, with
 // map entries in the order the maps yield them (as proto.Marshal writes
 // them; MarshalOptions{Deterministic: true} gives byte for byte what
@@ -221,24 +201,6 @@ func (o MarshalOptions) Size(m proto.Message) int {
 
 var encoders = sync.Pool{New: func() any { return new(Encoder) }}
 
-func init() {
-	dynhook.Walk = walkOnly
-}
-
-// walkOnly implements dynhook.Walk: the checked walk of m, with the
-// default limits, and none of the fast paths (m is a *dynamic.Message
-// whose direct encoding gave up).
-func walkOnly(b []byte, mr protoreflect.Message, o engine.Options) ([]byte, int, error) {
-	e := getEncoder(MarshalOptions{AllowPartial: o.Partial, Deterministic: o.Deterministic})
-	defer putEncoder(e)
-	if o.SizeOnly {
-		n, err := e.walkSize(mr)
-		return b, n, err
-	}
-	out, err := e.walkAppend(b, mr, false)
-	return out, len(out) - len(b), err
-}
-
 func getEncoder(o MarshalOptions) *Encoder {
 	e := encoders.Get().(*Encoder)
 	e.opts = o
@@ -280,16 +242,13 @@ func putEncoder(e *Encoder) {
 // it), never with wrong bytes. Between calls it holds no reference to
 // anything a caller passed.
 type Encoder struct {
-	opts   MarshalOptions
-	walker cursor.Walker
-	sizer  sizing.Sizer
-	stack  []open
+	opts MarshalOptions
+	// walk is the checked walk's scratch space.
+	walk walk.Walk
 	// busy is set while a call runs: a second call meanwhile (the
 	// Encoder shared by two goroutines) fails with ErrConcurrentUse
 	// instead of corrupting the first one's scratch space.
 	busy atomic.Bool
-	// retention decides how much scratch space is kept between calls.
-	retention retain.Budget
 	// dyn is the scratch space of package dynamic's direct encoder
 	// (dynhook.Append).
 	dyn any
@@ -297,13 +256,6 @@ type Encoder struct {
 	gen engine.State
 	// trail is where the direct encoders record a fault (engine.Options).
 	trail fault.Trail
-}
-
-// open is a length-prefixed part being written.
-type open struct {
-	end     int           // offset in the buffer where the body ends, by the recorded size
-	field   *layout.Field // the field it was opened through
-	restore int           // tape index to resume after a replayed part, or -1
 }
 
 // NewEncoder returns an Encoder using options o.
@@ -378,13 +330,7 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 // walkSize is the size pass of the checked walk alone, as Size reports
 // it.
 func (e *Encoder) walkSize(mr protoreflect.Message) (int, error) {
-	n, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(false))
-	var err error
-	if code != fault.OK {
-		n, err = 0, newError(code, f, &e.walker, mr, &e.opts)
-	}
-	e.release(n)
-	return n, err
+	return e.walk.Size(mr, e.walkOptions())
 }
 
 var emptyBytes [0]byte
@@ -465,7 +411,7 @@ func (e *Encoder) trailError(mr protoreflect.Message) error {
 	if c == fault.OK {
 		return nil
 	}
-	err := faultError(c, f, mr, &e.opts)
+	err := fault.NewError(c, f, mr, e.opts.maxSize())
 	err.Path = path
 	return err
 }
@@ -628,112 +574,21 @@ func (o *MarshalOptions) legacyAppend(b []byte, m proto.Message, mr protoreflect
 	return result(b, out, fresh, mr), nil
 }
 
-// walkAppend encodes m with the checked layout walk: the size pass, then
-// the write pass.
+// walkAppend encodes m with the checked walk alone.
 func (e *Encoder) walkAppend(b []byte, mr protoreflect.Message, fresh bool) ([]byte, error) {
-	size, code, f := e.sizer.Size(&e.walker, mr, e.opts.sizing(true))
-	if code != fault.OK {
-		err := newError(code, f, &e.walker, mr, &e.opts)
-		e.release(0)
+	out, err := e.walk.Append(b, mr, e.walkOptions())
+	if err != nil {
 		return b, err
 	}
-	if size == 0 {
-		e.release(0)
-		return result(b, b, fresh, mr), nil
-	}
-	out := wire.Grow(b, size)
-	out, code, f = e.write(out)
-	if code == fault.OK && len(out)-len(b) != size {
-		code, f = fault.SizeMismatch, nil
-	}
-	if code != fault.OK {
-		err := newError(code, f, &e.walker, mr, &e.opts)
-		e.release(size)
-		return b, err
-	}
-	e.release(size)
-	return out, nil
+	return result(b, out, fresh, mr), nil
 }
 
-// write is the write pass: it replays the tape recorded by the size pass,
-// appending to b, without reading the message again. It takes every length
-// from the tape and checks each part's length once it is written.
-func (e *Encoder) write(b []byte) ([]byte, fault.Fault, *layout.Field) {
-	tape := e.sizer.Tape
-	end := math.MaxInt // where the innermost open part ends
-	for i := 0; i < len(tape); i++ {
-		op := &tape[i]
-		f := op.Field
-		switch op.Kind {
-		case sizing.OpValue:
-			b = wire.AppendKey(b, f.Tag)
-			b = wire.AppendScalar(b, f.Kind, op.Value)
-
-		case sizing.OpPacked:
-			b = append(b, f.PackedTag...)
-			b = wire.AppendVarint(b, uint64(op.Size))
-			start := len(b)
-			b = wire.AppendPacked(b, f.Kind, op.Value.List())
-			if len(b)-start != int(op.Size) {
-				return b, fault.SizeMismatch, f
-			}
-
-		case sizing.OpUnknown:
-			b = append(b, op.Value.Bytes()...)
-
-		case sizing.OpEnter, sizing.OpRef:
-			b = wire.AppendKey(b, f.Tag)
-			if !f.Group {
-				b = wire.AppendVarint(b, uint64(op.Size))
-			}
-			p := open{end: len(b) + int(op.Size), field: f, restore: -1}
-			if op.Kind == sizing.OpRef {
-				// A shared message recorded once: replay the body ops
-				// of its first occurrence, then come back.
-				p.restore = i
-				i = int(op.Value.Int())
-			}
-			e.stack = append(e.stack, p)
-			end = p.end
-		}
-		// Close the parts whose bodies are complete (an empty one at
-		// once, and its parents with it when it was their last part).
-		for len(b) >= end {
-			p := &e.stack[len(e.stack)-1]
-			if len(b) > end {
-				return b, fault.SizeMismatch, p.field
-			}
-			if p.field.Group {
-				b = append(b, p.field.EndTag...)
-			}
-			if p.restore >= 0 {
-				i = p.restore
-			}
-			e.stack = e.stack[:len(e.stack)-1]
-			end = math.MaxInt
-			if n := len(e.stack); n > 0 {
-				end = e.stack[n-1].end
-			}
-		}
-	}
-	if len(e.stack) != 0 {
-		return b, fault.SizeMismatch, nil
-	}
-	return b, fault.OK, nil
-}
-
-// release ends a call whose output was (or would have been) n bytes: it
-// drops every reference to the caller's message and keeps the scratch
-// space the recent calls justify (see retention).
-func (e *Encoder) release(n int) {
-	budget := e.retention.Observe(n)
-	e.sizer.ReleaseKeeping(&budget)
-	e.walker.ReleaseKeeping(&budget)
-	e.stack = e.stack[:0]
-	if !retain.Keep(&budget, cap(e.stack)*openBytes) {
-		e.stack = nil
+// walkOptions are the checked walk's options for a call of e.
+func (e *Encoder) walkOptions() walk.Options {
+	return walk.Options{
+		Partial:       e.opts.AllowPartial,
+		Deterministic: e.opts.Deterministic,
+		MaxDepth:      e.opts.MaxDepth,
+		MaxSize:       e.opts.maxSize(),
 	}
 }
-
-// openBytes is the size of an open part, for the retention budget.
-var openBytes = int(reflect.TypeFor[open]().Size())

@@ -8,4 +8,4 @@ import "github.com/protolayout/protolayout/internal/sizing"
 // WalkStats returns the statistics of e's last size pass of the checked
 // walk: zero for a fresh Encoder, and unchanged by a call that took no
 // walk (a generated message the engine encoded).
-func WalkStats(e *Encoder) sizing.Stats { return e.sizer.Stats }
+func WalkStats(e *Encoder) sizing.Stats { return e.walk.Stats() }

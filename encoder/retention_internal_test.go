@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"reflect"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -9,7 +8,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/protolayout/protolayout/internal/retain"
-	"github.com/protolayout/protolayout/internal/sizing"
 )
 
 // TestRetentionFollowsRecentOutputs checks what an Encoder keeps between
@@ -33,10 +31,7 @@ func TestRetentionFollowsRecentOutputs(t *testing.T) {
 	}
 	big := dyn(list)
 	small := dyn(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNumberValue(1)}})
-	opBytes := int(reflect.TypeFor[sizing.Op]().Size())
-	kept := func(e *Encoder) int {
-		return cap(e.sizer.Tape)*opBytes + cap(e.stack)*openBytes
-	}
+	kept := func(e *Encoder) int { return e.walk.Kept() }
 	e := NewEncoder(MarshalOptions{})
 	if _, err := e.Marshal(big); err != nil {
 		t.Fatal(err)

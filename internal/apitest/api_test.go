@@ -213,49 +213,60 @@ func describe(dir string, p *types.Package) []string {
 		case *types.Func:
 			add(name, signature(obj.Type().(*types.Signature), typ))
 		case *types.TypeName:
+			named, ok := types.Unalias(obj.Type()).(*types.Named)
 			if obj.IsAlias() {
 				add(name, "type = "+typ(types.Unalias(obj.Type())))
-				continue
-			}
-			named := obj.Type().(*types.Named)
-			add(name, "type"+typeParams(named.TypeParams(), typ)+" "+underlying(named, typ))
-			if st, ok := named.Underlying().(*types.Struct); ok {
-				for f := range st.Fields() {
-					if !f.Exported() {
-						continue
-					}
-					kind := "field "
-					if f.Embedded() {
-						kind = "embedded "
-					}
-					add(name+"."+f.Name(), kind+typ(f.Type()))
-				}
-			}
-			if types.IsInterface(named) {
-				ms := types.NewMethodSet(named)
-				for sel := range ms.Methods() {
-					if m := sel.Obj(); m.Exported() {
-						add(name+"."+m.Name(), "method "+signature(m.Type().(*types.Signature), typ))
-					}
-				}
-				continue
-			}
-			value := types.NewMethodSet(named)
-			ptr := types.NewMethodSet(types.NewPointer(named))
-			for sel := range ptr.Methods() {
-				m := sel.Obj()
-				if !m.Exported() {
+				// The members of a type defined in an internal package
+				// are reached only through the alias: they are API.
+				if !ok || !strings.Contains(named.Obj().Pkg().Path()+"/", "/internal/") {
 					continue
 				}
-				recv := "(*" + name + ") "
-				if value.Lookup(m.Pkg(), m.Name()) != nil {
-					recv = "(" + name + ") "
-				}
-				add(name+"."+m.Name(), "method "+recv+signature(m.Type().(*types.Signature), typ))
+			} else {
+				add(name, "type"+typeParams(named.TypeParams(), typ)+" "+underlying(named, typ))
 			}
+			members(name, named, typ, add)
 		}
 	}
 	return out
+}
+
+// members adds the exported fields and methods of the type named, under
+// name, as describe lists them.
+func members(name string, named *types.Named, typ func(types.Type) string, add func(name, what string)) {
+	if st, ok := named.Underlying().(*types.Struct); ok {
+		for f := range st.Fields() {
+			if !f.Exported() {
+				continue
+			}
+			kind := "field "
+			if f.Embedded() {
+				kind = "embedded "
+			}
+			add(name+"."+f.Name(), kind+typ(f.Type()))
+		}
+	}
+	if types.IsInterface(named) {
+		ms := types.NewMethodSet(named)
+		for sel := range ms.Methods() {
+			if m := sel.Obj(); m.Exported() {
+				add(name+"."+m.Name(), "method "+signature(m.Type().(*types.Signature), typ))
+			}
+		}
+		return
+	}
+	value := types.NewMethodSet(named)
+	ptr := types.NewMethodSet(types.NewPointer(named))
+	for sel := range ptr.Methods() {
+		m := sel.Obj()
+		if !m.Exported() {
+			continue
+		}
+		recv := "(*" + name + ") "
+		if value.Lookup(m.Pkg(), m.Name()) != nil {
+			recv = "(" + name + ") "
+		}
+		add(name+"."+m.Name(), "method "+recv+signature(m.Type().(*types.Signature), typ))
+	}
 }
 
 // underlying describes the underlying type of a defined type: struct

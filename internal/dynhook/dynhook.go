@@ -9,9 +9,7 @@
 // encoder); MessageType and Addr, so that it tells a nil
 // *dynamic.Message, and the size pass keys shared dynamic messages by
 // address; Append, the direct encoder over a dynamic message's storage,
-// which the encoder calls first; and Walk, the encoder's checked walk,
-// which the fast-path methods call when the direct encoder leaves a
-// message to it. The walker ranges over a dynamic message (one Range
+// which the encoder calls first. The walker ranges over a dynamic message (one Range
 // call, which reads its storage) as it does over a dynamicpb message.
 //
 // The package is for the dynamic, cursor, sizing and encoder packages of this
@@ -61,12 +59,3 @@ var Addr func(m protoreflect.Message) uintptr
 // first.
 var Append func(state *any, b []byte, m protoreflect.Message, o engine.Options) (out []byte, n int, handled bool)
 
-// Walk, set by package encoder, encodes m with the encoder's checked walk
-// alone, appending to b, without trying Append first: package dynamic's
-// fast-path methods call it once their own call of Append gave up, so
-// that a message is never handed to the direct encoder twice in one
-// call. Options are as for Append (o.Partial leaves required fields
-// unchecked; with o.SizeOnly it appends nothing and returns the size as
-// n); MaxDepth and MaxSize are the encoder's defaults whatever o says.
-// The error is the encoder's.
-var Walk func(b []byte, m protoreflect.Message, o engine.Options) (out []byte, n int, err error)

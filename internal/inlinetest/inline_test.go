@@ -36,8 +36,11 @@ var hot = map[string][]string{
 		"checksUTF8", "delimitedSize", "scalarSize", "packedRecordSize", "wrapped",
 		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
+	"github.com/protolayout/protolayout/internal/walk": {
+		"(*Options).maxSize", "(*Options).sizing",
+	},
 	"github.com/protolayout/protolayout/encoder": {
-		"(*MarshalOptions).maxSize", "(*MarshalOptions).sizing",
+		"(*MarshalOptions).maxSize", "(*Encoder).walkOptions",
 		// the Writer's fast paths
 		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "(*Writer).fits", "putTag", "putVarint", "putWire",
 		"(*Writer).putHead", "(*Writer).pushFast", "openEntry",
