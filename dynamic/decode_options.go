@@ -1,11 +1,9 @@
 package dynamic
 
 import (
-	"math"
-
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/protolayout/protolayout/internal/dynmsg"
 )
 
 // UnmarshalOptions decodes into a Message as proto.UnmarshalOptions
@@ -73,41 +71,10 @@ type UnmarshalOptions struct {
 // ErrMemoryLimit is the error of UnmarshalOptions.Unmarshal when the
 // decoded message would take more memory than MaxMemory allows. As
 // every decoding error, it matches proto.Error with errors.Is.
-var ErrMemoryLimit error = &decodeError{"dynamic: decoding takes more memory than UnmarshalOptions.MaxMemory allows"}
-
-// defaultMemoryPerByte and defaultMemoryBase make the default MaxMemory
-// of an input of n bytes: defaultMemoryPerByte*n + defaultMemoryBase.
-const (
-	defaultMemoryPerByte = 32
-	defaultMemoryBase    = 1 << 20
-)
+var ErrMemoryLimit = dynmsg.ErrMemoryLimit
 
 // Unmarshal decodes b into m, as proto.UnmarshalOptions.Unmarshal with
 // the same options does, within o.MaxMemory.
 func (o UnmarshalOptions) Unmarshal(b []byte, m *Message) error {
-	if !o.Merge {
-		m.Reset()
-	}
-	limit := o.MaxMemory
-	switch {
-	case limit == 0:
-		limit = defaultMemoryPerByte*int64(len(b)) + defaultMemoryBase
-	case limit < 0:
-		limit = math.MaxInt64
-	}
-	depth := o.RecursionLimit
-	if depth == 0 {
-		depth = protowire.DefaultRecursionLimit
-	}
-	d := &decodeOptions{discard: o.DiscardUnknown, resolver: o.Resolver, limit: limit}
-	if d.resolver == nil {
-		d.resolver = protoregistry.GlobalTypes
-	}
-	if err := d.message(b, m, depth); err != nil {
-		return err
-	}
-	if o.AllowPartial {
-		return nil
-	}
-	return m.checkInitialized()
+	return dynmsg.Unmarshal(b, m, dynmsg.UnmarshalOptions(o))
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/dyntest"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -151,7 +152,7 @@ func TestUnmarshalRandom(t *testing.T) {
 			md := tw.Dyn.Descriptor()
 			for seed := range seeds {
 				opts := protobuftest.RandOptions{Unknown: seed%2 == 0, Partial: seed%3 == 1, MaxDepth: 1 + int(seed%4)}
-				src, _ := filled(tw, seed, opts)
+				src, _ := dyntest.Filled(tw, seed, opts)
 				b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(src)
 				if err != nil {
 					t.Fatal(err)
@@ -169,11 +170,11 @@ func TestUnmarshalRandom(t *testing.T) {
 				// Merge into messages holding content; and proto.Unmarshal
 				// resets them first.
 				for _, merge := range []bool{true, false} {
-					dpb, dyn := filled(tw, seed+1000, protobuftest.RandOptions{Unknown: true, Partial: true})
+					dpb, dyn := dyntest.Filled(tw, seed+1000, protobuftest.RandOptions{Unknown: true, Partial: true})
 					decodePair(t, b, proto.UnmarshalOptions{Merge: merge, AllowPartial: true}, dpb, dyn)
 				}
 				// Two encodings in a row: the second merges into the first.
-				src2, _ := filled(tw, seed+2000, opts)
+				src2, _ := dyntest.Filled(tw, seed+2000, opts)
 				b2, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(src2)
 				decodePair(t, append(append([]byte(nil), b...), b2...), proto.UnmarshalOptions{AllowPartial: true}, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
 			}
@@ -186,7 +187,7 @@ func TestUnmarshalRandom(t *testing.T) {
 func TestCheckInitialized(t *testing.T) {
 	for _, tw := range protobuftest.Twins() {
 		for seed := range uint64(6) {
-			dpb, dyn := filled(tw, seed, protobuftest.RandOptions{Partial: true})
+			dpb, dyn := dyntest.Filled(tw, seed, protobuftest.RandOptions{Partial: true})
 			errd, errm := proto.CheckInitialized(dpb), proto.CheckInitialized(dyn)
 			if (errd == nil) != (errm == nil) {
 				t.Fatalf("%v seed %d: CheckInitialized: dynamicpb %v, dynamic %v", tw.Name, seed, errd, errm)
@@ -426,7 +427,7 @@ func TestUnmarshalForeignExtensionTypes(t *testing.T) {
 		}
 		md := tw.Dyn.Descriptor()
 		for seed := range uint64(4) {
-			src, _ := filled(tw, seed, protobuftest.RandOptions{Unknown: true})
+			src, _ := dyntest.Filled(tw, seed, protobuftest.RandOptions{Unknown: true})
 			b, err := proto.Marshal(src)
 			if err != nil {
 				t.Fatal(err)
@@ -493,7 +494,7 @@ func FuzzUnmarshal(f *testing.F) {
 func addDecodeSeeds(f *testing.F) {
 	for i, tw := range protobuftest.Twins() {
 		for seed := range uint64(2) {
-			src, _ := filled(tw, seed+uint64(i), protobuftest.RandOptions{Unknown: true, Partial: seed == 1, MaxDepth: 2, MaxList: 2})
+			src, _ := dyntest.Filled(tw, seed+uint64(i), protobuftest.RandOptions{Unknown: true, Partial: seed == 1, MaxDepth: 2, MaxList: 2})
 			b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(src)
 			if err == nil && len(b) < 4096 {
 				f.Add(b)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/dyntest"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -48,7 +49,7 @@ func TestMarshalMethods(t *testing.T) {
 		t.Run(string(tw.Name), func(t *testing.T) {
 			md := tw.Dyn.Descriptor()
 			for seed := range seeds {
-				dpb, dyn := filled(tw, seed, protobuftest.RandOptions{Unknown: true})
+				dpb, dyn := dyntest.Filled(tw, seed, protobuftest.RandOptions{Unknown: true})
 				want, err := deterministic.Marshal(dpb)
 				if err != nil {
 					t.Fatal(err)
@@ -178,19 +179,6 @@ func TestMarshalErrors(t *testing.T) {
 	}
 }
 
-// recursive returns a TestRecursive chain of depth messages, the root
-// included.
-func recursive(t *testing.T, depth int) (*dynamic.Message, protoreflect.FieldDescriptor) {
-	md := protobuftest.TwinByName("protolayout.test2.TestRecursive").Dyn.Descriptor()
-	child := md.Fields().ByName("child")
-	root := dynamic.NewMessage(md)
-	m := root
-	for range depth - 1 {
-		m = m.Mutable(child).Message().(*dynamic.Message)
-	}
-	return root, child
-}
-
 // TestMarshalLimits checks that the fast-path methods keep the checked
 // walk's limits: a message that contains itself fails with ErrCycle, one
 // deeper than the depth limit with ErrDepthExceeded, through proto.Marshal
@@ -199,7 +187,7 @@ func recursive(t *testing.T, depth int) (*dynamic.Message, protoreflect.FieldDes
 // recursion would overflow the stack on these), and proto.Size counts 0
 // for them.
 func TestMarshalLimits(t *testing.T) {
-	deep, _ := recursive(t, encoder.DefaultMaxDepth+1)
+	deep, _ := dyntest.Recursive(t, encoder.DefaultMaxDepth+1)
 	for _, mr := range marshalers {
 		_, err := mr.marshal(deep)
 		isProtoError(t, mr.name+" too deep", err, encoder.ErrDepthExceeded)
@@ -207,7 +195,7 @@ func TestMarshalLimits(t *testing.T) {
 	if n := proto.Size(deep); n != 0 {
 		t.Fatalf("proto.Size too deep: %d, want 0", n)
 	}
-	ok, _ := recursive(t, encoder.DefaultMaxDepth)
+	ok, _ := dyntest.Recursive(t, encoder.DefaultMaxDepth)
 	want := proto.Size(ok)
 	for _, mr := range marshalers {
 		if b, err := mr.marshal(ok); err != nil || len(b) != want {
@@ -218,7 +206,7 @@ func TestMarshalLimits(t *testing.T) {
 		t.Fatalf("MaxDepth 10: %v", err)
 	}
 
-	cyclic, child := recursive(t, 3)
+	cyclic, child := dyntest.Recursive(t, 3)
 	last := cyclic.Get(child).Message().Get(child).Message()
 	last.Set(child, protoreflect.ValueOfMessage(cyclic))
 	for _, mr := range marshalers {
@@ -239,7 +227,7 @@ func TestEncoderAllocs(t *testing.T) {
 		t.Skip("coverage counters allocate")
 	}
 	for _, tw := range protobuftest.Twins() {
-		_, dyn := filled(tw, 3, protobuftest.RandOptions{Unknown: true})
+		_, dyn := dyntest.Filled(tw, 3, protobuftest.RandOptions{Unknown: true})
 		for _, det := range []bool{false, true} {
 			e := encoder.NewEncoder(encoder.MarshalOptions{Deterministic: det})
 			buf, err := e.MarshalAppend(nil, dyn)

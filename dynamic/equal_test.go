@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/dyntest"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -50,7 +51,7 @@ func TestEqualMatchesReflection(t *testing.T) {
 			for _, xt := range extensionsOf(md) {
 				tw.DynExts = append(tw.DynExts, dynamic.NewExtensionType(xt))
 			}
-			_, a := filled(tw, seed, protobuftest.RandOptions{Unknown: true, MaxDepth: 3, MaxList: 3})
+			_, a := dyntest.Filled(tw, seed, protobuftest.RandOptions{Unknown: true, MaxDepth: 3, MaxList: 3})
 			x := a.ProtoReflect()
 			y := proto.Clone(a).ProtoReflect()
 			d := &driver{rand.New(rand.NewPCG(seed, 7)), dynamicSide()}

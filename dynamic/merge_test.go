@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/dyntest"
 	"github.com/protolayout/protolayout/internal/slots"
 	"github.com/protolayout/protolayout/protobuftest"
 )
@@ -33,8 +34,8 @@ func TestMergeFastPath(t *testing.T) {
 	for _, tw := range protobuftest.Twins() {
 		md := tw.Dyn.Descriptor()
 		for seed := range uint64(3) {
-			dpb, dyn := filled(tw, seed, protobuftest.RandOptions{Unknown: true})
-			dpbDst, dynDst := filled(tw, seed+50, protobuftest.RandOptions{Unknown: true})
+			dpb, dyn := dyntest.Filled(tw, seed, protobuftest.RandOptions{Unknown: true})
+			dpbDst, dynDst := dyntest.Filled(tw, seed+50, protobuftest.RandOptions{Unknown: true})
 			for _, c := range []struct {
 				name     string
 				dpb, dyn [2]proto.Message // destination, source
@@ -72,7 +73,7 @@ func TestCloneIsDeep(t *testing.T) {
 	md := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.Descriptor()
 	tw := protobuftest.TwinByName(md.FullName())
 	for seed := range uint64(4) {
-		_, src := filled(tw, seed, protobuftest.RandOptions{MaxDepth: 3, MaxList: 4})
+		_, src := dyntest.Filled(tw, seed, protobuftest.RandOptions{MaxDepth: 3, MaxList: 4})
 		c := proto.Clone(src)
 		want, _ := deterministic.Marshal(c)
 		scribble(src.ProtoReflect())
@@ -133,7 +134,7 @@ func element(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 func TestMergeLeftToReflection(t *testing.T) {
 	tw := protobuftest.TwinByName("protolayout.test2.TestAllTypes")
 	md := tw.Dyn.Descriptor()
-	dpb, dyn := filled(tw, 7, protobuftest.RandOptions{})
+	dpb, dyn := dyntest.Filled(tw, 7, protobuftest.RandOptions{})
 	want, _ := deterministic.Marshal(dpb)
 
 	// Another load of the schema: same names, other descriptors.

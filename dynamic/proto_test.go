@@ -10,25 +10,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/dyntest"
 	"github.com/protolayout/protolayout/protobuftest"
 )
-
-// filled returns a dynamicpb message and a dynamic one of tw's type,
-// filled by protobuftest.Fill from seed with the same options, and so
-// with the same contents.
-func filled(tw protobuftest.Twin, seed uint64, opts protobuftest.RandOptions) (dpb, dyn proto.Message) {
-	d := tw.Dyn.New()
-	o := opts
-	o.Extensions = tw.DynExts
-	protobuftest.Fill(d, seed, o)
-	m := dynamic.NewMessage(tw.Dyn.Descriptor())
-	o.Extensions = nil
-	for _, xt := range tw.DynExts {
-		o.Extensions = append(o.Extensions, dynamic.NewExtensionType(xt.TypeDescriptor().Descriptor()))
-	}
-	protobuftest.Fill(m, seed, o)
-	return d.Interface(), m
-}
 
 var deterministic = proto.MarshalOptions{Deterministic: true}
 
@@ -45,7 +29,7 @@ func TestProtoFunctions(t *testing.T) {
 		t.Run(string(tw.Name), func(t *testing.T) {
 			md := tw.Dyn.Descriptor()
 			for seed := range seeds {
-				dpb, dyn := filled(tw, seed, protobuftest.RandOptions{Unknown: true})
+				dpb, dyn := dyntest.Filled(tw, seed, protobuftest.RandOptions{Unknown: true})
 				want, err := deterministic.Marshal(dpb)
 				if err != nil {
 					t.Fatal(err)
@@ -78,7 +62,7 @@ func TestProtoFunctions(t *testing.T) {
 				if _, ok := c.(*dynamic.Message); !ok || !proto.Equal(c, dyn) {
 					t.Fatalf("seed %d: Clone is a %T, Equal %v", seed, c, proto.Equal(c, dyn))
 				}
-				dpb2, dyn2 := filled(tw, seed+100, protobuftest.RandOptions{})
+				dpb2, dyn2 := dyntest.Filled(tw, seed+100, protobuftest.RandOptions{})
 				proto.Merge(dpb2, dpb)
 				proto.Merge(dyn2, dyn)
 				mw, _ := deterministic.Marshal(dpb2)
@@ -96,7 +80,7 @@ func TestProtoFunctions(t *testing.T) {
 			for seed := range seeds {
 				// JSON and text drop unknown fields; without them the
 				// round trips are exact.
-				dpb, dyn := filled(tw, seed, protobuftest.RandOptions{})
+				dpb, dyn := dyntest.Filled(tw, seed, protobuftest.RandOptions{})
 				checkText(t, md, types, dpb, dyn, "protojson",
 					func(m proto.Message) ([]byte, error) { return protojson.MarshalOptions{Resolver: types}.Marshal(m) },
 					func(b []byte, m proto.Message) error {

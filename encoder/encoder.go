@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,7 +11,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/cursor"
-	"github.com/protolayout/protolayout/internal/dynhook"
+	"github.com/protolayout/protolayout/internal/dynmsg"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/walk"
@@ -249,9 +248,8 @@ type Encoder struct {
 	// Encoder shared by two goroutines) fails with ErrConcurrentUse
 	// instead of corrupting the first one's scratch space.
 	busy atomic.Bool
-	// dyn is the scratch space of package dynamic's direct encoder
-	// (dynhook.Append).
-	dyn any
+	// dyn is the scratch space of package dynamic's direct encoder.
+	dyn dynmsg.EncodeState
 	// gen is the engine's scratch space, for generated messages.
 	gen engine.State
 	// trail is where the direct encoders record a fault (engine.Options).
@@ -315,7 +313,7 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		}
 		return n, nil
 	case pm == nil:
-	case pm == dynhook.Methods:
+	case pm == dynmsg.Methods:
 		if _, n, ok := e.direct(nil, mr, true); ok {
 			return n, nil
 		}
@@ -346,10 +344,9 @@ func absent(m proto.Message) bool {
 	if dm, ok := m.(*dynamicpb.Message); ok {
 		return dm == nil
 	}
-	// A nil *dynamic.Message has no descriptor either; its type is
-	// recognised by one comparison of the interface's type word, and its
-	// address is 0.
-	return reflect.TypeOf(m) == dynhook.MessageType && dynhook.Addr(m.ProtoReflect()) == 0
+	// A nil *dynamic.Message has no descriptor either.
+	dm, ok := m.(*dynmsg.Message)
+	return ok && dm == nil
 }
 
 // marshalAppend is the one path every encoding takes.
@@ -368,7 +365,7 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 	case e.opts.fastFor(pm):
 		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
 	case pm == nil: // dynamicpb, and other reflection-only messages
-	case pm == dynhook.Methods:
+	case pm == dynmsg.Methods:
 		if out, _, ok := e.direct(b, mr, false); ok {
 			return result(b, out, fresh, mr), nil
 		}
@@ -417,14 +414,12 @@ func (e *Encoder) trailError(mr protoreflect.Message) error {
 }
 
 // direct encodes (or with sizeOnly, sizes) a message of package dynamic
-// straight from its storage (dynhook.Append), and reports whether it did;
-// any other message, and one it leaves to the walk, gives false. Its
-// output, or size, is the walk's.
+// straight from its storage (dynmsg.Append), and reports whether it did;
+// one it leaves to the walk gives false. Its output, or size, is the
+// walk's.
 func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	if dynhook.Append == nil {
-		return b, 0, false
-	}
-	return dynhook.Append(&e.dyn, b, mr, e.engineOptions(sizeOnly))
+	m, _ := mr.(*dynmsg.Message)
+	return dynmsg.Append(&e.dyn, b, m, e.engineOptions(sizeOnly))
 }
 
 // generated encodes (or with sizeOnly, sizes) a generated message (one
@@ -452,7 +447,7 @@ func (o *MarshalOptions) fast(m protoreflect.Message) *protoiface.Methods {
 func (o *MarshalOptions) fastFor(pm *protoiface.Methods) bool {
 	// A *dynamic.Message's methods are this package's walk: walk it
 	// rather than call them, which would come back here.
-	if pm == nil || pm == dynhook.Methods || pm.Marshal == nil ||
+	if pm == nil || pm == dynmsg.Methods || pm.Marshal == nil ||
 		o.Deterministic && pm.Flags&protoiface.SupportMarshalDeterministic == 0 {
 		return false
 	}

@@ -5,7 +5,6 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"math/bits"
 
-	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 )
@@ -91,7 +90,7 @@ func (w *Walker) start(f *frame) *Item {
 			dm.Range(w.collectSet)
 			w.ranging = nil
 		}
-	} else if f.msg == nil || dynhook.Methods == nil || f.msg.ProtoMethods() != dynhook.Methods || !f.msg.IsValid() {
+	} else if _, ok := f.msg.(storedMessage); !ok || !f.msg.IsValid() {
 		return w.startFields(f)
 	} else {
 		// A message of package dynamic: one Range visits its set fields

@@ -115,8 +115,9 @@ func readsBack() (ok bool) {
 	return !still && len(p.known) == 1
 }
 
-// Addr returns m's address, for hashing by identity (a filter in front of
-// a map keyed by m itself); it is never converted back to a pointer.
-func Addr(m *dynamicpb.Message) uintptr {
-	return uintptr(unsafe.Pointer(m))
+// Addr returns p's address, for hashing by identity (a filter in front of
+// a map keyed by the message itself); it is never converted back to a
+// pointer.
+func Addr[T any](p *T) uintptr {
+	return uintptr(unsafe.Pointer(p))
 }

@@ -20,9 +20,10 @@ func Fields(*dynamicpb.Message) (known map[protoreflect.FieldNumber]protoreflect
 	return nil, nil, false
 }
 
-// Addr returns m's address, for hashing by identity (a filter in front of
-// a map keyed by m itself); it is never converted back to a pointer.
+// Addr returns p's address, for hashing by identity (a filter in front of
+// a map keyed by the message itself); it is never converted back to a
+// pointer.
 // reflect does not allocate for a pointer.
-func Addr(m *dynamicpb.Message) uintptr {
-	return reflect.ValueOf(m).Pointer()
+func Addr[T any](p *T) uintptr {
+	return reflect.ValueOf(p).Pointer()
 }

@@ -22,9 +22,10 @@ var (
 	ErrSizeExceeded    = errors.New("encoded size exceeds the size limit")
 	ErrSizeMismatch    = errors.New("message changed during encoding (size mismatch)")
 	ErrMethodsDisagree = errors.New("the message's Size and Marshal methods disagree")
-	ErrConcurrentUse   = errors.New("Encoder used by two goroutines at once")
-	ErrMessageSet      = errors.New("no support for message_set_wire_format")
-	ErrForeignField    = errors.New("message reported a field its descriptor does not declare")
+	//lint:ignore ST1005 the text starts with the name of the type encoder.Encoder
+	ErrConcurrentUse = errors.New("Encoder used by two goroutines at once")
+	ErrMessageSet    = errors.New("no support for message_set_wire_format")
+	ErrForeignField  = errors.New("message reported a field its descriptor does not declare")
 )
 
 // Error describes a failed encoding: why, which field, and where. Package

@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/cursor"
-	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/dynstore"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/wire"
@@ -69,14 +68,14 @@ func seenBit(a uintptr) (int, uint64) {
 }
 
 // addrOf returns the address of msg if it is a dynamicpb message or one
-// of package dynamic (which registers dynhook.Addr), whose summaries the
-// memo keys by address, else 0.
+// of package dynamic (cursor.Stored), whose summaries the memo keys by
+// address, else 0.
 func addrOf(msg protoreflect.Message) uintptr {
 	if dm, ok := msg.(*dynamicpb.Message); ok {
 		return dynstore.Addr(dm)
 	}
-	if addr := dynhook.Addr; addr != nil {
-		return addr(msg)
+	if s := cursor.StoredOf(msg); s != nil {
+		return dynstore.Addr(s)
 	}
 	return 0
 }

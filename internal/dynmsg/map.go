@@ -1,4 +1,4 @@
-package dynamic
+package dynmsg
 
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"

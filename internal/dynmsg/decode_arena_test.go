@@ -1,4 +1,4 @@
-package dynamic
+package dynmsg
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package dynamic
+package dynmsg
 
 import (
 	"reflect"
@@ -11,8 +11,8 @@ import (
 // DirectAppend runs the direct encoder on m as the encoder calls it, with
 // fresh scratch space.
 func DirectAppend(b []byte, m protoreflect.Message, o engine.Options) ([]byte, int, bool) {
-	var state any
-	return directAppend(&state, b, m, o)
+	var st EncodeState
+	return Append(&st, b, m.(*Message), o)
 }
 
 // SetBetweenPasses sets the function called between the direct encoder's
@@ -33,12 +33,12 @@ var MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[mapEntry]().Size()), max
 
 // DirectAppendState runs the direct encoder on m with the scratch space
 // in state, as an Encoder keeps it.
-func DirectAppendState(state *any, b []byte, m protoreflect.Message, o engine.Options) ([]byte, int, bool) {
-	return directAppend(state, b, m, o)
+func DirectAppendState(st *EncodeState, b []byte, m protoreflect.Message, o engine.Options) ([]byte, int, bool) {
+	return Append(st, b, m.(*Message), o)
 }
 
 // KeptEntries returns the capacity of the map scratch in state.
-func KeptEntries(state any) int { return cap(state.(*encState).entries) }
+func KeptEntries(st *EncodeState) int { return cap(st.entries) }
 
 // SetOnEncode sets the function called at the start of every direct
 // encoding but a write with cached sizes (nil for none).

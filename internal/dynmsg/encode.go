@@ -1,27 +1,23 @@
-package dynamic
+package dynmsg
 
 import (
-	"reflect"
-
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
 
 	"github.com/protolayout/protolayout/internal/cursor"
-	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/walk"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
-// methods is what ProtoMethods returns for every Message: one pointer,
-// which the encoder recognises (internal/dynhook) so that it walks a
-// Message itself instead of calling these methods, which call it. Size
-// and Marshal encode (this file); Unmarshal and CheckInitialized decode
-// and check (decode*.go); Merge merges (merge.go); Equal compares
+// Methods is what ProtoMethods returns for every Message: one pointer,
+// which the encoder recognises so that it encodes a Message itself, with
+// its own options and scratch space, instead of calling these methods.
+// Size and Marshal encode (this file); Unmarshal and CheckInitialized
+// decode and check (decode*.go); Merge merges (merge.go); Equal compares
 // (equal.go).
-var methods = &protoiface.Methods{
+var Methods = &protoiface.Methods{
 	Flags:            protoiface.SupportMarshalDeterministic | protoiface.SupportUnmarshalDiscardUnknown,
 	Size:             size,
 	Marshal:          marshal,
@@ -31,19 +27,11 @@ var methods = &protoiface.Methods{
 	Equal:            equal,
 }
 
-func init() {
-	dynhook.Methods = methods
-	dynhook.MessageType = reflect.TypeFor[*Message]()
-	dynhook.Addr = addr
-}
-
-// addr implements dynhook.Addr.
-func addr(mr protoreflect.Message) uintptr {
-	if m, ok := mr.(*Message); ok && m != nil {
-		return reflect.ValueOf(m).Pointer()
-	}
-	return 0
-}
+// stored is cursor.Stored, embedded in Message under this name so that
+// the field is unexported.
+//
+//lint:ignore U1000 read through its promoted method, by cursor.StoredOf
+type stored = cursor.Stored
 
 // size implements protoiface.Methods.Size with the encoder's size pass,
 // under the encoder's default limits: a message that cannot be encoded
@@ -58,7 +46,7 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 		}
 		o := methodOptions
 		o.SizeOnly = true
-		var st *encState // calls made by the proto package have no state
+		var st *EncodeState // calls made by the proto package have no state
 		if _, n, handled := st.encode(nil, m, o); handled {
 			return protoiface.SizeOutput{Size: n}
 		}
@@ -100,7 +88,7 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		} else {
-			var st *encState
+			var st *EncodeState
 			if b, _, handled := st.encode(in.Buf, m, do); handled {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}

@@ -1,4 +1,4 @@
-package dynamic_test
+package dynmsg_test
 
 import (
 	"bytes"
@@ -15,9 +15,14 @@ import (
 
 	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/dynmsg"
+	"github.com/protolayout/protolayout/internal/dyntest"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/protobuftest"
 )
+
+// deterministic is the proto package's deterministic marshal.
+var deterministic = proto.MarshalOptions{Deterministic: true}
 
 // directOptions are the encoder's default options as the direct encoder
 // receives them.
@@ -48,10 +53,10 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 		}
 	}()
 	for _, tw := range protobuftest.Twins() {
-		small, inOrder := dynamic.Paths(dynamic.NewMessage(tw.Dyn.Descriptor()))
+		small, inOrder := dynmsg.Paths(dynamic.NewMessage(tw.Dyn.Descriptor()))
 		paths[[2]bool{small, inOrder}]++
 		for seed := range uint64(4) {
-			dpb, dyn := filled(tw, seed, protobuftest.RandOptions{Unknown: true})
+			dpb, dyn := dyntest.Filled(tw, seed, protobuftest.RandOptions{Unknown: true})
 			if hasExtension(dyn.ProtoReflect()) {
 				extended++
 			}
@@ -60,7 +65,7 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 				t.Fatal(err)
 			}
 			prefix := []byte{0xaa}
-			got, n, handled := dynamic.DirectAppend(prefix, dyn.ProtoReflect(), directOptions(true))
+			got, n, handled := dynmsg.DirectAppend(prefix, dyn.ProtoReflect(), directOptions(true))
 			if isMessageSet(tw.Dyn.Descriptor()) {
 				if handled {
 					t.Fatalf("%v: the direct encoder took a MessageSet type", tw.Name)
@@ -74,7 +79,7 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 				t.Fatalf("%v seed %d: %d bytes (size %d), want %d:\n%s", tw.Name, seed, len(got)-1, n, len(want),
 					protobuftest.FirstDiff(got[1:], want, tw.Dyn.Descriptor()))
 			}
-			_, n, handled = dynamic.DirectAppend(nil, dyn.ProtoReflect(), engine.Options{SizeOnly: true, MaxDepth: 100, MaxSize: 1 << 30})
+			_, n, handled = dynmsg.DirectAppend(nil, dyn.ProtoReflect(), engine.Options{SizeOnly: true, MaxDepth: 100, MaxSize: 1 << 30})
 			if !handled || n != len(want) {
 				t.Fatalf("%v seed %d: SizeOnly %d, %v; want %d", tw.Name, seed, n, handled, len(want))
 			}
@@ -111,12 +116,12 @@ func TestDirectGivesUp(t *testing.T) {
 		}
 		return m
 	}
-	deep, _ := recursive(t, 40)
-	cyclic, child := recursive(t, 3)
+	deep, _ := dyntest.Recursive(t, 40)
+	cyclic, child := dyntest.Recursive(t, 3)
 	cyclic.Get(child).Message().Get(child).Message().Set(child, protoreflect.ValueOfMessage(cyclic))
 	// A map in a message at the depth limit: its entries are one level
 	// below.
-	mapAtLimit, _ := recursive(t, 5)
+	mapAtLimit, _ := dyntest.Recursive(t, 5)
 	last := mapAtLimit
 	for last.Has(child) {
 		last = last.Get(child).Message().(*dynamic.Message)
@@ -142,7 +147,7 @@ func TestDirectGivesUp(t *testing.T) {
 	}
 	for _, c := range cases {
 		prefix := []byte{1, 2}
-		got, _, handled := dynamic.DirectAppend(prefix, c.m, c.o)
+		got, _, handled := dynmsg.DirectAppend(prefix, c.m, c.o)
 		if handled || !bytes.Equal(got, prefix) {
 			t.Errorf("%s: % x, handled %v; want the prefix, not handled", c.name, got, handled)
 		}
@@ -156,7 +161,7 @@ func TestDirectGivesUp(t *testing.T) {
 	// (set through dynamicpb's extension type) is left to the walk,
 	// which encodes it.
 	m, twin := foreignExtension(t)
-	if _, _, handled := dynamic.DirectAppend(nil, m, directOptions(true)); handled {
+	if _, _, handled := dynmsg.DirectAppend(nil, m, directOptions(true)); handled {
 		t.Error("the direct encoder took an extension holding a dynamicpb message")
 	}
 	want, _ := deterministic.Marshal(twin)
@@ -197,8 +202,8 @@ func foreignExtension(t *testing.T) (*dynamic.Message, *dynamicpb.Message) {
 // sizes once; and all give the bytes of the dynamicpb twin.
 func TestGivenUpOnce(t *testing.T) {
 	attempts := 0
-	dynamic.SetOnEncode(func() { attempts++ })
-	defer dynamic.SetOnEncode(nil)
+	dynmsg.SetOnEncode(func() { attempts++ })
+	defer dynmsg.SetOnEncode(nil)
 	top, topTwin := foreignExtension(t)
 	want, err := proto.MarshalOptions{AllowPartial: true}.Marshal(topTwin)
 	if err != nil {
@@ -288,12 +293,12 @@ func TestDirectSharedSubtree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, handled := dynamic.DirectAppend(nil, small, directOptions(false))
+	got, _, handled := dynmsg.DirectAppend(nil, small, directOptions(false))
 	if !handled || !bytes.Equal(got, want) {
 		t.Fatalf("12 doubling levels: %d bytes, handled %v; want %d bytes", len(got), handled, len(want))
 	}
 	huge := doubling(80, func() *dynamic.Message { return dynamic.NewMessage(md) })
-	if _, _, handled := dynamic.DirectAppend(nil, huge, directOptions(false)); handled {
+	if _, _, handled := dynmsg.DirectAppend(nil, huge, directOptions(false)); handled {
 		t.Fatal("80 doubling levels: handled")
 	}
 	if _, err := encoder.Marshal(huge.Interface()); !errors.Is(err, encoder.ErrSizeExceeded) {
@@ -333,18 +338,18 @@ func TestDirectMutationBetweenPasses(t *testing.T) {
 		}},
 	} {
 		m, a, b := build()
-		dynamic.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
+		dynmsg.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
 		prefix := []byte{9}
-		got, _, handled := dynamic.DirectAppend(prefix, m, directOptions(false))
-		dynamic.SetBetweenPasses(nil)
+		got, _, handled := dynmsg.DirectAppend(prefix, m, directOptions(false))
+		dynmsg.SetBetweenPasses(nil)
 		if handled || !bytes.Equal(got, prefix) {
 			t.Errorf("%s: % x, handled %v; want the prefix, not handled", c.name, got, handled)
 		}
 
 		m, a, b = build()
-		dynamic.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
+		dynmsg.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
 		got, err := encoder.MarshalOptions{}.MarshalAppend(prefix, m)
-		dynamic.SetBetweenPasses(nil)
+		dynmsg.SetBetweenPasses(nil)
 		want, werr := encoder.MarshalOptions{}.MarshalAppend(prefix, m)
 		if err != nil || werr != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: the encoder gives % x, %v; want % x, as the message is now", c.name, got, err, want)
@@ -421,7 +426,7 @@ func TestCachedSizes(t *testing.T) {
 // runs it under the race detector.
 func TestDirectConcurrent(t *testing.T) {
 	tw := protobuftest.TwinByName("protolayout.test3.TestAllTypes")
-	_, dyn := filled(tw, 5, protobuftest.RandOptions{MaxDepth: 4})
+	_, dyn := dyntest.Filled(tw, 5, protobuftest.RandOptions{MaxDepth: 4})
 	want, err := deterministic.Marshal(dyn)
 	if err != nil {
 		t.Fatal(err)
@@ -455,7 +460,7 @@ func TestDirectConcurrent(t *testing.T) {
 // the walk: the same bytes as its dynamicpb twin's.
 func TestDirectDeeperThanItFollows(t *testing.T) {
 	const depth = 12000
-	m, child := recursive(t, depth)
+	m, child := dyntest.Recursive(t, depth)
 	twin := dynamicpb.NewMessage(m.Descriptor())
 	for cur, tcur := protoreflect.Message(m), protoreflect.Message(twin); cur.Has(child); {
 		cur = cur.Get(child).Message()
@@ -474,7 +479,7 @@ func TestDirectDeeperThanItFollows(t *testing.T) {
 // for the next call, those of a map of 10,000 are not, and what is kept is
 // at most 192 KiB, as the encoder's documentation says.
 func TestDirectMapScratchBounded(t *testing.T) {
-	if n := dynamic.MapEntryBytes * dynamic.MaxKeptEntries; n > 192<<10 {
+	if n := dynmsg.MapEntryBytes * dynmsg.MaxKeptEntries; n > 192<<10 {
 		t.Fatalf("up to %d bytes of map entries kept, more than 192 KiB", n)
 	}
 	md := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.Descriptor()
@@ -488,11 +493,11 @@ func TestDirectMapScratchBounded(t *testing.T) {
 		for i := range c.entries {
 			mp.Set(protoreflect.ValueOfInt32(int32(i)).MapKey(), protoreflect.ValueOfInt32(1))
 		}
-		var state any
-		if _, _, handled := dynamic.DirectAppendState(&state, nil, m, directOptions(true)); !handled {
+		var state dynmsg.EncodeState
+		if _, _, handled := dynmsg.DirectAppendState(&state, nil, m, directOptions(true)); !handled {
 			t.Fatalf("%d entries: not handled", c.entries)
 		}
-		if kept := dynamic.KeptEntries(state); kept > dynamic.MaxKeptEntries || (kept > 0) != c.kept {
+		if kept := dynmsg.KeptEntries(&state); kept > dynmsg.MaxKeptEntries || (kept > 0) != c.kept {
 			t.Errorf("a map of %d entries: %d kept", c.entries, kept)
 		}
 	}

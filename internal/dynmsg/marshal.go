@@ -1,4 +1,4 @@
-package dynamic
+package dynmsg
 
 import (
 	"cmp"
@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/dynhook"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
@@ -22,7 +21,7 @@ import (
 
 // The direct encoder: a size pass and a write pass over a Message's
 // storage, by a program compiled per shape (encProgram), for the encoder
-// to call before its checked walk (dynhook.Append). It encodes what the
+// to call before its checked walk (Append). It encodes what the
 // walk encodes, byte for byte, or fails with the fault the walk would
 // report, or gives up and leaves the message to the walk, which then
 // gives the same bytes or its detailed error. Its size pass checks
@@ -102,10 +101,10 @@ const maxDirectSize = math.MaxInt32 - 64
 // the walk, whose frames are on the heap.
 const maxDirectDepth = wire.MaxStackDepth
 
-// encState is what an Encoder keeps for the direct encoder between calls
-// (in its dynhook state): its block of epochs and the scratch space of
+// EncodeState is what an Encoder keeps for the direct encoder between
+// calls: its block of epochs and the scratch space of
 // deterministic map order.
-type encState struct {
+type EncodeState struct {
 	next, end uint64
 	entries   []mapEntry
 }
@@ -126,7 +125,7 @@ type enc struct {
 	// st is the caller's state, or nil: a call without one takes
 	// epochs from the shared counter, and the map scratch from statePool
 	// if it needs it (pooled is then set).
-	st      *encState
+	st      *EncodeState
 	pooled  bool
 	stamp   uint32 // the call's epoch, shifted left by one
 	det     bool
@@ -148,10 +147,10 @@ type enc struct {
 
 // statePool holds the states of calls made without an Encoder's (the
 // fast-path methods).
-var statePool = sync.Pool{New: func() any { return new(encState) }}
+var statePool = sync.Pool{New: func() any { return new(EncodeState) }}
 
 // epoch returns a new epoch, shifted left by one; st may be nil.
-func (st *encState) epoch() uint32 {
+func (st *EncodeState) epoch() uint32 {
 	if st == nil {
 		return uint32(epochs.Add(1) << 1)
 	}
@@ -164,27 +163,25 @@ func (st *encState) epoch() uint32 {
 	return uint32(e << 1)
 }
 
-func init() {
-	dynhook.Append = directAppend
-}
-
-// directAppend implements dynhook.Append.
-func directAppend(state *any, b []byte, mr protoreflect.Message, o engine.Options) ([]byte, int, bool) {
-	m, ok := mr.(*Message)
-	if !ok || m == nil {
+// Append encodes m straight from its storage, appending to b, with the
+// scratch space st that the caller (an Encoder) keeps between calls; with
+// o.SizeOnly it appends nothing and returns the size as n. It reports
+// handled false, with b unchanged, whenever it does not encode m: with a
+// fault recorded in o.Trail (invalid UTF-8, a required field not set),
+// or for anything else (a MessageSet type, a limit met, a cycle, an
+// extension holding a value of another implementation, a message that
+// changed during the call), and the encoder then walks m, which gives
+// the same bytes or the detailed error.
+func Append(st *EncodeState, b []byte, m *Message, o engine.Options) (out []byte, n int, handled bool) {
+	if m == nil {
 		return b, 0, false
-	}
-	st, _ := (*state).(*encState)
-	if st == nil {
-		st = new(encState)
-		*state = st
 	}
 	return st.encode(b, m, o)
 }
 
-// encode runs the direct encoder on m, as dynhook.Append describes; st
+// encode runs the direct encoder on m, as Append describes; st
 // may be nil (see enc).
-func (st *encState) encode(b []byte, m *Message, o engine.Options) ([]byte, int, bool) {
+func (st *EncodeState) encode(b []byte, m *Message, o engine.Options) ([]byte, int, bool) {
 	if onEncode != nil {
 		onEncode()
 	}
@@ -244,9 +241,9 @@ func (e *enc) release() {
 
 // scratch returns the call's state, taking one from statePool for a
 // call made without one.
-func (e *enc) scratch() *encState {
+func (e *enc) scratch() *EncodeState {
 	if e.st == nil {
-		e.st, e.pooled = statePool.Get().(*encState), true
+		e.st, e.pooled = statePool.Get().(*EncodeState), true
 	}
 	return e.st
 }

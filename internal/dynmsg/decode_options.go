@@ -1,0 +1,65 @@
+package dynmsg
+
+import (
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// UnmarshalOptions are the options of Unmarshal: the fields of
+// dynamic.UnmarshalOptions, which documents them and converts to this
+// type.
+type UnmarshalOptions struct {
+	Merge          bool
+	AllowPartial   bool
+	DiscardUnknown bool
+	Resolver       interface {
+		FindExtensionByName(field protoreflect.FullName) (protoreflect.ExtensionType, error)
+		FindExtensionByNumber(message protoreflect.FullName, field protoreflect.FieldNumber) (protoreflect.ExtensionType, error)
+	}
+	RecursionLimit int
+	MaxMemory      int64
+}
+
+// ErrMemoryLimit is the error of Unmarshal when the decoded message would
+// take more memory than MaxMemory allows (dynamic.ErrMemoryLimit).
+var ErrMemoryLimit error = &decodeError{"dynamic: decoding takes more memory than UnmarshalOptions.MaxMemory allows"}
+
+// defaultMemoryPerByte and defaultMemoryBase make the default MaxMemory
+// of an input of n bytes: defaultMemoryPerByte*n + defaultMemoryBase.
+const (
+	defaultMemoryPerByte = 32
+	defaultMemoryBase    = 1 << 20
+)
+
+// Unmarshal decodes b into m, as proto.UnmarshalOptions.Unmarshal with
+// the same options does, within o.MaxMemory.
+func Unmarshal(b []byte, m *Message, o UnmarshalOptions) error {
+	if !o.Merge {
+		m.Reset()
+	}
+	limit := o.MaxMemory
+	switch {
+	case limit == 0:
+		limit = defaultMemoryPerByte*int64(len(b)) + defaultMemoryBase
+	case limit < 0:
+		limit = math.MaxInt64
+	}
+	depth := o.RecursionLimit
+	if depth == 0 {
+		depth = protowire.DefaultRecursionLimit
+	}
+	d := &decodeOptions{discard: o.DiscardUnknown, resolver: o.Resolver, limit: limit}
+	if d.resolver == nil {
+		d.resolver = protoregistry.GlobalTypes
+	}
+	if err := d.message(b, m, depth); err != nil {
+		return err
+	}
+	if o.AllowPartial {
+		return nil
+	}
+	return m.checkInitialized()
+}
