@@ -3,7 +3,9 @@ package encoder
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -218,13 +220,31 @@ func CheckCanonical(b []byte, md protoreflect.MessageDescriptor, p Profile) erro
 
 // Check is CheckCanonical under o's profile, with o's resolver.
 func (o CanonicalOptions) Check(b []byte, md protoreflect.MessageDescriptor) error {
-	c := checker{b: b, profile: o.Profile, resolver: o.Resolver, top: md.FullName()}
+	c := checkers.Get().(*checker)
+	*c = checker{b: b, profile: o.Profile, resolver: o.Resolver, top: md.FullName(), frames: c.frames[:0]}
 	if c.resolver == nil {
 		c.resolver = protoregistry.GlobalTypes
 	}
-	c.frames = c.stack[:0]
-	return c.run(layout.Of(md))
+	err := c.run(layout.Of(md))
+	// Keep the frames' array for the next check, but nothing it points to.
+	if cap(c.frames) <= maxPooledFrames {
+		clear(c.frames[:cap(c.frames)])
+		*c = checker{frames: c.frames[:0]}
+		checkers.Put(c)
+	}
+	if err != nil {
+		return err
+	}
+	return nil
 }
+
+// checkers holds checkers between calls, for their frames' arrays: a
+// check allocates nothing once one is warm.
+var checkers = sync.Pool{New: func() any { return &checker{frames: make([]cframe, 0, 16)} }}
+
+// maxPooledFrames bounds the frames' array a pooled checker keeps: a
+// check of deeper nesting drops its checker.
+const maxPooledFrames = 256
 
 // maxCheckDepth is the nesting limit: proto.Unmarshal's default.
 const maxCheckDepth = wire.DefaultMaxDepth
@@ -273,7 +293,6 @@ type checker struct {
 	}
 	top    protoreflect.FullName
 	frames []cframe
-	stack  [24]cframe
 	err    *CanonicalError
 
 	// For the path of a failure: entryF is the map field whose entry is
@@ -827,35 +846,35 @@ func (c *checker) fail(err error, f *layout.Field, off int, detail string) bool 
 }
 
 // path renders the path to field f (left out with noLeaf) from the top
-// message: the frames open, then the map entry being read, if any.
+// message: the frames open, then the map entry being read, if any. It
+// copies what it reads, so that the checker itself stays on the stack.
 func (c *checker) path(f *layout.Field) string {
-	frames := c.frames
+	frames := slices.Clone(c.frames)
+	in, entryF, entryKeyAt := c.b, c.entryF, c.entryKeyAt
 	n := max(len(frames)-1, 0)
 	if c.noLeaf {
 		f = nil
 	}
-	if c.entryF != nil {
+	if entryF != nil {
 		n++
 	}
 	p := fault.AppendSteps(nil, n, func(i int) fault.PathStep {
 		if i == len(frames)-1 {
-			mf, kat := c.entryF, c.entryKeyAt
-			return fault.PathStep{Field: mf, Index: -1, Key: func(b []byte) []byte { return c.appendKey(b, mf.MapKey, kat) }}
+			return fault.PathStep{Field: entryF, Index: -1, Key: func(b []byte) []byte { return appendMapKey(b, in, entryF.MapKey, entryKeyAt) }}
 		}
 		fr := &frames[i+1]
 		if fr.key {
-			mf, kat := fr.via, fr.keyAt
-			return fault.PathStep{Field: mf, Index: -1, Key: func(b []byte) []byte { return c.appendKey(b, mf.MapKey, kat) }}
+			return fault.PathStep{Field: fr.via, Index: -1, Key: func(b []byte) []byte { return appendMapKey(b, in, fr.via.MapKey, fr.keyAt) }}
 		}
 		return fault.PathStep{Field: fr.via, Index: fr.index}
 	}, f)
 	return string(p)
 }
 
-// appendKey appends the map key of field k read at offset at, as a path
-// names it (fault.AppendKey).
-func (c *checker) appendKey(b []byte, k *layout.Field, at int) []byte {
-	in := c.b[at:]
+// appendMapKey appends the map key of field k read at offset at of in, as
+// a path names it (fault.AppendKey).
+func appendMapKey(b, in []byte, k *layout.Field, at int) []byte {
+	in = in[at:]
 	switch k.WireType {
 	case protowire.VarintType:
 		x, _ := protowire.ConsumeVarint(in)
