@@ -376,10 +376,10 @@ func (c *checker) record(fr *cframe) bool {
 	if !ok {
 		return false
 	}
-	num, typ := protowire.Number(tag>>3), protowire.Type(tag&7)
-	if num < protowire.MinValidNumber || num > protowire.MaxValidNumber {
+	if tag>>3 < uint64(protowire.MinValidNumber) || tag>>3 > uint64(protowire.MaxValidNumber) {
 		return c.fail(ErrMalformed, nil, at, "field number "+strconv.FormatUint(tag>>3, 10))
 	}
+	num, typ := protowire.Number(tag>>3), protowire.Type(tag&7)
 	if typ == protowire.EndGroupType {
 		c.noLeaf = true
 		if fr.group != num {
