@@ -69,4 +69,3 @@ func FuzzCheckCanonical(f *testing.F) {
 		t.Fatalf("%s %v: checker %v; decoded and encoded again: %x\ninput:                           %x", tw.Name, p, err, want, in)
 	})
 }
-
