@@ -258,13 +258,12 @@ type cframe struct {
 	depth int
 
 	// via is the field that opened the frame, index its element index
-	// (or -1); a map value's frame has key set and keyAt, keyLen (the
-	// key's bytes or varint) to name its entry.
-	via    *layout.Field
-	index  int
-	key    bool
-	keyAt  int
-	keyLen int
+	// (or -1); a map value's frame has key set and keyAt, where its key's
+	// value starts, to name its entry.
+	via   *layout.Field
+	index int
+	key   bool
+	keyAt int
 
 	// last is the number of the last known field, lastF its record, count
 	// how many records of it so far; prevKey* the previous entry's key
@@ -352,7 +351,7 @@ func (c *checker) packedRequired(f *layout.Field) bool {
 	return f.Packed || c.profile == Signing && f.List && wire.Packable(f.Kind)
 }
 
-// readVarint reads a varint at c.pos within end, failing on malformed
+// varint reads a varint at c.pos within end, failing on malformed
 // input; minimal asks for the minimal encoding.
 func (c *checker) varint(end int, f *layout.Field, what string, minimal bool) (uint64, bool) {
 	at := c.pos
