@@ -40,6 +40,18 @@
 // fields; -emit-defaults writes the fields that hold their default values
 // too (JSON only).
 //
+// # check
+//
+//	protolayout check (-descriptors FILE | -proto DIR) -type pkg.Msg -canonical [-strict] < in.binpb
+//
+// Check reads one message in binary on stdin and exits 0, printing nothing,
+// if it is the message's canonical encoding (encoder.CheckCanonical: strict
+// field-number order, minimal varints, no defaults of fields without
+// presence, map entries sorted by key), and 1 with the first violation on
+// one line otherwise, naming the rule, the field, its path and the byte
+// offset. -strict checks Cosmos SDK's ADR-027 for signing instead (no
+// unknown fields, no maps, numeric repeated fields packed).
+//
 // # bench
 //
 //	protolayout bench (-descriptors FILE | -proto DIR) -type pkg.Msg -messages FILE [-count N] [-benchtime D] [-json] [-svg FILE]

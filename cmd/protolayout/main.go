@@ -17,6 +17,7 @@ import (
 var commands = []*command{
 	encodeCommand,
 	decodeCommand,
+	checkCommand,
 	benchCommand,
 	layoutCommand,
 }

@@ -329,7 +329,7 @@ func TestErrors(t *testing.T) {
 		{"extra argument", append([]string{"encode"}, append(thing, "in.json")...), "", 2,
 			"protolayout: encode: unexpected argument \"in.json\"", ""},
 		{"unknown command", []string{"frobnicate"}, "", 2,
-			"protolayout: unknown command \"frobnicate\"", "encode, decode, bench, layout"},
+			"protolayout: unknown command \"frobnicate\"", "encode, decode, check, bench, layout"},
 		{"help for an unknown command", []string{"help", "frobnicate"}, "", 2,
 			"protolayout: help takes one command name", ""},
 	}
