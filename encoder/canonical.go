@@ -43,7 +43,7 @@ const (
 	// every known field, verbatim (see CheckCanonical). For messages
 	// without maps and unknown fields these are the bytes protoc --encode
 	// (C++) writes.
-	Canonical Profile = iota
+	Canonical Profile = iota + 1
 	// Signing is Cosmos SDK's ADR-027 ("Deterministic Protobuf
 	// Serialization"), for signed documents: the rules of Canonical, and
 	// besides, no unknown fields (ADR-027 rule 2), no map entries (its
@@ -108,8 +108,10 @@ var (
 	ErrDefaultPresent = errors.New("field without presence written at its default")
 	// ErrEmptyPacked: a packed record with no element.
 	ErrEmptyPacked = errors.New("empty packed record")
-	// ErrMapField: a map entry under Signing, which refuses maps.
-	ErrMapField = errors.New("map entry (the profile refuses maps)")
+	// ErrMapField: a map entry under Signing, which refuses maps (in
+	// CheckCanonical's input, or in a message MarshalOptions.Canonical
+	// encodes under it).
+	ErrMapField = fault.ErrMapField
 	// ErrMapEntry: a map entry other than its key as field 1 then its
 	// value as field 2, each once.
 	ErrMapEntry = errors.New("map entry not key then value")
@@ -176,7 +178,8 @@ func (e *CanonicalError) Is(target error) bool { return target == ErrNotCanonica
 
 // CanonicalOptions configure a canonical check.
 type CanonicalOptions struct {
-	// Profile is the set of rules checked.
+	// Profile is the set of rules checked; the zero value means
+	// Canonical.
 	Profile Profile
 	// Resolver finds the extensions of extendable messages, as
 	// proto.UnmarshalOptions.Resolver does; nil means
@@ -224,6 +227,9 @@ func (o CanonicalOptions) Check(b []byte, md protoreflect.MessageDescriptor) err
 	*c = checker{b: b, profile: o.Profile, resolver: o.Resolver, top: md.FullName(), frames: c.frames[:0]}
 	if c.resolver == nil {
 		c.resolver = protoregistry.GlobalTypes
+	}
+	if c.profile == 0 {
+		c.profile = Canonical
 	}
 	err := c.run(layout.Of(md))
 	// Keep the frames' array for the next check, but nothing it points to.

@@ -110,6 +110,21 @@ type MarshalOptions struct {
 	// above 2 GiB - 1, means DefaultMaxSize (2 GiB - 1). Larger output
 	// fails with ErrSizeExceeded before anything is written.
 	MaxSize int
+
+	// Canonical, when not zero, writes the one encoding of the message
+	// that profile allows, for bytes that are signed or hashed (see
+	// Profile, and docs/semantics.md#canonical): under Canonical, every
+	// field in strictly ascending field number, oneof members and
+	// extensions at their own numbers, map entries sorted by key, then
+	// the unknown fields verbatim; under Signing (Cosmos SDK's ADR-027),
+	// besides, every repeated field of a scalar numeric kind packed, and
+	// a message holding unknown fields (ErrUnknownField) or a non-empty
+	// map (ErrMapField) refused. CheckCanonical accepts what it writes.
+	// Every message is read through the checked walk, with every
+	// guarantee, whatever Unchecked says; a legacy message (Marshal
+	// without Size), which only its own Marshal can read, fails with
+	// ErrNotCanonical. Size counts what Marshal writes under it.
+	Canonical Profile
 }
 
 func (o *MarshalOptions) maxDepth() int {
@@ -117,6 +132,12 @@ func (o *MarshalOptions) maxDepth() int {
 		return DefaultMaxDepth
 	}
 	return o.MaxDepth
+}
+
+// legacyMethods reports whether a message of fast-path methods pm is a
+// legacy message, which only its own Marshal reads (no Size).
+func legacyMethods(pm *protoiface.Methods) bool {
+	return pm != nil && pm.Marshal != nil && pm.Size == nil
 }
 
 func (o *MarshalOptions) maxSize() int {
@@ -306,6 +327,10 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 	defer e.busy.Store(false)
 	mr := m.ProtoReflect()
 	switch pm := mr.ProtoMethods(); {
+	case e.opts.Canonical != 0:
+		if legacyMethods(pm) {
+			return 0, e.legacyCanonical(mr)
+		}
 	case e.opts.fastFor(pm):
 		n := proto.MarshalOptions{Deterministic: e.opts.Deterministic}.Size(m)
 		if max := e.opts.maxSize(); n > max {
@@ -361,6 +386,12 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 // encode is marshalAppend for a present message m, of reflection mr and
 // fast-path methods pm.
 func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm *protoiface.Methods, fresh bool) ([]byte, error) {
+	if e.opts.Canonical != 0 {
+		if legacyMethods(pm) {
+			return b, e.legacyCanonical(mr)
+		}
+		return e.walkAppend(b, mr, fresh)
+	}
 	switch {
 	case e.opts.fastFor(pm):
 		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
@@ -445,6 +476,9 @@ func (o *MarshalOptions) fast(m protoreflect.Message) *protoiface.Methods {
 // fastFor reports whether a message of fast-path methods pm goes through
 // them.
 func (o *MarshalOptions) fastFor(pm *protoiface.Methods) bool {
+	if o.Canonical != 0 {
+		return false // the walk, or an error for a legacy message (encode)
+	}
 	// A *dynamic.Message's methods are this package's walk: walk it
 	// rather than call them, which would come back here.
 	if pm == nil || pm == dynmsg.Methods || pm.Marshal == nil ||
@@ -585,5 +619,14 @@ func (e *Encoder) walkOptions() walk.Options {
 		Deterministic: e.opts.Deterministic,
 		MaxDepth:      e.opts.MaxDepth,
 		MaxSize:       e.opts.maxSize(),
+		Canonical:     e.opts.Canonical != 0,
+		Signing:       e.opts.Canonical == Signing,
 	}
+}
+
+// legacyCanonical is the error of a canonical encoding of a legacy
+// message mr.
+func (e *Encoder) legacyCanonical(mr protoreflect.Message) error {
+	return &Error{Err: ErrNotCanonical, Message: mr.Descriptor().FullName(),
+		Detail: "a legacy message (Marshal without Size) is read only by its own Marshal, which does not write canonical bytes"}
 }

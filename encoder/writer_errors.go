@@ -19,7 +19,7 @@ import (
 var (
 	// ErrUnknownField: the message declares no field with that number (and
 	// no extension type the Writer was given has it).
-	ErrUnknownField = errors.New("no such field")
+	ErrUnknownField = fault.ErrUnknownField
 	// ErrKindMismatch: the method does not fit the field's kind, e.g.
 	// Bool on an int32 field, Int64 on a uint64 field, Begin on a scalar
 	// field, or Message with a message of another type.

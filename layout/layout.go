@@ -182,7 +182,12 @@ func (f Field) Tag() []byte { return clone(f.rec().Tag) }
 
 // PackedTag returns the encoded key of the field's packed record, or nil
 // if the field is not packed. The slice is a copy.
-func (f Field) PackedTag() []byte { return clone(f.rec().PackedTag) }
+func (f Field) PackedTag() []byte {
+	if r := f.rec(); r.Packed {
+		return clone(r.PackedTag)
+	}
+	return nil
+}
 
 // EndTag returns the encoded end-group key of a group field, or nil. The
 // slice is a copy.

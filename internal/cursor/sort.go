@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
@@ -28,6 +30,21 @@ func sortSet(s []setField) {
 	}
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j].Pos < s[j-1].Pos; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// sortSetByNumber orders set fields of layout lay by field number (a
+// oneof member among the others), as sortSet orders them by position.
+func sortSetByNumber(s []setField, lay *layout.Layout) {
+	num := func(sf setField) protowire.Number { return lay.Fields[sf.Pos].Number }
+	if len(s) > 24 {
+		slices.SortFunc(s, func(a, b setField) int { return cmp.Compare(num(a), num(b)) })
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && num(s[j]) < num(s[j-1]); j-- {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}

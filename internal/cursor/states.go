@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"math/bits"
@@ -52,6 +53,8 @@ func (w *Walker) Next() *Item {
 			it = w.entryKey(f)
 		case stateValue:
 			it = w.entryValue(f)
+		case stateCanonical:
+			it = w.nextCanonical(f)
 		}
 		if it != nil {
 			return it
@@ -75,6 +78,9 @@ func (w *Walker) start(f *frame) *Item {
 	lay := f.lay
 	if lay.MessageSet {
 		return w.startFields(f)
+	}
+	if w.canonical {
+		return w.startCanonical(f)
 	}
 	f.extFrom = len(w.exts)
 	f.setFrom = len(w.set)
@@ -279,11 +285,85 @@ func (w *Walker) nextOneof(f *frame) *Item {
 	return w.unknown(f)
 }
 
+// startCanonical begins a message frame under Options.Canonical: it
+// gathers the set fields (from dynamicpb's storage, or with one Range
+// call, which yields the extensions too), checks the required fields,
+// and sorts the fields and the extensions by number for nextCanonical.
+// An absent message goes to startFields, which checks its required
+// fields and exits.
+func (w *Walker) startCanonical(f *frame) *Item {
+	lay := f.lay
+	if f.msg == nil || !f.msg.IsValid() {
+		return w.startFields(f)
+	}
+	f.extFrom = len(w.exts)
+	f.setFrom = len(w.set)
+	stored := false
+	if dm, ok := f.msg.(*dynamicpb.Message); ok {
+		stored, _ = w.collectStored(dm, lay)
+	}
+	if !stored {
+		w.ranging = lay
+		f.msg.Range(w.collectSet)
+		w.ranging = nil
+	}
+	f.setTo, f.extTo = len(w.set), len(w.exts)
+	w.setUsed = max(w.setUsed, len(w.set))
+	f.state, f.i, f.ext = stateCanonical, f.setFrom, f.extFrom
+	if w.foreign {
+		w.foreign = false
+		return w.fail(fault.ForeignField, nil)
+	}
+	set := w.set[f.setFrom:f.setTo]
+	if w.required && lay.Required {
+		sortSet(set)
+		j := 0
+		for _, r := range lay.RequiredFields {
+			for j < len(set) && set[j].Pos < r {
+				j++
+			}
+			if j == len(set) || set[j].Pos != r {
+				return w.fail(fault.RequiredNotSet, &lay.Fields[r])
+			}
+		}
+	}
+	sortSetByNumber(set, lay)
+	w.sortExts(f.extFrom, f.extTo)
+	return nil
+}
+
+// nextCanonical hands out the next set field or extension of a frame
+// started by startCanonical, whichever has the lower number; after the
+// last it drops them and goes on to the unknown bytes.
+func (w *Walker) nextCanonical(f *frame) *Item {
+	lay := f.lay
+	if f.i < f.setTo {
+		sf := &w.set[f.i]
+		fl := &lay.Fields[sf.Pos]
+		if f.ext == f.extTo || fl.Number < protowire.Number(w.exts[f.ext].FD.Number()) {
+			f.i++
+			return w.value(f, fl, sf.V)
+		}
+	}
+	if f.ext < f.extTo {
+		x := w.exts[f.ext]
+		f.ext++
+		return w.value(f, layout.Extension(x.FD), x.V)
+	}
+	clear(w.exts[f.extFrom:f.extTo])
+	w.exts = w.exts[:f.extFrom]
+	w.set = w.set[:f.setFrom] // Release clears it
+	return w.unknown(f)
+}
+
 // unknown ends the fields of a message frame, whichever way they were
 // read: it hands out the message's unknown bytes and moves to stateExit,
 // or, without any, exits at once.
 func (w *Walker) unknown(f *frame) *Item {
 	if raw := f.msg.GetUnknown(); len(raw) > 0 {
+		if w.signing {
+			return w.fail(fault.UnknownRefused, nil)
+		}
 		f.state = stateExit
 		w.item = Item{Kind: Unknown, Value: protoreflect.ValueOfBytes(raw)}
 		return &w.item
@@ -374,6 +454,9 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) *Item {
 		if m.Len() == 0 {
 			return nil
 		}
+		if w.signing {
+			return w.fail(fault.MapRefused, fl)
+		}
 		f.mapFrom = len(w.entries)
 		m.Range(w.collectEntry)
 		f.mapTo = len(w.entries)
@@ -401,7 +484,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) *Item {
 		if n == 0 {
 			return nil
 		}
-		if fl.Packed {
+		if fl.Packed || w.signing && fl.PackedTag != nil {
 			w.item = Item{Kind: Packed, Field: fl, Value: v}
 			return &w.item
 		}

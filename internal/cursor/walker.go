@@ -120,6 +120,19 @@ type Options struct {
 	// one Map item instead of an Entry, a key, a value and an Exit item
 	// per entry.
 	WholeMaps bool
+	// Canonical hands out every message's fields in strictly ascending
+	// field number, oneof members and extensions at their own numbers
+	// (then the unknown bytes), instead of proto.Marshal's order
+	// (extensions first, oneof members after the other fields). Required
+	// fields are checked before the first field of each message, the
+	// first missing one in declaration position order.
+	Canonical bool
+	// Signing adds, under Canonical, the rules of the Signing profile
+	// (ADR-027): a message with unknown bytes fails with UnknownRefused,
+	// a non-empty map with MapRefused, and every repeated field of a
+	// packable kind is handed out as one Packed item whatever it
+	// declares.
+	Signing bool
 }
 
 // Frame states: what Next reads next from a frame. Each has its method
@@ -139,6 +152,9 @@ type Options struct {
 //	stateMap         nextEntry: the entries of an open map
 //	stateKey         entryKey: a map entry's key
 //	stateValue       entryValue: a map entry's value
+//	stateCanonical   nextCanonical: under Options.Canonical, a frame's
+//	                 set fields and extensions, gathered at the start, in
+//	                 field-number order
 //
 // A message frame goes from stateStart through stateExtensions, when
 // extensions are set, to stateRanged, or to stateFields then stateOneofs.
@@ -161,6 +177,7 @@ const (
 	// map entry frames
 	stateKey
 	stateValue
+	stateCanonical
 )
 
 // frame is one open message or map entry. Frames are reused without
@@ -238,6 +255,9 @@ type Walker struct {
 	required bool
 	unsorted bool
 	whole    bool
+	// canonical and signing are Options.Canonical and Options.Signing.
+	canonical bool
+	signing   bool
 
 	item Item // the item Next last returned
 
@@ -275,6 +295,8 @@ func (w *Walker) Reset(m protoreflect.Message, o Options) {
 	w.required = o.CheckRequired
 	w.unsorted = o.Unsorted
 	w.whole = o.WholeMaps
+	w.canonical = o.Canonical
+	w.signing = o.Canonical && o.Signing
 	w.open(layout.Of(m.Descriptor()), m, nil, -1)
 	w.depth = 1
 }

@@ -26,6 +26,8 @@ var (
 	ErrConcurrentUse = errors.New("Encoder used by two goroutines at once")
 	ErrMessageSet    = errors.New("no support for message_set_wire_format")
 	ErrForeignField  = errors.New("message reported a field its descriptor does not declare")
+	ErrUnknownField  = errors.New("no such field")
+	ErrMapField      = errors.New("map entry (the profile refuses maps)")
 )
 
 // Error describes a failed encoding: why, which field, and where. Package
@@ -121,6 +123,11 @@ func NewError(c Fault, f *layout.Field, root protoreflect.Message, maxSize int) 
 		e.Err = ErrCycle
 	case MessageSetUnsupported:
 		e.Err = ErrMessageSet
+	case MapRefused:
+		e.Err = ErrMapField
+	case UnknownRefused:
+		e.Err = ErrUnknownField
+		e.Detail = "the Signing profile refuses unknown fields"
 	default:
 		e.Err = ErrForeignField
 	}

@@ -39,6 +39,10 @@ const (
 	// Cycle: a message contains itself (Field is the field that leads
 	// back to an ancestor).
 	Cycle
+	// MapRefused: a non-empty map under the Signing profile (Field).
+	MapRefused
+	// UnknownRefused: unknown fields under the Signing profile.
+	UnknownRefused
 )
 
 // String describes the fault, for error messages.
@@ -62,6 +66,10 @@ func (f Fault) String() string {
 		return "message changed during encoding"
 	case Cycle:
 		return "message contains itself"
+	case MapRefused:
+		return "map field under the Signing profile"
+	case UnknownRefused:
+		return "unknown fields under the Signing profile"
 	}
 	return "fault " + strconv.Itoa(int(f))
 }

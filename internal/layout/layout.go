@@ -218,7 +218,10 @@ type Field struct {
 	Oneof int
 	// EndTag is the encoded end-group key; it is nil unless Group.
 	EndTag []byte
-	// PackedTag is the encoded key of a packed record; nil unless Packed.
+	// PackedTag is the encoded key of a packed record of the field: set
+	// for every repeated field of a packable kind, packed or not (the
+	// Signing profile packs them all); nil for any other field. Packed
+	// says whether the field's own records are packed.
 	PackedTag []byte
 
 	// child is the layout of the field's message type; entry, of a map
@@ -622,7 +625,7 @@ func (b *builder) initField(f *Field, fd protoreflect.FieldDescriptor, index, on
 	if f.Group {
 		f.EndTag = wire.AppendTag(nil, f.Number, protowire.EndGroupType)
 	}
-	if f.Packed {
+	if f.List && wire.Packable(f.Kind) {
 		f.PackedTag = wire.AppendTag(nil, f.Number, protowire.BytesType)
 	}
 	if f.Kind == protoreflect.EnumKind {

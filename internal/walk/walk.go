@@ -38,6 +38,10 @@ type Options struct {
 	// MaxSize is the size limit; 0, or anything above wire.MaxSize, means
 	// wire.MaxSize.
 	MaxSize int
+	// Canonical writes every message's fields in field-number order
+	// (cursor.Options.Canonical), map entries sorted; Signing adds the
+	// Signing profile's rules (cursor.Options.Signing).
+	Canonical, Signing bool
 }
 
 // maxSize is the size limit o sets.
@@ -56,8 +60,10 @@ func (o *Options) sizing(marshal bool) sizing.Options {
 			MaxDepth:      o.MaxDepth,
 			CheckRequired: marshal && !o.Partial,
 			// Order does not change a size.
-			Unsorted:  !marshal || !o.Deterministic,
+			Unsorted:  !marshal || !o.Deterministic && !o.Canonical,
 			WholeMaps: true,
+			Canonical: o.Canonical,
+			Signing:   o.Signing,
 		},
 		MaxSize:      o.maxSize(),
 		ValidateUTF8: marshal,

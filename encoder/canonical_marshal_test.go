@@ -1,0 +1,184 @@
+package encoder_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/reloadtest"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// storages returns m, a dynamicpb message, as each storage holds it: the
+// dynamicpb message itself, the generated type and package dynamic's,
+// decoded from m's bytes.
+func storages(t *testing.T, tw protobuftest.Twin, m protoreflect.Message) map[string]proto.Message {
+	t.Helper()
+	b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := tw.Gen.New().Interface()
+	dyn := dynamic.NewMessage(tw.Dyn.Descriptor())
+	for _, c := range []struct {
+		m proto.Message
+		o proto.UnmarshalOptions
+	}{
+		{gen, proto.UnmarshalOptions{AllowPartial: true}},
+		{dyn, proto.UnmarshalOptions{AllowPartial: true, Resolver: protobuftest.DynamicMessageTypes()}},
+	} {
+		if err := c.o.Unmarshal(b, c.m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return map[string]proto.Message{"dynamicpb": m.Interface(), "generated": gen, "dynamic": dyn}
+}
+
+// TestMarshalCanonicalRandom encodes seeded random messages of every test
+// schema under both profiles, held as dynamicpb, generated and dynamic
+// messages, with MarshalOptions and a reused Encoder: the bytes are the
+// reference canonical encoding's (whose agreement with protoc --encode
+// TestRefCanonicalMatchesProtoc checks), the checker accepts them, Size
+// counts them, and they decode to a message equal to the input.
+func TestMarshalCanonicalRandom(t *testing.T) {
+	n := reloadtest.Seeds() / 5
+	for _, tw := range protobuftest.Twins() {
+		t.Run(string(tw.Name), func(t *testing.T) {
+			t.Parallel()
+			encs := map[encoder.Profile]*encoder.Encoder{}
+			for _, p := range profiles {
+				encs[p] = encoder.NewEncoder(encoder.MarshalOptions{Canonical: p, AllowPartial: true})
+			}
+			for seed := range n {
+				for _, p := range profiles {
+					m := testMessage(tw, seed, p)
+					want, err := refCanonical(m, p)
+					if err != nil {
+						t.Fatalf("seed %d %v: reference: %v", seed, p, err)
+					}
+					o := encoder.MarshalOptions{Canonical: p, AllowPartial: true}
+					for name, sm := range storages(t, tw, m) {
+						got, err := o.Marshal(sm)
+						if err != nil || !bytes.Equal(got, want) {
+							t.Fatalf("seed %d %v %s: %v\n%s", seed, p, name, err, protobuftest.FirstDiff(got, want, tw.Gen.Descriptor()))
+						}
+						if again, err := encs[p].Marshal(sm); err != nil || !bytes.Equal(again, want) {
+							t.Fatalf("seed %d %v %s, reused Encoder: %v", seed, p, name, err)
+						}
+						if n := o.Size(sm); n != len(want) {
+							t.Fatalf("seed %d %v %s: Size %d, Marshal %d bytes", seed, p, name, n, len(want))
+						}
+					}
+					if err := checkDyn(want, tw.Dyn.Descriptor(), p); err != nil {
+						t.Fatalf("seed %d %v: %v", seed, p, err)
+					}
+					back := tw.Dyn.New()
+					if err := (proto.UnmarshalOptions{AllowPartial: true, Resolver: protobuftest.DynamicTypes()}).Unmarshal(want, back.Interface()); err != nil {
+						t.Fatalf("seed %d %v: decoding: %v", seed, p, err)
+					}
+					if !proto.Equal(back.Interface(), m.Interface()) {
+						t.Fatalf("seed %d %v: the bytes decode to another message", seed, p)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMarshalCanonicalADR027 encodes ADR-027's test document under
+// Signing: the bytes are the ADR's vector.
+func TestMarshalCanonicalADR027(t *testing.T) {
+	md := articleSchema(t)
+	m := dynamicpb.NewMessage(md)
+	if err := prototext.Unmarshal([]byte(`title: "The world needs change 🌳" description: "" created: 1596806111080
+		updated: 0 public: true promoted: false type: NEWS review: REVIEW_UNSPECIFIED
+		comments: ["Nice one", "Thank you"]`), m); err != nil {
+		t.Fatal(err)
+	}
+	vec, _ := hex.DecodeString(adr027Vector)
+	dyn := dynamic.NewMessage(md)
+	if err := proto.Unmarshal(vec, dyn); err != nil {
+		t.Fatal(err)
+	}
+	for name, msg := range map[string]proto.Message{"dynamicpb": m, "dynamic": dyn} {
+		got, err := encoder.MarshalOptions{Canonical: encoder.Signing}.Marshal(msg)
+		if err != nil || !bytes.Equal(got, vec) {
+			t.Fatalf("%s: %x, %v; want %x", name, got, err, vec)
+		}
+	}
+}
+
+// TestMarshalCanonicalOrder checks the order itself on the test schemas'
+// oneofs and extensions, where proto.Marshal's order differs: a oneof
+// member and an extension come at their numbers, and proto.Marshal's
+// bytes (oneof after the other fields, extensions first) are refused by
+// the checker when they differ.
+func TestMarshalCanonicalOrder(t *testing.T) {
+	differ := 0
+	for _, tw := range protobuftest.Twins() {
+		for seed := range uint64(20) {
+			m := testMessage(tw, seed, encoder.Canonical)
+			got, err := encoder.MarshalOptions{Canonical: encoder.Canonical, AllowPartial: true}.Marshal(m.Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(m.Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Equal(got, plain) {
+				continue
+			}
+			differ++
+			if checkDyn(plain, tw.Dyn.Descriptor(), encoder.Canonical) == nil {
+				t.Fatalf("%s seed %d: proto.Marshal's bytes differ from the canonical ones and the checker accepts them", tw.Name, seed)
+			}
+		}
+	}
+	if differ == 0 {
+		t.Fatal("no random message where proto.Marshal's order differs from field-number order")
+	}
+}
+
+// TestMarshalCanonicalSigningRefuses checks the Signing profile's
+// refusals: a non-empty map (ErrMapField, naming the field) and unknown
+// fields (ErrUnknownField); an empty map is fine.
+func TestMarshalCanonicalSigningRefuses(t *testing.T) {
+	tw := protobuftest.TwinByName("protolayout.test3.TestAllTypes")
+	md := tw.Dyn.Descriptor()
+	fd := md.Fields().ByName("map_string_string")
+	if fd == nil {
+		t.Fatal("no map_string_string field")
+	}
+	o := encoder.MarshalOptions{Canonical: encoder.Signing}
+	m := dynamic.NewMessage(md)
+	m.Mutable(fd).Map() // empty
+	if _, err := o.Marshal(m); err != nil {
+		t.Fatalf("empty map: %v", err)
+	}
+	m.Mutable(fd).Map().Set(protoreflect.ValueOfString("k").MapKey(), protoreflect.ValueOfString("v"))
+	_, err := o.Marshal(m)
+	var e *encoder.Error
+	if !errors.Is(err, encoder.ErrMapField) || !errors.As(err, &e) || e.Field != fd.FullName() || e.Path != "map_string_string" {
+		t.Fatalf("map: %v, want ErrMapField on map_string_string", err)
+	}
+	if _, err := (encoder.MarshalOptions{Canonical: encoder.Canonical}).Marshal(m); err != nil {
+		t.Fatalf("Canonical takes maps: %v", err)
+	}
+	u := dynamic.NewMessage(md)
+	u.SetUnknown(protoreflect.RawFields{0xf8, 0xff, 0x3f, 0x01}) // field 131071, varint 1
+	if _, err := o.Marshal(u); !errors.Is(err, encoder.ErrUnknownField) {
+		t.Fatalf("unknown fields: %v, want ErrUnknownField", err)
+	}
+	if b, err := (encoder.MarshalOptions{Canonical: encoder.Canonical}).Marshal(u); err != nil || len(b) != 4 {
+		t.Fatalf("Canonical keeps unknown fields: %x, %v", b, err)
+	}
+}
