@@ -65,6 +65,22 @@ func TestCheck(t *testing.T) {
 					rest = rest[i+len(w):]
 				}
 			}
+			// encode -canonical writes what check -canonical accepts, where
+			// encode -deterministic does not.
+			canon := ok(t, readFile(t, "thing.txtpb"), append(append([]string{"encode"}, thing...), "-format", "text", "-canonical")...)
+			if r := check(canon, "-canonical"); r.code != 0 {
+				t.Errorf("check -canonical of encode -canonical: exit %d, stderr %q", r.code, r.stderr)
+			}
+			strict := ok(t, []byte(`id: 5 name: "x" scores: [1, 2]`), append(append([]string{"encode"}, thing...), "-format", "text", "-canonical", "-strict")...)
+			if r := check(strict, "-canonical", "-strict"); r.code != 0 {
+				t.Errorf("check -canonical -strict of encode -canonical -strict: exit %d, stderr %q", r.code, r.stderr)
+			}
+			if r := protolayout(t, []byte(`counts { key: "a" value: 1 }`), append(append([]string{"encode"}, thing...), "-format", "text", "-canonical", "-strict")...); r.code != 1 || !strings.Contains(string(r.stderr), "map entry (the profile refuses maps)") {
+				t.Errorf("encode -canonical -strict of a map: exit %d, stderr %q", r.code, r.stderr)
+			}
+			if r := protolayout(t, nil, append(append([]string{"encode"}, thing...), "-strict")...); r.code != 2 {
+				t.Errorf("encode -strict without -canonical: exit %d, stderr %q", r.code, r.stderr)
+			}
 			if r := check(small); r.code != 2 || !strings.Contains(string(r.stderr), "-canonical is required") {
 				t.Errorf("check without -canonical: exit %d, stderr %q", r.code, r.stderr)
 			}

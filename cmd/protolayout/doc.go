@@ -22,14 +22,18 @@
 //
 // # encode
 //
-//	protolayout encode (-descriptors FILE | -proto DIR) -type pkg.Msg [-format json|text] [-deterministic] < in.json > out.binpb
+//	protolayout encode (-descriptors FILE | -proto DIR) -type pkg.Msg [-format json|text] [-deterministic | -canonical [-strict]] < in.json > out.binpb
 //
 // Encode reads one message in protobuf's JSON mapping (-format json, the
 // default) or in text format (-format text) on stdin and writes its wire
 // encoding, made by protolayout's encoder, on stdout, as protoc --encode and
-// buf convert do. -deterministic sorts map entries by key; -allow-partial
-// encodes a message whose required fields are missing; -discard-unknown
-// ignores input fields the schema does not know.
+// buf convert do. -deterministic sorts map entries by key; -canonical
+// writes the canonical encoding (encoder.MarshalOptions.Canonical: every
+// field in field-number order, oneof members and extensions included, map
+// entries sorted), which check -canonical accepts, and with -strict
+// ADR-027's (numeric repeated fields packed, unknown fields and maps
+// refused); -allow-partial encodes a message whose required fields are
+// missing; -discard-unknown ignores input fields the schema does not know.
 //
 // # decode
 //

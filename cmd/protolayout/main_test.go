@@ -393,7 +393,7 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	for cmd, flags := range map[string][]string{
-		"encode": {"-descriptors", "-proto", "-type", "-format", "-deterministic", "-allow-partial"},
+		"encode": {"-descriptors", "-proto", "-type", "-format", "-deterministic", "-canonical", "-strict", "-allow-partial"},
 		"decode": {"-descriptors", "-proto", "-type", "-format", "-allow-partial"},
 		"layout": {"-descriptors", "-proto", "-type", "-all"},
 	} {
