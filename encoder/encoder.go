@@ -327,10 +327,8 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 	defer e.busy.Store(false)
 	mr := m.ProtoReflect()
 	switch pm := mr.ProtoMethods(); {
-	case e.opts.Canonical != 0:
-		if legacyMethods(pm) {
-			return 0, e.legacyCanonical(mr)
-		}
+	case e.opts.Canonical != 0 && legacyMethods(pm):
+		return 0, e.legacyCanonical(mr)
 	case e.opts.fastFor(pm):
 		n := proto.MarshalOptions{Deterministic: e.opts.Deterministic}.Size(m)
 		if max := e.opts.maxSize(); n > max {
@@ -386,11 +384,8 @@ func (e *Encoder) marshalAppend(b []byte, m proto.Message, fresh bool) ([]byte, 
 // encode is marshalAppend for a present message m, of reflection mr and
 // fast-path methods pm.
 func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm *protoiface.Methods, fresh bool) ([]byte, error) {
-	if e.opts.Canonical != 0 {
-		if legacyMethods(pm) {
-			return b, e.legacyCanonical(mr)
-		}
-		return e.walkAppend(b, mr, fresh)
+	if e.opts.Canonical != 0 && legacyMethods(pm) {
+		return b, e.legacyCanonical(mr)
 	}
 	switch {
 	case e.opts.fastFor(pm):
@@ -418,12 +413,14 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 // package dynamic's direct encoder) for a call of e.
 func (e *Encoder) engineOptions(sizeOnly bool) engine.Options {
 	return engine.Options{
-		Deterministic: e.opts.Deterministic,
+		Deterministic: e.opts.Deterministic || e.opts.Canonical != 0,
 		Partial:       e.opts.AllowPartial,
 		SizeOnly:      sizeOnly,
 		MaxDepth:      e.opts.maxDepth(),
 		MaxSize:       e.opts.maxSize(),
 		Trail:         &e.trail,
+		Canonical:     e.opts.Canonical != 0,
+		Signing:       e.opts.Canonical == Signing,
 	}
 }
 

@@ -173,7 +173,7 @@ func (st *EncodeState) epoch() uint32 {
 // changed during the call), and the encoder then walks m, which gives
 // the same bytes or the detailed error.
 func Append(st *EncodeState, b []byte, m *Message, o engine.Options) (out []byte, n int, handled bool) {
-	if m == nil {
+	if m == nil || o.Canonical {
 		return b, 0, false
 	}
 	return st.encode(b, m, o)

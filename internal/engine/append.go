@@ -216,6 +216,14 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 					return b, false
 				}
 			}
+		case codeMember:
+			pos, w := f.more.oneof.Which(ptr)
+			if pos != f.more.pos {
+				continue
+			}
+			if b, ok = e.appendMember(b, f, w, depth); !ok {
+				return b, false
+			}
 		case codeList:
 			if f.sf.SliceLen(ptr) == 0 {
 				continue

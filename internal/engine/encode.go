@@ -34,6 +34,15 @@ type Options struct {
 	// path, as the walk would report it; the caller reads it when the
 	// call reports handled false, and resets it.
 	Trail *fault.Trail
+	// Canonical asks for field-number order (cursor.Options.Canonical),
+	// with Deterministic; Signing for the Signing profile's rules besides
+	// (cursor.Options.Signing). The encoders take a message under them
+	// only where their own order is that order: a type whose emission
+	// order is in field number (layout.Layout.InNumberOrder), without
+	// extensions set, with every required field set, and under Signing
+	// without unknown fields, map fields or unpacked repeated scalars;
+	// they leave anything else to the walk.
+	Canonical, Signing bool
 }
 
 // maxSize is the largest size the engine counts (larger messages go to
@@ -137,6 +146,8 @@ type enc struct {
 	mapped bool
 	// utf8 asks the size pass to check strings (not for SizeOnly).
 	utf8 bool
+	// canon and signing are Options.Canonical and Options.Signing.
+	canon, signing bool
 	// trail is where the size pass records a fault (Options.Trail).
 	trail *fault.Trail
 	// next, nextEntry and nextExt are the write pass's cursors in
@@ -173,7 +184,11 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	if ptr.IsNil() {
 		return b, 0, false
 	}
+	if o.Canonical {
+		p = p.canonical()
+	}
 	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
+		canon: o.Canonical, signing: o.Canonical && o.Signing,
 		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot
@@ -242,6 +257,9 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	end := p.regular
 	if !e.partial && len(p.required) > 0 {
 		end = p.firstMissing(ptr)
+	}
+	if e.canon && !e.canonical(p, ptr) {
+		return 0, false
 	}
 	n := 0
 	if p.st.ExtensionsLen(ptr) > 0 {
@@ -422,6 +440,16 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				}
 				n += int(f.TagLen) + protowire.SizeBytes(x)
 			}
+		case codeMember:
+			pos, w := f.more.oneof.Which(ptr)
+			if pos != f.more.pos {
+				continue
+			}
+			x, ok := e.sizeMember(f, w, depth)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += x
 		case codeList: // most are empty: told without a call
 			if f.sf.SliceLen(ptr) == 0 {
 				continue
@@ -463,6 +491,9 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		n += x
 	}
 	u := p.st.Unknown(ptr)
+	if e.signing && len(u) > 0 {
+		return 0, false // the walk refuses them
+	}
 	if !wire.Fits(n, len(u), e.maxSize) {
 		return 0, false
 	}
@@ -471,6 +502,18 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// canonical reports whether the engine writes the message at ptr of p, a
+// canonical program, in canonical order (see Options.Canonical): with no
+// extension set, every required field set, and under Signing a type it
+// writes as the profile asks.
+func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
+	b := p.base
+	if b == nil || p.st.ExtensionsLen(ptr) > 0 || e.signing && !p.signable {
+		return false
+	}
+	return e.partial || len(b.required) == 0 || b.firstMissing(ptr) == b.regular
 }
 
 // sizeNested returns the size of c, a message of field f at level
@@ -491,6 +534,9 @@ func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, b
 		// protoreflect reads it, which has no required field set.
 		if depth > e.limit {
 			return 0, false
+		}
+		if child.base != nil && !e.partial && len(child.base.required) > 0 {
+			return 0, false // the walk names the field
 		}
 		if !e.partial && len(child.required) > 0 {
 			e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"reflect"
+	"slices"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -47,6 +49,7 @@ const (
 	codeBitString        // a *string with a presence bit (Opaque API)
 	codeList             // a list of scalars, strings or bytes in a slice in place
 	codeMap              // a map
+	codeMember           // a member of a real oneof, in a canonical program (more.oneof)
 )
 
 // field is the engine's record of one field of a generated message type:
@@ -54,6 +57,9 @@ const (
 // is stored (genstore.Field).
 type field struct {
 	code code
+	// canon is set in a canonical program (program.canonical), whose
+	// fields link the canonical programs of their children.
+	canon bool
 	layout.Rec
 	sf *genstore.Field
 	// child is the program of the field's message type (a map's values'),
@@ -62,11 +68,15 @@ type field struct {
 	more  *more
 }
 
-// more is the part of a field's record that only groups, packed fields
-// and maps use.
+// more is the part of a field's record that only groups, packed fields,
+// maps and the oneof members of a canonical program use.
 type more struct {
 	layout.RecMore
 	lf *layout.Field
+	// oneof is a member's oneof in a canonical program, and pos its
+	// layout position, which oneof.Which returns when it is the one set.
+	oneof *genstore.Oneof
+	pos   int
 	// keyType and valueType are a map's Go key and value types.
 	keyType, valueType reflect.Type
 }
@@ -88,6 +98,57 @@ type program struct {
 	required []int32
 	// messageSet is set for a MessageSet type, which the walk refuses.
 	messageSet bool
+	// inNumberOrder is layout.Layout.InNumberOrder; signable is set when
+	// the type has no map field and no unpacked repeated scalar, which
+	// the Signing profile refuses or packs (Options.Canonical).
+	inNumberOrder, signable bool
+	// canon is the program's canonical variant (see canonical), built on
+	// first use; base is, in a canonical variant, the program it was
+	// built from.
+	canon atomic.Pointer[program]
+	base  *program
+}
+
+// canonical returns the canonical variant of p, for Options.Canonical:
+// the same fields in field-number order, oneof members among them
+// (codeMember), with no oneofs and no required fields of its own (the
+// size pass checks them through base first) and children linked to their
+// canonical variants.
+func (p *program) canonical() *program {
+	if c := p.canon.Load(); c != nil {
+		return c
+	}
+	l := p.st.Layout
+	c := &program{
+		st:            p.st,
+		fields:        make([]field, len(p.fields)),
+		regular:       len(p.fields),
+		messageSet:    p.messageSet,
+		inNumberOrder: true,
+		signable:      p.signable,
+		base:          p,
+	}
+	order := make([]int, len(p.fields))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(l.Fields[a].Number, l.Fields[b].Number) })
+	for i, pos := range order {
+		f := &c.fields[i]
+		lf := &l.Fields[pos]
+		f.init(lf, &p.st.Fields[pos])
+		f.canon = true
+		if lf.Oneof >= 0 {
+			if f.more == nil {
+				f.more = &more{lf: lf}
+			}
+			f.code, f.more.oneof, f.more.pos = codeMember, &p.st.Oneofs[lf.Oneof], pos
+		}
+	}
+	if !p.canon.CompareAndSwap(nil, c) {
+		return p.canon.Load()
+	}
+	return c
 }
 
 // programs caches the program of each generated message type, by its
@@ -125,12 +186,19 @@ func build(st *genstore.Storage, err error) *program {
 		regular:    l.Regular,
 		required:   l.RequiredFields,
 		messageSet: l.MessageSet,
+
+		inNumberOrder: l.InNumberOrder,
+		signable:      true,
 	}
 	for i := range st.Oneofs {
 		p.oneofs = append(p.oneofs, &st.Oneofs[i])
 	}
 	for pos := range l.Fields {
-		p.fields[pos].init(&l.Fields[pos], &st.Fields[pos])
+		lf := &l.Fields[pos]
+		p.fields[pos].init(lf, &st.Fields[pos])
+		if lf.Map || lf.List && !lf.Packed && lf.PackedTag != nil {
+			p.signable = false
+		}
 	}
 	return p
 }
@@ -231,6 +299,9 @@ func (f *field) childProgram() *program {
 		c = programOfStorage(md, st)
 	} else {
 		c = build(st, nil)
+	}
+	if f.canon && c.err == nil {
+		c = c.canonical()
 	}
 	f.child.Store(c)
 	return c

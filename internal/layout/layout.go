@@ -75,6 +75,12 @@ type Layout struct {
 	// members of a real oneof.
 	Regular int
 
+	// InNumberOrder reports whether Fields is in strictly ascending field
+	// number (no oneof member numbered below a field after it), so that
+	// emission order is canonical order (cursor.Options.Canonical) for a
+	// message without extensions.
+	InNumberOrder bool
+
 	// Oneofs lists the real (non-synthetic) oneofs in declaration order.
 	Oneofs []Oneof
 
@@ -567,6 +573,12 @@ func (b *builder) build(l *Layout, md protoreflect.MessageDescriptor) {
 		if f.Required {
 			l.Required = true
 			l.RequiredFields = append(l.RequiredFields, int32(i))
+		}
+	}
+	l.InNumberOrder = true
+	for i := 1; i < len(l.Fields); i++ {
+		if l.Fields[i].Number < l.Fields[i-1].Number {
+			l.InNumberOrder = false
 		}
 	}
 }
