@@ -184,8 +184,11 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	if ptr.IsNil() {
 		return b, 0, false
 	}
-	if o.Canonical {
-		p = p.canonical()
+	switch {
+	case o.Canonical && o.Signing:
+		p = p.canonical(signingVar)
+	case o.Canonical:
+		p = p.canonical(canonicalVar)
 	}
 	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
@@ -505,12 +508,11 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 }
 
 // canonical reports whether the engine writes the message at ptr of p, a
-// canonical program, in canonical order (see Options.Canonical): with no
-// extension set, every required field set, and under Signing a type it
-// writes as the profile asks.
+// canonical variant, in canonical order (see Options.Canonical): with no
+// extension set and every required field set.
 func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
 	b := p.base
-	if b == nil || p.st.ExtensionsLen(ptr) > 0 || e.signing && !p.signable {
+	if b == nil || p.st.ExtensionsLen(ptr) > 0 {
 		return false
 	}
 	return e.partial || len(b.required) == 0 || b.firstMissing(ptr) == b.regular
@@ -866,6 +868,9 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	mv := f.sf.Map(ptr)
 	if mv.Len() == 0 {
 		return 0, true
+	}
+	if e.signing {
+		return 0, false // the walk refuses it
 	}
 	if depth+1 > e.limit {
 		return 0, false // the entries are one level down

@@ -57,9 +57,9 @@ const (
 // is stored (genstore.Field).
 type field struct {
 	code code
-	// canon is set in a canonical program (program.canonical), whose
-	// fields link the canonical programs of their children.
-	canon bool
+	// variant is set in a canonical program (program.canonical): its
+	// fields link the children's programs of the same variant.
+	variant variant
 	layout.Rec
 	sf *genstore.Field
 	// child is the program of the field's message type (a map's values'),
@@ -98,35 +98,40 @@ type program struct {
 	required []int32
 	// messageSet is set for a MessageSet type, which the walk refuses.
 	messageSet bool
-	// inNumberOrder is layout.Layout.InNumberOrder; signable is set when
-	// the type has no map field and no unpacked repeated scalar, which
-	// the Signing profile refuses or packs (Options.Canonical).
-	inNumberOrder, signable bool
-	// canon is the program's canonical variant (see canonical), built on
-	// first use; base is, in a canonical variant, the program it was
+	// variants holds the program's canonical variants (see canonical),
+	// built on first use; base is, in a variant, the program it was
 	// built from.
-	canon atomic.Pointer[program]
-	base  *program
+	variants [variants]atomic.Pointer[program]
+	base     *program
 }
 
-// canonical returns the canonical variant of p, for Options.Canonical:
-// the same fields in field-number order, oneof members among them
+// variant is a canonical variant of a program.
+type variant uint8
+
+const (
+	plain        variant = iota // the program itself: emission order
+	canonicalVar                // Options.Canonical
+	signingVar                  // Options.Canonical with Options.Signing
+	variants
+)
+
+// canonical returns the variant v of p (canonicalVar or signingVar): the
+// same fields in field-number order, oneof members among them
 // (codeMember), with no oneofs and no required fields of its own (the
 // size pass checks them through base first) and children linked to their
-// canonical variants.
-func (p *program) canonical() *program {
-	if c := p.canon.Load(); c != nil {
+// variants v. In signingVar a repeated scalar that is not packed is
+// written packed, as the Signing profile asks.
+func (p *program) canonical(v variant) *program {
+	if c := p.variants[v].Load(); c != nil {
 		return c
 	}
 	l := p.st.Layout
 	c := &program{
-		st:            p.st,
-		fields:        make([]field, len(p.fields)),
-		regular:       len(p.fields),
-		messageSet:    p.messageSet,
-		inNumberOrder: true,
-		signable:      p.signable,
-		base:          p,
+		st:         p.st,
+		fields:     make([]field, len(p.fields)),
+		regular:    len(p.fields),
+		messageSet: p.messageSet,
+		base:       p,
 	}
 	order := make([]int, len(p.fields))
 	for i := range order {
@@ -137,7 +142,11 @@ func (p *program) canonical() *program {
 		f := &c.fields[i]
 		lf := &l.Fields[pos]
 		f.init(lf, &p.st.Fields[pos])
-		f.canon = true
+		f.variant = v
+		if v == signingVar && lf.List && !lf.Packed && lf.PackedTag != nil {
+			f.Op = wire.OpPacked
+			f.more = &more{RecMore: layout.RecMore{PackedTag: lf.PackedTag}, lf: lf}
+		}
 		if lf.Oneof >= 0 {
 			if f.more == nil {
 				f.more = &more{lf: lf}
@@ -145,8 +154,8 @@ func (p *program) canonical() *program {
 			f.code, f.more.oneof, f.more.pos = codeMember, &p.st.Oneofs[lf.Oneof], pos
 		}
 	}
-	if !p.canon.CompareAndSwap(nil, c) {
-		return p.canon.Load()
+	if !p.variants[v].CompareAndSwap(nil, c) {
+		return p.variants[v].Load()
 	}
 	return c
 }
@@ -186,19 +195,12 @@ func build(st *genstore.Storage, err error) *program {
 		regular:    l.Regular,
 		required:   l.RequiredFields,
 		messageSet: l.MessageSet,
-
-		inNumberOrder: l.InNumberOrder,
-		signable:      true,
 	}
 	for i := range st.Oneofs {
 		p.oneofs = append(p.oneofs, &st.Oneofs[i])
 	}
 	for pos := range l.Fields {
-		lf := &l.Fields[pos]
-		p.fields[pos].init(lf, &st.Fields[pos])
-		if lf.Map || lf.List && !lf.Packed && lf.PackedTag != nil {
-			p.signable = false
-		}
+		p.fields[pos].init(&l.Fields[pos], &st.Fields[pos])
 	}
 	return p
 }
@@ -300,8 +302,8 @@ func (f *field) childProgram() *program {
 	} else {
 		c = build(st, nil)
 	}
-	if f.canon && c.err == nil {
-		c = c.canonical()
+	if f.variant != plain && c.err == nil {
+		c = c.canonical(f.variant)
 	}
 	f.child.Store(c)
 	return c
