@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/protobuftest"
 )
@@ -83,19 +84,28 @@ func BenchmarkCheckCanonical(b *testing.B) {
 }
 
 // BenchmarkMarshalCanonical encodes a random message of each test
-// schema's TestAllTypes, generated, with a reused Encoder: canonically
-// under each profile, beside the default encoding of the same message.
+// schema's TestAllTypes, generated and as a dynamic.Message, with a
+// reused Encoder: canonically under each profile, beside the default
+// encoding of the same message.
 func BenchmarkMarshalCanonical(b *testing.B) {
 	names, types, inputs := canonicalInputs(b, encoder.Signing, 7) // no maps: every profile takes it
 	for i, in := range inputs {
-		m := types[i].New().Interface()
-		if err := proto.Unmarshal(in, m); err != nil {
-			b.Fatal(err)
+		gen := types[i].New().Interface()
+		dyn := dynamic.NewMessage(types[i].Descriptor())
+		for _, m := range []proto.Message{gen, dyn} {
+			if err := (proto.UnmarshalOptions{Resolver: protobuftest.DynamicMessageTypes()}).Unmarshal(in, m); err != nil {
+				b.Fatal(err)
+			}
 		}
 		for _, c := range []struct {
 			name string
+			m    proto.Message
 			p    encoder.Profile
-		}{{"default", 0}, {"canonical", encoder.Canonical}, {"signing", encoder.Signing}} {
+		}{
+			{"generated/default", gen, 0}, {"generated/canonical", gen, encoder.Canonical}, {"generated/signing", gen, encoder.Signing},
+			{"dynamic/default", dyn, 0}, {"dynamic/canonical", dyn, encoder.Canonical}, {"dynamic/signing", dyn, encoder.Signing},
+		} {
+			m := c.m
 			e := encoder.NewEncoder(encoder.MarshalOptions{Deterministic: true, Canonical: c.p})
 			b.Run(names[i]+"/"+c.name, func(b *testing.B) {
 				b.ReportAllocs()

@@ -143,6 +143,12 @@ type enc struct {
 	utf8    bool
 	recheck bool
 	trail   *fault.Trail
+	// canon and signing are engine.Options.Canonical and Signing: the
+	// passes write field-number order (encProgram.canon), and leave to
+	// the walk a message with extensions set or a required field
+	// missing, and under Signing one with unknown fields, a non-empty
+	// map or a type with unpacked repeated scalars.
+	canon, signing bool
 }
 
 // statePool holds the states of calls made without an Encoder's (the
@@ -173,7 +179,7 @@ func (st *EncodeState) epoch() uint32 {
 // changed during the call), and the encoder then walks m, which gives
 // the same bytes or the detailed error.
 func Append(st *EncodeState, b []byte, m *Message, o engine.Options) (out []byte, n int, handled bool) {
-	if m == nil || o.Canonical {
+	if m == nil {
 		return b, 0, false
 	}
 	return st.encode(b, m, o)
@@ -187,7 +193,7 @@ func (st *EncodeState) encode(b []byte, m *Message, o engine.Options) ([]byte, i
 	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
 		limit: min(o.MaxDepth, maxDirectDepth), maxSize: min(o.MaxSize, maxDirectSize),
-		utf8: !o.SizeOnly, trail: o.Trail}
+		utf8: !o.SizeOnly, trail: o.Trail, canon: o.Canonical, signing: o.Canonical && o.Signing}
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
@@ -301,6 +307,18 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 			}
 		}
 	}
+	if e.canon {
+		if !e.canonical(m, p, end) {
+			return 0, false
+		}
+		if e.signing && p.signing != nil {
+			p = p.signing
+		}
+		if p.canon != nil {
+			n, ok := e.sizeCanonical(m, m.words(), p, depth)
+			return e.sized(m, n, ok)
+		}
+	}
 	n := 0
 	if rare != nil && len(rare.ext) > 0 {
 		x, ok := e.sizeExtensions(rare.ext, depth)
@@ -393,7 +411,17 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 		n += x
 	}
-	if rare != nil {
+	return e.sized(m, n, true)
+}
+
+// sized ends the size pass of m, whose fields counted n bytes (ok false
+// if it gave up): it adds the unknown bytes, checks the limit and stamps
+// the size in m.
+func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
+	if !ok {
+		return 0, false
+	}
+	if rare := m.rare; rare != nil {
 		if !wire.Fits(n, len(rare.unknown), e.maxSize) {
 			return 0, false
 		}
@@ -404,6 +432,66 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	}
 	m.size.store(e.stamp, n)
 	return n, true
+}
+
+// canonical reports whether the passes write m, of program p, in
+// canonical order (see enc.canon); end is where the size pass stops the
+// regular fields (before the first required field missing).
+func (e *enc) canonical(m *Message, p *encProgram, end int) bool {
+	if r := m.rare; r != nil && (len(r.ext) > 0 || e.signing && len(r.unknown) > 0) {
+		return false
+	}
+	return end == p.regular
+}
+
+// sizeCanonical returns the size of the set fields of m, of program p
+// and words words, a type whose layout is not in field-number order, in
+// field-number order.
+func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int) (int, bool) {
+	n := 0
+	for _, st := range p.canon {
+		f := &p.fields[st.pos]
+		if !p.canonSet(words, m.shape, st) {
+			continue
+		}
+		x, ok := e.sizeField(m, words, f, depth)
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
+			return 0, false
+		}
+		n += x
+	}
+	return n, true
+}
+
+// appendCanonical appends the set fields of m as sizeCanonical counts
+// them.
+func (e *enc) appendCanonical(b []byte, m *Message, words []uint64, p *encProgram, depth int) ([]byte, bool) {
+	ok := true
+	for _, st := range p.canon {
+		if !p.canonSet(words, m.shape, st) {
+			continue
+		}
+		if b, ok = e.appendField(b, m, words, &p.fields[st.pos], depth); !ok {
+			return b, false
+		}
+	}
+	return b, true
+}
+
+// canonSet reports whether the field of step st may be set in a message
+// of shape s and words words: a regular field that was stored to (the
+// passes then test its presence), or the member of a real oneof that is
+// set.
+func (p *encProgram) canonSet(words []uint64, s *shape, st canonStep) bool {
+	if st.oneof >= 0 {
+		c := words[st.oneof]
+		return c != 0 && p.position[c-1] == st.pos
+	}
+	at := s.touched
+	if !s.inOrder {
+		at = s.posTouched
+	}
+	return words[int(at)+int(st.pos>>6)]&(1<<(st.pos&63)) != 0
 }
 
 // sizeOneofs returns the size of the set member of each real oneof of
@@ -556,6 +644,9 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		mp := m.maps()[f.slot]
 		if mp == nil {
 			return 0, true
+		}
+		if e.signing && mp.Len() > 0 {
+			return 0, false // the walk refuses it
 		}
 		return e.sizeMap(mp, f, m.fieldOf(f), depth)
 	}
@@ -766,6 +857,18 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	}
 	rare := m.rare
 	ok := true
+	if e.signing && p.signing != nil {
+		p = p.signing
+	}
+	if e.canon && p.canon != nil {
+		if b, ok = e.appendCanonical(b, m, m.words(), p, depth); !ok {
+			return b, false
+		}
+		if rare != nil {
+			b = append(b, rare.unknown...)
+		}
+		return b, true
+	}
 	if rare != nil && len(rare.ext) > 0 {
 		// Extensions first, as the walk (and proto.Marshal) writes them.
 		if b, ok = e.appendExtensions(b, rare.ext, depth); !ok {
@@ -1294,6 +1397,21 @@ type encProgram struct {
 	// refusable is set for a MessageSet type or one with required
 	// fields: one the size pass may have to give up on by its type.
 	refusable bool
+	// canon lists the fields in field-number order, for a type whose
+	// layout is not (layout.Layout.InNumberOrder), else nil.
+	canon []canonStep
+	// signing is the program the passes run under the Signing profile
+	// for a type with a repeated scalar that is not packed, which the
+	// profile packs: the same program with those fields' records
+	// packed; nil for any other type.
+	signing *encProgram
+}
+
+// canonStep is a field of a canonical program: its layout position, and
+// for a member of a real oneof the index in words of its oneof's case,
+// else -1.
+type canonStep struct {
+	pos, oneof int32
 }
 
 // program returns the direct encoder's program of s.
@@ -1320,6 +1438,32 @@ func buildProgram(s *shape) *encProgram {
 		sf := &s.fields[lf.Index]
 		p.position[lf.Index] = int32(pos)
 		p.fields[pos] = fieldRecord(lf, int32(lf.Index), sf.slot, sf.bit)
+	}
+	if !l.InNumberOrder {
+		for pos := range l.Fields {
+			st := canonStep{pos: int32(pos), oneof: -1}
+			if o := l.Fields[pos].Oneof; o >= 0 {
+				st.oneof = p.oneofs[o]
+			}
+			p.canon = append(p.canon, st)
+		}
+		slices.SortFunc(p.canon, func(a, b canonStep) int {
+			return cmp.Compare(l.Fields[a.pos].Number, l.Fields[b.pos].Number)
+		})
+	}
+	for pos := range l.Fields {
+		lf := &l.Fields[pos]
+		if !lf.List || lf.Packed || lf.PackedTag == nil {
+			continue
+		}
+		if p.signing == nil {
+			sp := *p
+			sp.fields = slices.Clone(p.fields)
+			p.signing = &sp
+		}
+		f := &p.signing.fields[pos]
+		f.Op = wire.OpPacked
+		f.more = &encMore{RecMore: layout.RecMore{PackedTag: lf.PackedTag}}
 	}
 	return p
 }
