@@ -90,6 +90,7 @@ var contestants = []contestant{
 	{name: "protolayout/generated", prepare: on(true, benchreport.EncoderMarshal)},
 	{name: "protolayout/generated-reuse", prepare: on(true, encoderReuse(encoder.MarshalOptions{}))},
 	{name: "protolayout/generated-unchecked", prepare: on(true, encoderMarshal(encoder.MarshalOptions{Unchecked: true}))},
+	{name: "protolayout/generated-canonical", prepare: on(true, encoderReuse(encoder.MarshalOptions{Canonical: encoder.Canonical}))},
 	{name: benchreport.NameLayoutDynamic, prepare: on(false, benchreport.EncoderMarshal)},
 	{name: benchreport.NameLayoutReuse, prepare: on(false, encoderReuse(encoder.MarshalOptions{}))},
 	{name: benchreport.NameLayoutDet, prepare: on(false, encoderReuse(encoder.MarshalOptions{Deterministic: true}))},
@@ -98,6 +99,7 @@ var contestants = []contestant{
 	{name: "dynamic/proto-partial", prepare: onDynamic(protoMarshal(proto.MarshalOptions{AllowPartial: true}))},
 	{name: "dynamic/encoder-reuse", prepare: onDynamic(encoderReuse(encoder.MarshalOptions{}))},
 	{name: "dynamic/encoder-det", prepare: onDynamic(encoderReuse(encoder.MarshalOptions{Deterministic: true}))},
+	{name: "dynamic/encoder-canonical", prepare: onDynamic(encoderReuse(encoder.MarshalOptions{Canonical: encoder.Canonical}))},
 	{name: baseHandwritten, only: "otlp", prepare: handwrittenContestant},
 }
 

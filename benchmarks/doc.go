@@ -80,6 +80,9 @@
 //	                           one *encoder.Encoder on the generated message, appending into one reused buffer
 //	protolayout/generated-unchecked
 //	                           encoder.MarshalOptions{Unchecked: true}.Marshal: the message's own fast path
+//	protolayout/generated-canonical
+//	                           one *encoder.Encoder with Canonical: encoder.Canonical on the generated message
+//	                           (field-number order; its output must pass encoder.CheckCanonical)
 //	protolayout/dynamic        encoder.Marshal of the dynamicpb message
 //	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
 //	protolayout/dynamic-det    the same with Deterministic (map entries sorted by key)
@@ -88,6 +91,7 @@
 //	dynamic/proto-partial      proto.MarshalOptions{AllowPartial: true} on that twin (no required-fields check)
 //	dynamic/encoder-reuse      one *encoder.Encoder on that twin, appending into one reused buffer
 //	dynamic/encoder-det        the same with Deterministic
+//	dynamic/encoder-canonical  the same with Canonical: encoder.Canonical
 //	handwritten                otlp only: a hand-written protowire encoder
 //
 // and on the writer workload, instead:

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/encoder"
 )
 
 // Check is how a contestant's output is verified against the reference.
@@ -39,6 +41,12 @@ const (
 	// the digest of what it read and must equal the message's digest
 	// (Workload.Digest).
 	CheckDigest
+	// CheckCanonical: for protolayout's canonical encoding
+	// (encoder.MarshalOptions.Canonical), the output must be canonical
+	// under encoder.Canonical (encoder.CanonicalOptions.Check), have the
+	// reference's length and decode to a message equal to the reference
+	// message.
+	CheckCanonical
 	// CheckDecodedMessage: for decoders (Contestant.Decode), the decoded
 	// message, encoded again with proto.MarshalOptions{Deterministic:
 	// true}, must equal the reference encoding byte for byte, and it must
@@ -193,6 +201,11 @@ func (c *Case) verifyOne(i int) error {
 			return fmt.Errorf("output differs from proto.MarshalOptions{Deterministic: true}.Marshal: %s", describeDiff(got, ref))
 		}
 		return nil
+	case CheckCanonical:
+		md := msg.ProtoReflect().Descriptor()
+		if err := (encoder.CanonicalOptions{Profile: encoder.Canonical, Resolver: w.resolver()}).Check(got, md); err != nil {
+			return fmt.Errorf("output is not canonical: %v", err)
+		}
 	case CheckDigest:
 		if !bytes.Equal(got, w.digests[i]) {
 			return fmt.Errorf("read %s, but the message holds %s", describeDigest(got), describeDigest(w.digests[i]))

@@ -60,7 +60,10 @@ func EncoderMarshal(name string, msgs []proto.Message) Contestant {
 // encoder.Encoder of options o, appending into one reused buffer.
 func EncoderReuse(name string, o encoder.MarshalOptions, msgs []proto.Message) Contestant {
 	check := CheckExactUpToMapOrder
-	if o.Deterministic {
+	switch {
+	case o.Canonical != 0:
+		check = CheckCanonical
+	case o.Deterministic:
 		check = CheckExact
 	}
 	e := encoder.NewEncoder(o)

@@ -116,10 +116,11 @@ const (
 )
 
 // canonical returns the variant v of p (canonicalVar or signingVar): the
-// same fields in field-number order, oneof members among them
-// (codeMember), with no oneofs and no required fields of its own (the
-// size pass checks them through base first) and children linked to their
-// variants v. In signingVar a repeated scalar that is not packed is
+// same fields in field-number order, with no required fields of its own
+// (the size pass checks them through base first) and children linked to
+// their variants v. A type whose emission order is number order keeps
+// its oneofs after the other fields; any other has its oneof members
+// among them (codeMember) and no oneofs. In signingVar a repeated scalar that is not packed is
 // written packed, as the Signing profile asks.
 func (p *program) canonical(v variant) *program {
 	if c := p.variants[v].Load(); c != nil {
@@ -137,7 +138,13 @@ func (p *program) canonical(v variant) *program {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(l.Fields[a].Number, l.Fields[b].Number) })
+	if l.InNumberOrder {
+		// Emission order is number order: the same program, its oneofs
+		// after the other fields.
+		c.regular, c.oneofs = p.regular, p.oneofs
+	} else {
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(l.Fields[a].Number, l.Fields[b].Number) })
+	}
 	for i, pos := range order {
 		f := &c.fields[i]
 		lf := &l.Fields[pos]
@@ -147,7 +154,7 @@ func (p *program) canonical(v variant) *program {
 			f.Op = wire.OpPacked
 			f.more = &more{RecMore: layout.RecMore{PackedTag: lf.PackedTag}, lf: lf}
 		}
-		if lf.Oneof >= 0 {
+		if lf.Oneof >= 0 && !l.InNumberOrder {
 			if f.more == nil {
 				f.more = &more{lf: lf}
 			}
