@@ -152,3 +152,25 @@ func TestLegacyMarshalError(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyCanonical checks that a canonical encoding of a legacy
+// message, which only its own Marshal reads, fails with ErrNotCanonical
+// from every entry point, with nothing appended.
+func TestLegacyCanonical(t *testing.T) {
+	m := protoadapt.MessageV2Of(&selfMarshaler{bytes: []byte("marshal")})
+	for _, p := range []encoder.Profile{encoder.Canonical, encoder.Signing} {
+		o := encoder.MarshalOptions{Canonical: p}
+		if b, err := o.Marshal(m); !errors.Is(err, encoder.ErrNotCanonical) || b != nil {
+			t.Errorf("%v Marshal: %q, %v; want ErrNotCanonical", p, b, err)
+		}
+		if b, err := encoder.NewEncoder(o).MarshalAppend([]byte("prefix"), m); !errors.Is(err, encoder.ErrNotCanonical) || string(b) != "prefix" {
+			t.Errorf("%v Encoder.MarshalAppend: %q, %v; want ErrNotCanonical", p, b, err)
+		}
+		if n, err := encoder.NewEncoder(o).Size(m); !errors.Is(err, encoder.ErrNotCanonical) || n != 0 {
+			t.Errorf("%v Encoder.Size: %d, %v; want ErrNotCanonical", p, n, err)
+		}
+		if n := o.Size(m); n != 0 {
+			t.Errorf("%v Size: %d, want 0", p, n)
+		}
+	}
+}
