@@ -182,3 +182,39 @@ func TestMarshalCanonicalSigningRefuses(t *testing.T) {
 		t.Fatalf("Canonical keeps unknown fields: %x, %v", b, err)
 	}
 }
+
+// TestMarshalCanonicalLimits checks that the limits hold under Canonical
+// for every storage, as they do by default (profile 0): a message that
+// contains itself fails with ErrCycle, one nested past MaxDepth with
+// ErrDepthExceeded.
+func TestMarshalCanonicalLimits(t *testing.T) {
+	tw := protobuftest.TwinByName("protolayout.test2.TestRecursive")
+	for _, p := range append([]encoder.Profile{0}, profiles...) {
+		o := encoder.MarshalOptions{Canonical: p}
+		for name, newMsg := range map[string]func() protoreflect.Message{
+			"generated": func() protoreflect.Message { return tw.Gen.New() },
+			"dynamicpb": func() protoreflect.Message { return tw.Dyn.New() },
+			"dynamic":   func() protoreflect.Message { return dynamic.NewMessage(tw.Dyn.Descriptor()) },
+		} {
+			child := tw.Gen.Descriptor().Fields().ByName("child")
+			if name != "generated" {
+				child = tw.Dyn.Descriptor().Fields().ByName("child")
+			}
+			cyc := newMsg()
+			cyc.Set(child, protoreflect.ValueOfMessage(cyc))
+			if _, err := o.Marshal(cyc.Interface()); !errors.Is(err, encoder.ErrCycle) {
+				t.Errorf("%v %s, a message that contains itself: %v, want ErrCycle", p, name, err)
+			}
+			deep := newMsg()
+			m := deep
+			for range 60 {
+				m = m.Mutable(child).Message()
+			}
+			shallow := o
+			shallow.MaxDepth = 50
+			if _, err := shallow.Marshal(deep.Interface()); !errors.Is(err, encoder.ErrDepthExceeded) || errors.Is(err, encoder.ErrCycle) {
+				t.Errorf("%v %s, 61 levels: %v, want ErrDepthExceeded", p, name, err)
+			}
+		}
+	}
+}
