@@ -314,7 +314,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		if e.signing && p.signing != nil {
 			p = p.signing
 		}
-		if p.canon != nil {
+		if p.reordered || rare != nil && len(rare.ext) > 0 {
 			n, ok := e.sizeCanonical(m, m.words(), p, depth)
 			return e.sized(m, n, ok)
 		}
@@ -438,40 +438,83 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 // canonical order (see enc.canon); end is where the size pass stops the
 // regular fields (before the first required field missing).
 func (e *enc) canonical(m *Message, p *encProgram, end int) bool {
-	if r := m.rare; r != nil && (len(r.ext) > 0 || e.signing && len(r.unknown) > 0) {
+	if r := m.rare; r != nil && e.signing && len(r.unknown) > 0 {
 		return false
 	}
 	return end == p.regular
 }
 
-// sizeCanonical returns the size of the set fields of m, of program p
-// and words words, a type whose layout is not in field-number order, in
-// field-number order.
+// sizeCanonical returns the size of the set fields and extensions of m,
+// of program p and words words, in field-number order: for a type whose
+// layout is not in that order, or a message with extensions set.
 func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int) (int, bool) {
 	n := 0
-	for _, st := range p.canon {
-		f := &p.fields[st.pos]
-		if !p.canonSet(words, m.shape, st) {
+	xs := m.exts()
+	for i := 0; i <= len(p.canon); i++ {
+		num := protowire.MaxValidNumber + 1
+		if i < len(p.canon) {
+			num = p.canon[i].num
+		}
+		for ; len(xs) > 0 && protowire.Number(xs[0].num) < num; xs = xs[1:] {
+			x := &xs[0]
+			if !extensionSet(x.fd, x.v) {
+				continue
+			}
+			if !e.canonicalExt(x) {
+				return 0, false
+			}
+			k, ok := e.sizeExtension(x.rec, x.v, depth)
+			if !e.trail.Counted(n, k, ok, e.maxSize) {
+				return 0, false
+			}
+			n += k
+		}
+		if i == len(p.canon) || !p.canonSet(words, m.shape, p.canon[i]) {
 			continue
 		}
-		x, ok := e.sizeField(m, words, f, depth)
-		if !e.trail.Counted(n, x, ok, e.maxSize) {
+		k, ok := e.sizeField(m, words, &p.fields[p.canon[i].pos], depth)
+		if !e.trail.Counted(n, k, ok, e.maxSize) {
 			return 0, false
 		}
-		n += x
+		n += k
 	}
 	return n, true
 }
 
-// appendCanonical appends the set fields of m as sizeCanonical counts
-// them.
+// canonicalExt reports whether the direct encoder writes extension x as
+// the profile asks: not a repeated scalar that is not packed under
+// Signing, which packs it (the walk writes those).
+func (e *enc) canonicalExt(x *extension) bool {
+	if !e.signing {
+		return true
+	}
+	lf := x.rec.more.ext
+	return !lf.List || lf.Packed || lf.PackedTag == nil
+}
+
+// appendCanonical appends the set fields and extensions of m as
+// sizeCanonical counts them.
 func (e *enc) appendCanonical(b []byte, m *Message, words []uint64, p *encProgram, depth int) ([]byte, bool) {
 	ok := true
-	for _, st := range p.canon {
-		if !p.canonSet(words, m.shape, st) {
+	xs := m.exts()
+	for i := 0; i <= len(p.canon); i++ {
+		num := protowire.MaxValidNumber + 1
+		if i < len(p.canon) {
+			num = p.canon[i].num
+		}
+		for ; len(xs) > 0 && protowire.Number(xs[0].num) < num; xs = xs[1:] {
+			x := &xs[0]
+			if !extensionSet(x.fd, x.v) {
+				continue
+			}
+			if b, ok = e.appendExtension(b, x.rec, x.v, depth); !ok {
+				return b, false
+			}
+		}
+		if i == len(p.canon) || !p.canonSet(words, m.shape, p.canon[i]) {
 			continue
 		}
-		if b, ok = e.appendField(b, m, words, &p.fields[st.pos], depth); !ok {
+		if b, ok = e.appendField(b, m, words, &p.fields[p.canon[i].pos], depth); !ok {
 			return b, false
 		}
 	}
@@ -860,7 +903,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	if e.signing && p.signing != nil {
 		p = p.signing
 	}
-	if e.canon && p.canon != nil {
+	if e.canon && (p.reordered || rare != nil && len(rare.ext) > 0) {
 		if b, ok = e.appendCanonical(b, m, m.words(), p, depth); !ok {
 			return b, false
 		}
@@ -1397,9 +1440,11 @@ type encProgram struct {
 	// refusable is set for a MessageSet type or one with required
 	// fields: one the size pass may have to give up on by its type.
 	refusable bool
-	// canon lists the fields in field-number order, for a type whose
-	// layout is not (layout.Layout.InNumberOrder), else nil.
-	canon []canonStep
+	// canon lists the fields in field-number order, and reordered says
+	// whether that differs from the layout's order
+	// (layout.Layout.InNumberOrder), for Canonical.
+	canon     []canonStep
+	reordered bool
 	// signing is the program the passes run under the Signing profile
 	// for a type with a repeated scalar that is not packed, which the
 	// profile packs: the same program with those fields' records
@@ -1407,11 +1452,12 @@ type encProgram struct {
 	signing *encProgram
 }
 
-// canonStep is a field of a canonical program: its layout position, and
-// for a member of a real oneof the index in words of its oneof's case,
-// else -1.
+// canonStep is a field of a canonical program: its layout position, its
+// number, and for a member of a real oneof the index in words of its
+// oneof's case, else -1.
 type canonStep struct {
 	pos, oneof int32
+	num        protowire.Number
 }
 
 // program returns the direct encoder's program of s.
@@ -1439,18 +1485,16 @@ func buildProgram(s *shape) *encProgram {
 		p.position[lf.Index] = int32(pos)
 		p.fields[pos] = fieldRecord(lf, int32(lf.Index), sf.slot, sf.bit)
 	}
-	if !l.InNumberOrder {
-		for pos := range l.Fields {
-			st := canonStep{pos: int32(pos), oneof: -1}
-			if o := l.Fields[pos].Oneof; o >= 0 {
-				st.oneof = p.oneofs[o]
-			}
-			p.canon = append(p.canon, st)
+	p.reordered = !l.InNumberOrder
+	p.canon = make([]canonStep, len(l.Fields))
+	for pos := range l.Fields {
+		st := canonStep{pos: int32(pos), oneof: -1, num: l.Fields[pos].Number}
+		if o := l.Fields[pos].Oneof; o >= 0 {
+			st.oneof = p.oneofs[o]
 		}
-		slices.SortFunc(p.canon, func(a, b canonStep) int {
-			return cmp.Compare(l.Fields[a.pos].Number, l.Fields[b.pos].Number)
-		})
+		p.canon[pos] = st
 	}
+	slices.SortFunc(p.canon, func(a, b canonStep) int { return cmp.Compare(a.num, b.num) })
 	for pos := range l.Fields {
 		lf := &l.Fields[pos]
 		if !lf.List || lf.Packed || lf.PackedTag == nil {
