@@ -144,10 +144,11 @@ type enc struct {
 	recheck bool
 	trail   *fault.Trail
 	// canon and signing are engine.Options.Canonical and Signing: the
-	// passes write field-number order (encProgram.canon), and leave to
-	// the walk a message with extensions set or a required field
-	// missing, and under Signing one with unknown fields, a non-empty
-	// map or a type with unpacked repeated scalars.
+	// passes write field-number order (encProgram.canon, extensions
+	// merged), and leave to the walk a message with a required field
+	// missing, and under Signing one with unknown fields, a non-empty map
+	// or an unpacked repeated scalar extension (encProgram.signing packs
+	// the fields).
 	canon, signing bool
 }
 

@@ -36,12 +36,11 @@ type Options struct {
 	Trail *fault.Trail
 	// Canonical asks for field-number order (cursor.Options.Canonical),
 	// with Deterministic; Signing for the Signing profile's rules besides
-	// (cursor.Options.Signing). The encoders take a message under them
-	// only where their own order is that order: a type whose emission
-	// order is in field number (layout.Layout.InNumberOrder), without
-	// extensions set, with every required field set, and under Signing
-	// without unknown fields, map fields or unpacked repeated scalars;
-	// they leave anything else to the walk.
+	// (cursor.Options.Signing). The engine runs a canonical variant of
+	// each program (program.canonical) and leaves to the walk a message
+	// with extensions set or a required field missing, and under Signing
+	// a non-empty map or unknown fields; package dynamic's direct encoder
+	// merges extensions by number, and leaves the rest to the walk too.
 	Canonical, Signing bool
 }
 
