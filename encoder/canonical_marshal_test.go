@@ -8,7 +8,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
@@ -215,6 +217,55 @@ func TestMarshalCanonicalLimits(t *testing.T) {
 			if _, err := shallow.Marshal(deep.Interface()); !errors.Is(err, encoder.ErrDepthExceeded) || errors.Is(err, encoder.ErrCycle) {
 				t.Errorf("%v %s, 61 levels: %v, want ErrDepthExceeded", p, name, err)
 			}
+		}
+	}
+}
+
+// TestMarshalCanonicalExtensionAmongFields checks an extension numbered
+// between two fields, which no test schema has: its canonical place is
+// between them, for dynamicpb and dynamic messages alike.
+func TestMarshalCanonicalExtensionAmongFields(t *testing.T) {
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("among.proto"),
+		Package: proto.String("among"),
+		Syntax:  proto.String("proto2"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("M"),
+			Field: []*descriptorpb.FieldDescriptorProto{
+				{Name: proto.String("a"), Number: proto.Int32(1), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum()},
+				{Name: proto.String("z"), Number: proto.Int32(300), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum()},
+			},
+			ExtensionRange: []*descriptorpb.DescriptorProto_ExtensionRange{{Start: proto.Int32(100), End: proto.Int32(200)}},
+		}},
+		Extension: []*descriptorpb.FieldDescriptorProto{
+			{Name: proto.String("e150"), Number: proto.Int32(150), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum(), Extendee: proto.String(".among.M")},
+		},
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, xd := fd.Messages().Get(0), fd.Extensions().Get(0)
+	want := []byte{0x08, 0x01, 0xb0, 0x09, 0x02, 0xe0, 0x12, 0x03}
+	for name, c := range map[string]struct {
+		m  protoreflect.Message
+		xt protoreflect.ExtensionType
+	}{
+		"dynamicpb": {dynamicpb.NewMessage(md), dynamicpb.NewExtensionType(xd)},
+		"dynamic":   {dynamic.NewMessage(md), dynamic.NewExtensionType(xd)},
+	} {
+		m := c.m
+		m.Set(md.Fields().ByName("a"), protoreflect.ValueOfInt32(1))
+		m.Set(md.Fields().ByName("z"), protoreflect.ValueOfInt32(3))
+		m.Set(c.xt.TypeDescriptor(), protoreflect.ValueOfInt32(2))
+		for _, p := range profiles {
+			got, err := encoder.MarshalOptions{Canonical: p}.Marshal(m.Interface())
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s %v: % x, %v; want % x", name, p, got, err, want)
+			}
+		}
+		if ref, _ := refCanonical(m, encoder.Canonical); !bytes.Equal(ref, want) {
+			t.Errorf("%s: the reference writes % x", name, ref)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func appendString(b []byte, s string) []byte {
 // then its fields and unknown bytes.
 func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
-	if e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0 {
+	if !e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
 		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
 			return b, false
 		}
@@ -250,6 +250,11 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			continue
 		}
 		if b, ok = e.appendMember(b, &p.fields[pos], w, depth); !ok {
+			return b, false
+		}
+	}
+	if e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
+		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
 			return b, false
 		}
 	}

@@ -183,15 +183,10 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	if ptr.IsNil() {
 		return b, 0, false
 	}
-	switch {
-	case o.Canonical && o.Signing:
-		p = p.canonical(signingVar)
-	case o.Canonical:
-		p = p.canonical(canonicalVar)
-	}
 	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
 		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
+	p = e.variantOf(p)
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot
 		st.seen = [seenSlots]seen{}
@@ -264,7 +259,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		return 0, false
 	}
 	n := 0
-	if p.st.ExtensionsLen(ptr) > 0 {
+	if !e.canon && p.st.ExtensionsLen(ptr) > 0 {
 		x, ok := e.sizeExtensions(p, ptr, depth)
 		if !ok {
 			return 0, false
@@ -492,6 +487,26 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n += x
 	}
+	if e.canon && p.st.ExtensionsLen(ptr) > 0 {
+		// In number order: after the fields, when every extension set
+		// is numbered above them (else the walk merges them).
+		start := len(e.st.exts)
+		x, ok := e.sizeExtensions(p, ptr, depth)
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
+			return 0, false
+		}
+		if len(e.st.exts) > start && e.st.exts[start].f.Number <= p.maxNumber {
+			return 0, false
+		}
+		if e.signing {
+			for _, x := range e.st.exts[start:] {
+				if f := x.f; f.List && !f.Packed && f.PackedTag != nil {
+					return 0, false // Signing packs it: the walk writes it
+				}
+			}
+		}
+		n += x
+	}
 	u := p.st.Unknown(ptr)
 	if e.signing && len(u) > 0 {
 		return 0, false // the walk refuses them
@@ -507,11 +522,12 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 }
 
 // canonical reports whether the engine writes the message at ptr of p, a
-// canonical variant, in canonical order (see Options.Canonical): with no
-// extension set and every required field set.
+// canonical variant, in canonical order (see Options.Canonical): with
+// every required field set (and, the size pass checks after its fields,
+// every extension set numbered above the fields).
 func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
 	b := p.base
-	if b == nil || p.st.ExtensionsLen(ptr) > 0 {
+	if b == nil {
 		return false
 	}
 	return e.partial || len(b.required) == 0 || b.firstMissing(ptr) == b.regular

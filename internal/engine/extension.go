@@ -203,6 +203,19 @@ func extMessage(m protoreflect.Message, hint *program) (*program, genstore.Point
 	return p, c, ok && !c.IsNil()
 }
 
+// variantOf returns the program the call runs for messages of program
+// p: its canonical variant under Options.Canonical (p itself if it is
+// one), else p.
+func (e *enc) variantOf(p *program) *program {
+	if !e.canon || p.base != nil {
+		return p
+	}
+	if e.signing {
+		return p.canonical(signingVar)
+	}
+	return p.canonical(canonicalVar)
+}
+
 // sizeExtMessage returns the program of m, a message value of an
 // extension at level depth, and its size without key or length, and
 // records the size for the write pass.
@@ -211,6 +224,7 @@ func (e *enc) sizeExtMessage(m protoreflect.Message, hint *program, depth int) (
 	if !ok || !e.visit(c) {
 		return nil, 0, false
 	}
+	p = e.variantOf(p)
 	i := len(e.st.sizes)
 	e.st.sizes = append(e.st.sizes, 0)
 	n, ok := e.size(p, c, depth)
@@ -329,6 +343,7 @@ func (e *enc) appendExtMessage(b []byte, f *layout.Field, m protoreflect.Message
 	if !ok {
 		return b, false
 	}
+	p = e.variantOf(p)
 	b = wire.AppendKey(b, f.Tag)
 	if !f.Group {
 		b = appendVarint(b, uint64(n))

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/genstore"
@@ -103,6 +104,9 @@ type program struct {
 	// built from.
 	variants [variants]atomic.Pointer[program]
 	base     *program
+	// maxNumber is, in a variant, the largest field number of the type:
+	// the extensions set must be numbered above it.
+	maxNumber protowire.Number
 }
 
 // variant is a canonical variant of a program.
@@ -148,6 +152,7 @@ func (p *program) canonical(v variant) *program {
 	for i, pos := range order {
 		f := &c.fields[i]
 		lf := &l.Fields[pos]
+		c.maxNumber = max(c.maxNumber, lf.Number)
 		f.init(lf, &p.st.Fields[pos])
 		f.variant = v
 		if v == signingVar && lf.List && !lf.Packed && lf.PackedTag != nil {
