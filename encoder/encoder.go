@@ -120,8 +120,9 @@ type MarshalOptions struct {
 	// besides, every repeated field of a scalar numeric kind packed, and
 	// a message holding unknown fields (ErrUnknownField) or a non-empty
 	// map (ErrMapField) refused. CheckCanonical accepts what it writes.
-	// Every message is read through the checked walk, with every
-	// guarantee, whatever Unchecked says; a legacy message (Marshal
+	// Every message gets every guarantee, whatever Unchecked says
+	// (generated and dynamic messages written from their storage,
+	// anything else by the checked walk); a legacy message (Marshal
 	// without Size), which only its own Marshal can read, fails with
 	// ErrNotCanonical. Size counts what Marshal writes under it.
 	Canonical Profile
