@@ -38,6 +38,9 @@ func canonicalInputs(t testing.TB, p encoder.Profile, seed uint64) (names []stri
 // TestCheckCanonicalAllocs checks that a successful check allocates
 // nothing, on messages of every kind of field, both profiles.
 func TestCheckCanonicalAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates (and drops pooled checkers)")
+	}
 	for _, p := range profiles {
 		for seed := range uint64(5) {
 			names, types, inputs := canonicalInputs(t, p, seed)
