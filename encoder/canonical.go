@@ -589,18 +589,15 @@ func (c *checker) value(fr *cframe, f *layout.Field, typ protowire.Type, end int
 		c.pos += w
 	case protowire.BytesType:
 		lat := c.pos
-		n, ok := c.varint(end, f, "length", true)
+		e, ok := c.length(end, f)
 		if !ok {
 			return false
 		}
-		if n > uint64(end-c.pos) {
-			return c.fail(ErrMalformed, f, lat, "length past the end")
-		}
-		s, e := c.pos, c.pos+int(n)
+		s := c.pos
 		if f.IsMessage() {
 			return c.push(fr, f, s, e, 0, at)
 		}
-		if implicit && n == 0 {
+		if implicit && e == s {
 			return c.fail(ErrDefaultPresent, f, at, "")
 		}
 		if f.ValidateUTF8 && !utf8x.Valid(c.b[s:e]) {
@@ -655,21 +652,32 @@ func (c *checker) push(fr *cframe, f *layout.Field, s, e int, group protowire.Nu
 	return true
 }
 
+// length reads the length prefix at c.pos of a record of field f that
+// must end by end, and returns where the record's body ends.
+func (c *checker) length(end int, f *layout.Field) (int, bool) {
+	at := c.pos
+	n, ok := c.varint(end, f, "length", true)
+	if !ok {
+		return 0, false
+	}
+	if n > uint64(end-c.pos) {
+		return 0, c.fail(ErrMalformed, f, at, "length past the end")
+	}
+	return c.pos + int(n), true
+}
+
 // packed checks the body of a packed record of field f at c.pos (its
 // length prefix), whose key is at at.
 func (c *checker) packed(fr *cframe, f *layout.Field, at int) bool {
 	lat := c.pos
-	n, ok := c.varint(fr.end, f, "length", true)
+	e, ok := c.length(fr.end, f)
 	if !ok {
 		return false
 	}
-	if n > uint64(fr.end-c.pos) {
-		return c.fail(ErrMalformed, f, lat, "length past the end")
-	}
+	n := uint64(e - c.pos)
 	if n == 0 {
 		return c.fail(ErrEmptyPacked, f, at, "")
 	}
-	e := c.pos + int(n)
 	switch f.WireType {
 	case protowire.Fixed32Type, protowire.Fixed64Type:
 		w := uint64(4)
@@ -701,15 +709,10 @@ func (c *checker) mapEntry(fr *cframe, f *layout.Field, at int) bool {
 	if fr.depth+1 > maxCheckDepth {
 		return c.fail(ErrDepthExceeded, f, at, "")
 	}
-	lat := c.pos
-	n, ok := c.varint(fr.end, f, "length", true)
+	e, ok := c.length(fr.end, f)
 	if !ok {
 		return false
 	}
-	if n > uint64(fr.end-c.pos) {
-		return c.fail(ErrMalformed, f, lat, "length past the end")
-	}
-	e := c.pos + int(n)
 	k, v := f.MapKey, f.MapValue
 
 	// The key: field 1, always written.

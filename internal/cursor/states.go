@@ -183,14 +183,24 @@ func (w *Walker) openExtensions(f *frame) bool {
 // to the fields.
 func (w *Walker) nextExtension(f *frame) *Item {
 	if f.ext < f.extTo {
-		x := w.exts[f.ext]
-		f.ext++
-		return w.value(f, layout.Extension(x.FD), x.V)
+		return w.extension(f)
 	}
-	clear(w.exts[f.extFrom:f.extTo])
-	w.exts = w.exts[:f.extFrom]
+	w.dropExtensions(f)
 	f.state = f.fields
 	return nil
+}
+
+// extension hands out the frame's next set extension.
+func (w *Walker) extension(f *frame) *Item {
+	x := w.exts[f.ext]
+	f.ext++
+	return w.value(f, layout.Extension(x.FD), x.V)
+}
+
+// dropExtensions drops the frame's set extensions from Walker.exts.
+func (w *Walker) dropExtensions(f *frame) {
+	clear(w.exts[f.extFrom:f.extTo])
+	w.exts = w.exts[:f.extFrom]
 }
 
 // rangedScalar hands out the next set field of a ranged frame if it is
@@ -346,12 +356,9 @@ func (w *Walker) nextCanonical(f *frame) *Item {
 		}
 	}
 	if f.ext < f.extTo {
-		x := w.exts[f.ext]
-		f.ext++
-		return w.value(f, layout.Extension(x.FD), x.V)
+		return w.extension(f)
 	}
-	clear(w.exts[f.extFrom:f.extTo])
-	w.exts = w.exts[:f.extFrom]
+	w.dropExtensions(f)
 	w.set = w.set[:f.setFrom] // Release clears it
 	return w.unknown(f)
 }
