@@ -90,6 +90,12 @@ type decodeTable struct {
 	// message type can miss a required field: the only ones
 	// checkInitialized looks into.
 	checkFields []uint64
+	// made is how many messages of this type the last call that made
+	// any made, and hint what the last call into this type used of the
+	// arena's other chunks: the sizes of the next call's first chunks
+	// (decode_arena.go).
+	made atomic.Int32
+	hint arenaHint
 }
 
 // decodeTable returns s's table, building it on first use.
@@ -264,7 +270,7 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	if o.resolver == nil {
 		o.resolver = protoregistry.GlobalTypes
 	}
-	if err := o.message(in.Buf, m, in.Depth); err != nil {
+	if err := o.top(in.Buf, m, in.Depth); err != nil {
 		return out, err
 	}
 	if in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.checkInitialized() == nil {
@@ -272,6 +278,24 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	}
 	return out, nil
 }
+
+// top decodes b into m, merging, as message does, with the arena's first
+// chunks sized by what the last call into m's type used, and records
+// what this one used for the next.
+func (o *decodeOptions) top(b []byte, m *Message, depth int) error {
+	h := &m.shape.decodeTable().hint
+	o.plan(h, min(o.limit/4, hintRoomPerByte*int64(len(b))))
+	if err := o.message(b, m, depth); err != nil {
+		return err
+	}
+	o.record(h)
+	return nil
+}
+
+// hintRoomPerByte is the bytes of chunks per byte of input that the
+// arena's hints may size ahead of need (see arena), within a quarter of
+// the call's memory limit.
+const hintRoomPerByte = 16
 
 // message decodes b into m, merging, with depth the recursion budget
 // left before m.
@@ -506,7 +530,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		}
 		strs := l.strs()
 		if len(strs) == cap(strs) {
-			strs = reserve(&o.lstrs, strs, b[n:], df.lf.Number, 8, 64)
+			strs = reserve(&o.lstrs, strs, b[n:], df.lf.Number, 8, strsLimit)
 			o.used += int64(cap(strs)) * strBytes
 		}
 		l.setStrs(append(strs, o.string(v)))
@@ -518,7 +542,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		}
 		bs := l.bytes()
 		if len(bs) == cap(bs) {
-			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, 32)
+			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
 			o.used += int64(cap(bs)) * bytesBytes
 		}
 		l.setBytes(append(bs, o.copyBytes(v)))
@@ -542,9 +566,9 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		msgs := l.msgs()
 		if len(msgs) == cap(msgs) {
 			if wt == protowire.BytesType {
-				msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, 256)
+				msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, msgPtrLimit)
 			} else {
-				msgs = grow(&o.lmsgs, msgs, 8, 256)
+				msgs = grow(&o.lmsgs, msgs, 8, msgPtrLimit)
 			}
 			o.used += int64(cap(msgs)) * ptrBytes
 		}
@@ -585,7 +609,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			return 0, ErrMemoryLimit
 		}
 		if len(words) == 0 {
-			words = o.words.take(count, 32, 256)[:0]
+			words = o.words.take(count, 32, wordsLimit)[:0]
 		} else {
 			words = slices.Grow(words, count)
 		}

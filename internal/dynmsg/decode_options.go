@@ -55,7 +55,7 @@ func Unmarshal(b []byte, m *Message, o UnmarshalOptions) error {
 	if d.resolver == nil {
 		d.resolver = protoregistry.GlobalTypes
 	}
-	if err := d.message(b, m, depth); err != nil {
+	if err := d.top(b, m, depth); err != nil {
 		return err
 	}
 	if o.AllowPartial {
