@@ -582,7 +582,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		}
 		words := l.words()
 		if len(words) == cap(words) {
-			words = slices.Grow(words, 1)
+			words = grow(&o.words, words, 32, wordsLimit)
 			o.used += int64(cap(words)) * wordBytes
 		}
 		l.setWords(append(words, w))

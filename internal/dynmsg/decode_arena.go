@@ -102,7 +102,7 @@ const (
 const entryBytes = 64
 
 // arenaShapes is how many shapes' block chunks an arena finds by a scan.
-const arenaShapes = 16
+const arenaShapes = 24
 
 // chunkBytes is the most bytes a chunk holds (but one value at least).
 const chunkBytes = 64 << 10
