@@ -228,6 +228,10 @@ type Chunk struct {
 	// next is the length of the next array; expect, when positive, the
 	// blocks the next arrays are to hold first (see Expect).
 	next, expect int
+	// size is the size of TakeHeaded's elements, off the offset of the
+	// block in one, and noBlock is set when they have none.
+	size, off uintptr
+	noBlock   bool
 }
 
 // Expect tells c that about n more blocks are to be taken from it: its
@@ -277,14 +281,38 @@ func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflec
 // side, cut from c's current array as Take cuts blocks: a header and its
 // block in one element, so that a message costs one share of one chunk.
 // A Layout must be used with one H only, and a Chunk with TakeHeaded or
-// Take, not both.
+// Take, not both. It is small enough to be inlined: a new array is the
+// work of refill.
 func TakeHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) (*H, Block) {
+	if c.left == 0 {
+		c.refill(l, reflect.TypeFor[H](), first, limit, maxBytes)
+	}
+	p := c.free
+	c.left--
+	if c.left == 0 {
+		c.free = nil
+	} else {
+		c.free = unsafe.Add(p, c.size)
+	}
+	if c.noBlock {
+		return (*H)(p), Block{unsafe.Pointer(&empty)}
+	}
+	return (*H)(p), Block{unsafe.Add(p, c.off)}
+}
+
+// refill starts a new array of headed elements (headers of type h) for
+// TakeHeaded, as take does for Take.
+func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
 	ht := l.arrays.head.Load()
 	if ht == nil {
-		ht = l.headType(reflect.TypeFor[H]())
+		ht = l.headType(h)
 	}
+	c.size, c.off, c.noBlock = ht.size, ht.off, ht.noBlock
+	// take starts the array and cuts its first element, which TakeHeaded
+	// cuts again: give it back.
 	p := c.take(&ht.arrays, ht.typ, ht.size, first, limit, maxBytes)
-	return (*H)(p), ht.block(p)
+	c.free = p
+	c.left++
 }
 
 // NewHeaded returns a new zeroed H and block of l side by side, in one
