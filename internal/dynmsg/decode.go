@@ -96,7 +96,12 @@ type decodeTable struct {
 	// (decode_arena.go).
 	made atomic.Int32
 	hint arenaHint
+	// id tells the tables apart in an arena's index of its chunks.
+	id uint32
 }
+
+// tableIDs hands out the tables' ids.
+var tableIDs atomic.Uint32
 
 // decodeTable returns s's table, building it on first use.
 func (s *shape) decodeTable() *decodeTable {
@@ -112,7 +117,7 @@ func (s *shape) decodeTable() *decodeTable {
 
 func buildDecodeTable(s *shape) *decodeTable {
 	l := s.layout
-	t := &decodeTable{fields: make([]decField, len(l.Fields)), dense: l.NumberIndex(), layout: l}
+	t := &decodeTable{fields: make([]decField, len(l.Fields)), dense: l.NumberIndex(), layout: l, id: tableIDs.Add(1)}
 	for p := range l.Fields {
 		lf := &l.Fields[p]
 		rec := &s.fields[lf.Index]
@@ -207,7 +212,8 @@ func reaches(l *layout.Layout, pred func(*layout.Layout) bool) bool {
 	return visit(l)
 }
 
-// lookup returns the record of the field numbered num, or nil.
+// lookup returns the record of the field numbered num, or nil. (message
+// has it inlined.)
 func (t *decodeTable) lookup(num protowire.Number) *decField {
 	if uint64(num) < uint64(len(t.dense)) {
 		if p := t.dense[num]; p > 0 {
@@ -215,10 +221,29 @@ func (t *decodeTable) lookup(num protowire.Number) *decField {
 		}
 		return nil
 	}
+	return t.lookupSparse(num)
+}
+
+// lookupSparse returns the record of the field numbered num, past the
+// dense index, or nil. (Not inlined, so that lookup is.)
+//
+//go:noinline
+func (t *decodeTable) lookupSparse(num protowire.Number) *decField {
 	if p := t.layout.PositionOfNumber(num); p >= 0 {
 		return &t.fields[p]
 	}
 	return nil
+}
+
+// consumeBytes is protowire.ConsumeBytes with a shortcut for the common
+// case, a length of one byte.
+func consumeBytes(b []byte) ([]byte, int) {
+	if len(b) > 0 {
+		if n := uint(b[0]); n < 0x80 && n < uint(len(b)) {
+			return b[1 : n+1], int(n + 1)
+		}
+	}
+	return protowire.ConsumeBytes(b)
 }
 
 // decodeError is an error of the decoder; errors.Is(err, proto.Error)
@@ -332,7 +357,16 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		rest := b[n:]
 		var vn int
 		err := errUnknown
-		if df := t.lookup(num); df != nil {
+		// t.lookup(num), inlined.
+		var df *decField
+		if uint64(num) < uint64(len(t.dense)) {
+			if p := t.dense[num]; p > 0 {
+				df = &t.fields[p-1]
+			}
+		} else {
+			df = t.lookupSparse(num)
+		}
+		if df != nil {
 			vn, err = o.field(df, rest, wt, m, words, depth)
 		} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
 			vn, err = o.extension(rest, num, wt, m, depth)
@@ -405,7 +439,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if wt != protowire.BytesType {
 			return 0, errUnknown
 		}
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
@@ -419,7 +453,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if wt != protowire.BytesType {
 			return 0, errUnknown
 		}
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
@@ -433,7 +467,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			if wt != protowire.BytesType {
 				return 0, errUnknown
 			}
-			v, n = protowire.ConsumeBytes(b)
+			v, n = consumeBytes(b)
 		} else {
 			if wt != protowire.StartGroupType {
 				return 0, errUnknown
@@ -521,7 +555,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	}
 	switch df.kind {
 	case protoreflect.StringKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
@@ -536,7 +570,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		l.setStrs(append(strs, o.string(v)))
 		return n, nil
 	case protoreflect.BytesKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
@@ -551,7 +585,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		var v []byte
 		var n int
 		if wt == protowire.BytesType {
-			v, n = protowire.ConsumeBytes(b)
+			v, n = consumeBytes(b)
 		} else {
 			v, n = protowire.ConsumeGroup(df.lf.Number, b)
 		}
@@ -588,7 +622,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		l.setWords(append(words, w))
 		return n, nil
 	}
-	v, n := protowire.ConsumeBytes(b)
+	v, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
 	}
@@ -652,7 +686,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 	if wt != protowire.BytesType {
 		return 0, errUnknown
 	}
-	b, n := protowire.ConsumeBytes(b)
+	b, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
 	}
@@ -693,7 +727,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 		case num == 1 && ewt == kf.WireType:
 			if kf.Kind == protoreflect.StringKind {
 				var v []byte
-				v, k = protowire.ConsumeBytes(b)
+				v, k = consumeBytes(b)
 				if k >= 0 {
 					if kf.ValidateUTF8 && !utf8x.Valid(v) {
 						return 0, errInvalidUTF8(kf.FullName)
@@ -711,7 +745,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 			if sub != nil {
 				var v []byte
 				if ewt == protowire.BytesType {
-					v, k = protowire.ConsumeBytes(b)
+					v, k = consumeBytes(b)
 				} else {
 					v, k = protowire.ConsumeGroup(2, b)
 				}
@@ -754,7 +788,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, validate bool, name protoreflect.FullName) (protoreflect.Value, int, error) {
 	switch k {
 	case protoreflect.StringKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
@@ -763,7 +797,7 @@ func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, valid
 		}
 		return protoreflect.ValueOfString(a.string(v)), n, nil
 	case protoreflect.BytesKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
@@ -814,7 +848,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 	case k == protoreflect.MessageKind || k == protoreflect.GroupKind:
 		var v []byte
 		if wt == protowire.BytesType {
-			v, n = protowire.ConsumeBytes(b)
+			v, n = consumeBytes(b)
 		} else {
 			v, n = protowire.ConsumeGroup(num, b)
 		}
@@ -833,7 +867,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 		}
 	case xd.IsList() && wt == protowire.BytesType && wire.Packable(k):
 		var v []byte
-		v, n = protowire.ConsumeBytes(b)
+		v, n = consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}

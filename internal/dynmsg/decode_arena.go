@@ -52,7 +52,11 @@ type arena struct {
 	lmsgs  slab[*Message]
 	blocks [arenaShapes]shapeChunk
 	nblock int
-	more   map[*shape]*shapeChunk
+	// index holds, by a table's id modulo its length, the index in
+	// blocks plus one of the chunk of that table's shape, or of another
+	// one's: chunk checks.
+	index [2 * arenaShapes]uint8
+	more  map[*shape]*shapeChunk
 	// last is the shape whose chunk chunk found last in blocks, at
 	// index lastIndex: a list's messages, and a message's like fields,
 	// take their blocks one after the other. (An index, not a pointer
@@ -231,9 +235,20 @@ func (a *arena) chunk(s *shape) *shapeChunk {
 	if s == a.last {
 		return &a.blocks[a.lastIndex]
 	}
+	var x *uint8
+	if t := s.dec.Load(); t != nil {
+		x = &a.index[t.id%uint32(len(a.index))]
+		if i := int(*x) - 1; i >= 0 && a.blocks[i].s == s {
+			a.last, a.lastIndex = s, i
+			return &a.blocks[i]
+		}
+	}
 	for i := range a.nblock {
 		if a.blocks[i].s == s {
 			a.last, a.lastIndex = s, i
+			if x != nil {
+				*x = uint8(i + 1)
+			}
 			return &a.blocks[i]
 		}
 	}
@@ -241,6 +256,9 @@ func (a *arena) chunk(s *shape) *shapeChunk {
 		c := &a.blocks[a.nblock]
 		a.last, a.lastIndex = s, a.nblock
 		a.nblock++
+		if x != nil {
+			*x = uint8(a.nblock)
+		}
 		a.start(c, s)
 		return c
 	}
