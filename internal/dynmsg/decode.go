@@ -291,7 +291,11 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	if !ok {
 		return out, &decodeError{"dynamic: Unmarshal of a message that is not a *dynamic.Message"}
 	}
-	o := &decodeOptions{discard: in.Flags&protoiface.UnmarshalDiscardUnknown != 0, resolver: in.Resolver, limit: math.MaxInt64}
+	// Set field by field: a composite literal of this large a struct is
+	// built aside and copied.
+	var d decodeOptions
+	o := &d
+	o.discard, o.resolver, o.limit = in.Flags&protoiface.UnmarshalDiscardUnknown != 0, in.Resolver, math.MaxInt64
 	if o.resolver == nil {
 		o.resolver = protoregistry.GlobalTypes
 	}

@@ -289,8 +289,15 @@ func (a *arena) start(c *shapeChunk, s *shape) {
 // the arena's room lets chunks hold ahead of need, and takes them from
 // the room.
 func (a *arena) ahead(n, size int) int {
-	n = int(min(int64(n), a.room/int64(size)))
-	a.room -= int64(n * size)
+	if n <= 0 {
+		return 0
+	}
+	if need := int64(n) * int64(size); need <= a.room {
+		a.room -= need
+		return n
+	}
+	n = int(a.room / int64(size))
+	a.room -= int64(n) * int64(size)
 	return n
 }
 
