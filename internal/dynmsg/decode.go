@@ -338,7 +338,10 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		}
 		m.readOnly(m.desc.FullName())
 	}
-	t := m.shape.decodeTable()
+	t := m.shape.dec.Load()
+	if t == nil {
+		t = m.shape.decodeTable()
+	}
 	if t.layout.MessageSet {
 		return o.messageSet(b, m, depth)
 	}
@@ -485,8 +488,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		msgs := m.msgs()
 		sub := msgs[df.slot]
 		if sub == nil {
-			fd := m.desc.Fields().Get(int(df.index))
-			sub = o.newMessage(fd.Message(), df.rec.childShape(fd))
+			sub = o.newChild(m.desc, df)
 			msgs[df.slot] = sub
 		}
 		return n, o.message(v, sub, depth)
@@ -596,8 +598,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		fd := l.fd
-		sub := o.newMessage(fd.Message(), df.rec.childShape(fd))
+		sub := o.newChild(m.desc, df)
 		if err := o.message(v, sub, depth); err != nil {
 			return 0, err
 		}

@@ -126,11 +126,13 @@ var (
 )
 
 // shapeChunk is the chunk of headers and blocks of one shape; n counts
-// the messages the call took.
+// the messages the call took, and md is the shape's descriptor once
+// newChild has looked it up (a shape is built for one descriptor).
 type shapeChunk struct {
-	s *shape
-	c slots.Chunk
-	n int
+	s  *shape
+	md protoreflect.MessageDescriptor
+	c  slots.Chunk
+	n  int
 }
 
 // dataAlone is the length beyond which a string or bytes value that does
@@ -221,8 +223,28 @@ func countRun(b []byte, num protowire.Number) int {
 
 // newMessage returns a new empty message of md, whose shape is s.
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	a.used += messageBytes + int64(s.slots.Bytes())
+	return a.take(a.chunk(s), md)
+}
+
+// newChild returns a new empty message for the message field (or list of
+// messages) df of a message of md, looking the field's message
+// descriptor up once per call and shape rather than once per message.
+func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Message {
+	s := df.rec.child.Load()
+	if s == nil {
+		s = df.rec.childShape(md.Fields().Get(int(df.index)))
+	}
 	c := a.chunk(s)
+	if c.md == nil {
+		c.md = md.Fields().Get(int(df.index)).Message()
+	}
+	return a.take(c, c.md)
+}
+
+// take returns a new empty message of md from c, the chunk of its shape.
+func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message {
+	s := c.s
+	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
 	m, b := slots.TakeHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	m.desc, m.shape, m.block = md, s, b
