@@ -212,22 +212,9 @@ func reaches(l *layout.Layout, pred func(*layout.Layout) bool) bool {
 	return visit(l)
 }
 
-// lookup returns the record of the field numbered num, or nil. (message
-// has it inlined.)
-func (t *decodeTable) lookup(num protowire.Number) *decField {
-	if uint64(num) < uint64(len(t.dense)) {
-		if p := t.dense[num]; p > 0 {
-			return &t.fields[p-1]
-		}
-		return nil
-	}
-	return t.lookupSparse(num)
-}
-
 // lookupSparse returns the record of the field numbered num, past the
-// dense index, or nil. (Not inlined, so that lookup is.)
-//
-//go:noinline
+// dense index, or nil. (message looks up the others inline, by the
+// dense index.)
 func (t *decodeTable) lookupSparse(num protowire.Number) *decField {
 	if p := t.layout.PositionOfNumber(num); p >= 0 {
 		return &t.fields[p]
@@ -364,7 +351,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		rest := b[n:]
 		var vn int
 		err := errUnknown
-		// t.lookup(num), inlined.
+		// The field's record, by the dense index, or lookupSparse.
 		var df *decField
 		if uint64(num) < uint64(len(t.dense)) {
 			if p := t.dense[num]; p > 0 {
