@@ -52,7 +52,9 @@ type UnmarshalOptions struct {
 	// A call that would take more fails with ErrMemoryLimit, once the
 	// record that took it past the bound is decoded (a packed list
 	// before its array is allocated): it will have taken at most
-	// MaxMemory plus the storage of that record. The message is then
+	// MaxMemory plus the storage of that record, and the chunks sized
+	// ahead by the last call into the same type (a quarter of MaxMemory
+	// at most, 16 bytes per byte of input at most). The message is then
 	// left partly decoded, as after any error. Zero means the default,
 	// 32 times the input's length plus 1 MiB: the decoded forms of the
 	// benchmarks' inputs (OTLP traces, descriptor sets, text, lists and

@@ -110,11 +110,15 @@
 // counted per message, group and map entry); messages of a MessageSet
 // type decode through reflection. One Unmarshal call takes the storage
 // of the messages and lists it creates, and copies of its strings and
-// bytes, from small chunks rather than allocating each: a decoded value
-// keeps its chunk alive (a few KiB of other values at most, never the
-// input); a string or bytes value longer than 256 bytes may have an
-// allocation of its own. A list gets room for the run of records of its
-// field that starts it, counted ahead, rather than growing by doubling.
+// bytes, from chunks rather than allocating each (a message's header and
+// storage side by side in a chunk of its type's), each chunk sized at
+// first by what the last call into the same message type used, so that
+// a steady stream of like messages takes one chunk of each kind per
+// call: a decoded value keeps its chunk alive (64 KiB of other values at
+// most, never the input); a string or bytes value longer than 256 bytes
+// may have an allocation of its own. A list gets room for the run of
+// records of its field that starts it, counted ahead, rather than
+// growing by doubling.
 //
 // proto.Unmarshal bounds nothing but the nesting, for a Message as for
 // generated and dynamicpb messages: small records of empty messages take

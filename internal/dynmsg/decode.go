@@ -90,7 +90,18 @@ type decodeTable struct {
 	// message type can miss a required field: the only ones
 	// checkInitialized looks into.
 	checkFields []uint64
+	// made is how many messages of this type the last call that made
+	// any made, and hint what the last call into this type used of the
+	// arena's other chunks: the sizes of the next call's first chunks
+	// (decode_arena.go).
+	made atomic.Int32
+	hint arenaHint
+	// id tells the tables apart in an arena's index of its chunks.
+	id uint32
 }
+
+// tableIDs hands out the tables' ids.
+var tableIDs atomic.Uint32
 
 // decodeTable returns s's table, building it on first use.
 func (s *shape) decodeTable() *decodeTable {
@@ -106,7 +117,7 @@ func (s *shape) decodeTable() *decodeTable {
 
 func buildDecodeTable(s *shape) *decodeTable {
 	l := s.layout
-	t := &decodeTable{fields: make([]decField, len(l.Fields)), dense: l.NumberIndex(), layout: l}
+	t := &decodeTable{fields: make([]decField, len(l.Fields)), dense: l.NumberIndex(), layout: l, id: tableIDs.Add(1)}
 	for p := range l.Fields {
 		lf := &l.Fields[p]
 		rec := &s.fields[lf.Index]
@@ -201,18 +212,25 @@ func reaches(l *layout.Layout, pred func(*layout.Layout) bool) bool {
 	return visit(l)
 }
 
-// lookup returns the record of the field numbered num, or nil.
-func (t *decodeTable) lookup(num protowire.Number) *decField {
-	if uint64(num) < uint64(len(t.dense)) {
-		if p := t.dense[num]; p > 0 {
-			return &t.fields[p-1]
-		}
-		return nil
-	}
+// lookupSparse returns the record of the field numbered num, past the
+// dense index, or nil. (message looks up the others inline, by the
+// dense index.)
+func (t *decodeTable) lookupSparse(num protowire.Number) *decField {
 	if p := t.layout.PositionOfNumber(num); p >= 0 {
 		return &t.fields[p]
 	}
 	return nil
+}
+
+// consumeBytes is protowire.ConsumeBytes with a shortcut for the common
+// case, a length of one byte.
+func consumeBytes(b []byte) ([]byte, int) {
+	if len(b) > 0 {
+		if n := uint(b[0]); n < 0x80 && n < uint(len(b)) {
+			return b[1 : n+1], int(n + 1)
+		}
+	}
+	return protowire.ConsumeBytes(b)
 }
 
 // decodeError is an error of the decoder; errors.Is(err, proto.Error)
@@ -260,11 +278,15 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	if !ok {
 		return out, &decodeError{"dynamic: Unmarshal of a message that is not a *dynamic.Message"}
 	}
-	o := &decodeOptions{discard: in.Flags&protoiface.UnmarshalDiscardUnknown != 0, resolver: in.Resolver, limit: math.MaxInt64}
+	// Set field by field: a composite literal of this large a struct is
+	// built aside and copied.
+	var d decodeOptions
+	o := &d
+	o.discard, o.resolver, o.limit = in.Flags&protoiface.UnmarshalDiscardUnknown != 0, in.Resolver, math.MaxInt64
 	if o.resolver == nil {
 		o.resolver = protoregistry.GlobalTypes
 	}
-	if err := o.message(in.Buf, m, in.Depth); err != nil {
+	if err := o.top(in.Buf, m, in.Depth); err != nil {
 		return out, err
 	}
 	if in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.checkInitialized() == nil {
@@ -272,6 +294,24 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	}
 	return out, nil
 }
+
+// top decodes b into m, merging, as message does, with the arena's first
+// chunks sized by what the last call into m's type used, and records
+// what this one used for the next.
+func (o *decodeOptions) top(b []byte, m *Message, depth int) error {
+	h := &m.shape.decodeTable().hint
+	o.plan(h, min(o.limit/4, hintRoomPerByte*int64(len(b))))
+	if err := o.message(b, m, depth); err != nil {
+		return err
+	}
+	o.record(h)
+	return nil
+}
+
+// hintRoomPerByte is the bytes of chunks per byte of input that the
+// arena's hints may size ahead of need (see arena), within a quarter of
+// the call's memory limit.
+const hintRoomPerByte = 16
 
 // message decodes b into m, merging, with depth the recursion budget
 // left before m.
@@ -285,7 +325,10 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		}
 		m.readOnly(m.desc.FullName())
 	}
-	t := m.shape.decodeTable()
+	t := m.shape.dec.Load()
+	if t == nil {
+		t = m.shape.decodeTable()
+	}
 	if t.layout.MessageSet {
 		return o.messageSet(b, m, depth)
 	}
@@ -308,7 +351,16 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		rest := b[n:]
 		var vn int
 		err := errUnknown
-		if df := t.lookup(num); df != nil {
+		// The field's record, by the dense index, or lookupSparse.
+		var df *decField
+		if uint64(num) < uint64(len(t.dense)) {
+			if p := t.dense[num]; p > 0 {
+				df = &t.fields[p-1]
+			}
+		} else {
+			df = t.lookupSparse(num)
+		}
+		if df != nil {
 			vn, err = o.field(df, rest, wt, m, words, depth)
 		} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
 			vn, err = o.extension(rest, num, wt, m, depth)
@@ -381,7 +433,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if wt != protowire.BytesType {
 			return 0, errUnknown
 		}
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
@@ -395,7 +447,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if wt != protowire.BytesType {
 			return 0, errUnknown
 		}
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
@@ -409,7 +461,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			if wt != protowire.BytesType {
 				return 0, errUnknown
 			}
-			v, n = protowire.ConsumeBytes(b)
+			v, n = consumeBytes(b)
 		} else {
 			if wt != protowire.StartGroupType {
 				return 0, errUnknown
@@ -423,8 +475,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		msgs := m.msgs()
 		sub := msgs[df.slot]
 		if sub == nil {
-			fd := m.desc.Fields().Get(int(df.index))
-			sub = o.newMessage(fd.Message(), df.rec.childShape(fd))
+			sub = o.newChild(m.desc, df)
 			msgs[df.slot] = sub
 		}
 		return n, o.message(v, sub, depth)
@@ -497,7 +548,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	}
 	switch df.kind {
 	case protoreflect.StringKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
@@ -506,19 +557,19 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		}
 		strs := l.strs()
 		if len(strs) == cap(strs) {
-			strs = reserve(&o.lstrs, strs, b[n:], df.lf.Number, 8, 64)
+			strs = reserve(&o.lstrs, strs, b[n:], df.lf.Number, 8, strsLimit)
 			o.used += int64(cap(strs)) * strBytes
 		}
 		l.setStrs(append(strs, o.string(v)))
 		return n, nil
 	case protoreflect.BytesKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}
 		bs := l.bytes()
 		if len(bs) == cap(bs) {
-			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, 32)
+			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
 			o.used += int64(cap(bs)) * bytesBytes
 		}
 		l.setBytes(append(bs, o.copyBytes(v)))
@@ -527,24 +578,23 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		var v []byte
 		var n int
 		if wt == protowire.BytesType {
-			v, n = protowire.ConsumeBytes(b)
+			v, n = consumeBytes(b)
 		} else {
 			v, n = protowire.ConsumeGroup(df.lf.Number, b)
 		}
 		if n < 0 {
 			return 0, errDecode
 		}
-		fd := l.fd
-		sub := o.newMessage(fd.Message(), df.rec.childShape(fd))
+		sub := o.newChild(m.desc, df)
 		if err := o.message(v, sub, depth); err != nil {
 			return 0, err
 		}
 		msgs := l.msgs()
 		if len(msgs) == cap(msgs) {
 			if wt == protowire.BytesType {
-				msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, 256)
+				msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, msgPtrLimit)
 			} else {
-				msgs = grow(&o.lmsgs, msgs, 8, 256)
+				msgs = grow(&o.lmsgs, msgs, 8, msgPtrLimit)
 			}
 			o.used += int64(cap(msgs)) * ptrBytes
 		}
@@ -558,13 +608,13 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		}
 		words := l.words()
 		if len(words) == cap(words) {
-			words = slices.Grow(words, 1)
+			words = grow(&o.words, words, 32, wordsLimit)
 			o.used += int64(cap(words)) * wordBytes
 		}
 		l.setWords(append(words, w))
 		return n, nil
 	}
-	v, n := protowire.ConsumeBytes(b)
+	v, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
 	}
@@ -585,7 +635,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			return 0, ErrMemoryLimit
 		}
 		if len(words) == 0 {
-			words = o.words.take(count, 32, 256)[:0]
+			words = o.words.take(count, 32, wordsLimit)[:0]
 		} else {
 			words = slices.Grow(words, count)
 		}
@@ -628,7 +678,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 	if wt != protowire.BytesType {
 		return 0, errUnknown
 	}
-	b, n := protowire.ConsumeBytes(b)
+	b, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
 	}
@@ -669,7 +719,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 		case num == 1 && ewt == kf.WireType:
 			if kf.Kind == protoreflect.StringKind {
 				var v []byte
-				v, k = protowire.ConsumeBytes(b)
+				v, k = consumeBytes(b)
 				if k >= 0 {
 					if kf.ValidateUTF8 && !utf8x.Valid(v) {
 						return 0, errInvalidUTF8(kf.FullName)
@@ -687,7 +737,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 			if sub != nil {
 				var v []byte
 				if ewt == protowire.BytesType {
-					v, k = protowire.ConsumeBytes(b)
+					v, k = consumeBytes(b)
 				} else {
 					v, k = protowire.ConsumeGroup(2, b)
 				}
@@ -730,7 +780,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, validate bool, name protoreflect.FullName) (protoreflect.Value, int, error) {
 	switch k {
 	case protoreflect.StringKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
@@ -739,7 +789,7 @@ func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, valid
 		}
 		return protoreflect.ValueOfString(a.string(v)), n, nil
 	case protoreflect.BytesKind:
-		v, n := protowire.ConsumeBytes(b)
+		v, n := consumeBytes(b)
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
@@ -790,7 +840,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 	case k == protoreflect.MessageKind || k == protoreflect.GroupKind:
 		var v []byte
 		if wt == protowire.BytesType {
-			v, n = protowire.ConsumeBytes(b)
+			v, n = consumeBytes(b)
 		} else {
 			v, n = protowire.ConsumeGroup(num, b)
 		}
@@ -809,7 +859,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 		}
 	case xd.IsList() && wt == protowire.BytesType && wire.Packable(k):
 		var v []byte
-		v, n = protowire.ConsumeBytes(b)
+		v, n = consumeBytes(b)
 		if n < 0 {
 			return 0, errDecode
 		}

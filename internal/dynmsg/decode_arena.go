@@ -2,7 +2,9 @@ package dynmsg
 
 import (
 	"encoding/binary"
+	"math"
 	"reflect"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -14,23 +16,33 @@ import (
 // An arena hands out the storage of the messages, lists, strings and
 // bytes one Unmarshal call creates, cut from chunks it allocates, so
 // that a call makes a few allocations per kind of storage rather than
-// several per message. Chunks grow with use (up to a bound), so that a
-// small input allocates little. A value cut from a chunk keeps the whole
-// chunk alive: a message dropped while a sibling from the same call is
-// kept costs its storage until both are gone.
+// several per message. A chunk holds at most chunkBytes (a value too
+// large for that is allocated on its own), so that whatever one value
+// keeps alive besides itself is bounded: a value cut from a chunk keeps
+// the whole chunk alive, and a message dropped while a sibling from the
+// same call is kept costs its storage until both are gone.
+//
+// Chunks grow with use, doubling from a few values, so that a small
+// input allocates little; and a call sizes its first chunk of each kind
+// by what the last call into the same message type used of it (see
+// arenaHint), so that a steady stream of like messages takes one chunk
+// of each kind per call. Those hints size chunks ahead of need only
+// within room, a budget of 16 bytes per byte of input (and a quarter of
+// the call's memory limit at most): a small message decoded after a
+// large one allocates at most that much more than it would without
+// hints.
 //
 // Strings and bytes are copied one after the other into data chunks,
-// and sliced from them (strings through internal/strview, without a copy: no one writes
-// the bytes a string covers, since a bytes value spans only its own
-// copy). A string or bytes value so keeps up to dataChunk bytes of other
-// values alive, never the caller's buffer.
+// and sliced from them (strings through internal/strview, without a
+// copy: no one writes the bytes a string covers, since a bytes value
+// spans only its own copy). A string or bytes value so keeps up to
+// chunkBytes of other values alive, never the caller's buffer.
 //
-// A message's header comes from a chunk of Messages, and its storage
-// block from a chunk of blocks of its shape (internal/slots): blocks
-// holds the chunks of the first arenaShapes shapes met, found by a scan,
-// and more those of the others.
+// A message's header and its storage block are cut side by side from a
+// chunk of its shape (slots.TakeHeaded): blocks holds the chunks of the
+// first arenaShapes shapes met, found by a scan, and more those of the
+// others.
 type arena struct {
-	msgs  slab[Message]
 	words slab[uint64]
 	ls    slab[list]
 	// lstrs, lbytes and lmsgs hold the elements of decoded lists of
@@ -40,7 +52,11 @@ type arena struct {
 	lmsgs  slab[*Message]
 	blocks [arenaShapes]shapeChunk
 	nblock int
-	more   map[*shape]*slots.Chunk
+	// index holds, by a table's id modulo its length, the index in
+	// blocks plus one of the chunk of that table's shape, or of another
+	// one's: chunk checks.
+	index [2 * arenaShapes]uint8
+	more  map[*shape]*shapeChunk
 	// last is the shape whose chunk chunk found last in blocks, at
 	// index lastIndex: a list's messages, and a message's like fields,
 	// take their blocks one after the other. (An index, not a pointer
@@ -49,9 +65,17 @@ type arena struct {
 	lastIndex int
 
 	// data is the current data chunk: the copies made so far, and
-	// room for more; dataNext is the size of the next one.
-	data     []byte
-	dataNext int
+	// room for more; dataNext is the size of the next one, dataExpect
+	// the bytes the next ones are to hold first (as a slab's expect),
+	// and dataTaken counts the bytes of the copies made.
+	data       []byte
+	dataNext   int
+	dataExpect int
+	dataTaken  int
+
+	// room is the bytes of chunks that hints may still size ahead of
+	// need; 0 when the arena takes no hints (a Merge's).
+	room int64
 
 	// used counts the bytes of the values handed out: each message's
 	// header and block, each list's header and elements' arrays, each
@@ -82,35 +106,54 @@ const (
 const entryBytes = 64
 
 // arenaShapes is how many shapes' block chunks an arena finds by a scan.
-const arenaShapes = 16
+const arenaShapes = 24
 
-// blockChunk is the most bytes of blocks a chunk holds (but one block at
-// least).
-const blockChunk = 4 << 10
+// chunkBytes is the most bytes a chunk holds (but one value at least).
+const chunkBytes = 64 << 10
 
-// shapeChunk is the chunk of blocks of one shape.
-type shapeChunk struct {
-	s *shape
-	c slots.Chunk
+// chunkLimit returns how many Ts a chunk holds at most.
+func chunkLimit[T any]() int {
+	return chunkBytes / int(reflect.TypeFor[T]().Size())
 }
 
-// dataChunk is the most bytes a string or bytes chunk holds.
-const dataChunk = 4 << 10
+// Each slab's most values a chunk holds.
+var (
+	wordsLimit  = chunkLimit[uint64]()
+	listsLimit  = chunkLimit[list]()
+	strsLimit   = chunkLimit[string]()
+	bytesLimit  = chunkLimit[[]byte]()
+	msgPtrLimit = chunkLimit[*Message]()
+)
+
+// shapeChunk is the chunk of headers and blocks of one shape; n counts
+// the messages the call took, and md is the shape's descriptor once
+// newChild has looked it up (a shape is built for one descriptor).
+type shapeChunk struct {
+	s  *shape
+	md protoreflect.MessageDescriptor
+	c  slots.Chunk
+	n  int
+}
 
 // dataAlone is the length beyond which a string or bytes value that does
 // not fit in the current chunk is copied on its own.
 const dataAlone = 256
 
-// slab is a chunk of Ts to cut from, and the size of the next one.
+// slab is a chunk of Ts to cut from, the size of the next one, how many
+// Ts its next chunks are to hold first (as slots.Chunk.Expect), and how
+// many Ts were taken from its chunks.
 type slab[T any] struct {
-	free []T
-	next int
+	free   []T
+	next   int
+	expect int
+	taken  int
 }
 
 // take returns n zero Ts, with no spare capacity, from the slab's chunk,
-// allocating a new chunk (first of size first, doubling up to limit)
-// when the chunk has fewer than n left; more than half a chunk of the
-// limit's size is allocated on its own, leaving the chunk as it is.
+// allocating a new chunk (first of size first, or as many as the slab
+// expects, doubling up to limit) when the chunk has fewer than n left;
+// more than half a chunk of the limit's size is allocated on its own,
+// leaving the chunk as it is.
 func (s *slab[T]) take(n, first, limit int) []T {
 	if n > limit/2 {
 		return make([]T, n)
@@ -120,9 +163,14 @@ func (s *slab[T]) take(n, first, limit int) []T {
 		if size == 0 {
 			size = first
 		}
+		if s.expect > 0 {
+			size = min(s.expect, limit)
+			s.expect = max(0, s.expect-max(n, size))
+		}
 		s.next = min(2*size, limit)
 		s.free = make([]T, max(n, size))
 	}
+	s.taken += n
 	r := s.free[:n:n]
 	s.free = s.free[n:]
 	return r
@@ -175,45 +223,110 @@ func countRun(b []byte, num protowire.Number) int {
 
 // newMessage returns a new empty message of md, whose shape is s.
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
+	return a.take(a.chunk(s), md)
+}
+
+// newChild returns a new empty message for the message field (or list of
+// messages) df of a message of md, looking the field's message
+// descriptor up once per call and shape rather than once per message.
+func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Message {
+	s := df.rec.child.Load()
+	if s == nil {
+		s = df.rec.childShape(md.Fields().Get(int(df.index)))
+	}
+	c := a.chunk(s)
+	if c.md == nil {
+		c.md = md.Fields().Get(int(df.index)).Message()
+	}
+	return a.take(c, c.md)
+}
+
+// take returns a new empty message of md from c, the chunk of its shape.
+func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message {
+	s := c.s
 	a.used += messageBytes + int64(s.slots.Bytes())
-	m := &a.msgs.take(1, 4, 64)[0]
-	m.desc, m.shape = md, s
-	m.block = a.chunk(s).Take(&s.slots, 2, 64, blockChunk)
+	c.n++
+	m, b := slots.TakeHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+	m.desc, m.shape, m.block = md, s, b
 	return m
 }
 
-// chunk returns the chunk of s's blocks.
-func (a *arena) chunk(s *shape) *slots.Chunk {
+// chunk returns the chunk of s's messages, telling it to expect as many
+// as s's hint says when the shape is met first.
+func (a *arena) chunk(s *shape) *shapeChunk {
 	if s == a.last {
-		return &a.blocks[a.lastIndex].c
+		return &a.blocks[a.lastIndex]
+	}
+	var x *uint8
+	if t := s.dec.Load(); t != nil {
+		x = &a.index[t.id%uint32(len(a.index))]
+		if i := int(*x) - 1; i >= 0 && a.blocks[i].s == s {
+			a.last, a.lastIndex = s, i
+			return &a.blocks[i]
+		}
 	}
 	for i := range a.nblock {
 		if a.blocks[i].s == s {
 			a.last, a.lastIndex = s, i
-			return &a.blocks[i].c
+			if x != nil {
+				*x = uint8(i + 1)
+			}
+			return &a.blocks[i]
 		}
 	}
 	if a.nblock < len(a.blocks) {
-		a.blocks[a.nblock].s = s
+		c := &a.blocks[a.nblock]
 		a.last, a.lastIndex = s, a.nblock
 		a.nblock++
-		return &a.blocks[a.nblock-1].c
-	}
-	c := a.more[s]
-	if c == nil {
-		if a.more == nil {
-			a.more = make(map[*shape]*slots.Chunk)
+		if x != nil {
+			*x = uint8(a.nblock)
 		}
-		c = new(slots.Chunk)
-		a.more[s] = c
+		a.start(c, s)
+		return c
 	}
-	return c
+	// (A variable of its own, so that the blocks' chunks, in the arena,
+	// do not seem to escape into the map.)
+	m := a.more[s]
+	if m == nil {
+		if a.more == nil {
+			a.more = make(map[*shape]*shapeChunk)
+		}
+		m = new(shapeChunk)
+		a.more[s] = m
+		a.start(m, s)
+	}
+	return m
+}
+
+// start makes c the chunk of s's messages, telling it to expect as many
+// as s's hint says.
+func (a *arena) start(c *shapeChunk, s *shape) {
+	c.s = s
+	if a.room > 0 {
+		c.c.Expect(a.ahead(int(s.decodeTable().made.Load()), int(messageBytes)+s.slots.Bytes()))
+	}
+}
+
+// ahead returns how many values of size bytes each, of the hint's n,
+// the arena's room lets chunks hold ahead of need, and takes them from
+// the room.
+func (a *arena) ahead(n, size int) int {
+	if n <= 0 {
+		return 0
+	}
+	if need := int64(n) * int64(size); need <= a.room {
+		a.room -= need
+		return n
+	}
+	n = int(a.room / int64(size))
+	a.room -= int64(n) * int64(size)
+	return n
 }
 
 // newList returns a new empty list for fd, of elements of kind k.
 func (a *arena) newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
 	a.used += listBytes
-	l := &a.ls.take(1, 4, 64)[0]
+	l := &a.ls.take(1, 4, listsLimit)[0]
 	l.fd, l.kind, l.valid = fd, k, true
 	return l
 }
@@ -244,13 +357,17 @@ func (a *arena) copyBytes(v []byte) []byte {
 
 // copy returns a copy of v, non-empty, with no spare capacity, from the
 // current data chunk, starting a new one (first 512 bytes, doubling up
-// to dataChunk) when v does not fit. A value longer than dataAlone that
-// does not fit gets an allocation of its own, and the current chunk
-// keeps its room.
+// to chunkBytes, or as many bytes as the arena expects) when v does not
+// fit. A value longer than dataAlone that does not fit gets an allocation
+// of its own, and the current chunk keeps its room, unless the arena
+// expects more copies and v is no longer than half a chunk.
 func (a *arena) copy(v []byte) []byte {
 	a.used += int64(len(v))
+	if len(v) <= chunkBytes/2 {
+		a.dataTaken += len(v)
+	}
 	if cap(a.data)-len(a.data) < len(v) {
-		if len(v) > dataAlone {
+		if len(v) > dataAlone && (a.dataExpect == 0 || len(v) > chunkBytes/2) {
 			// append copies into memory it does not clear first, where
 			// a chunk is cleared by make and then written again.
 			return append([]byte(nil), v...)[:len(v):len(v)]
@@ -259,10 +376,60 @@ func (a *arena) copy(v []byte) []byte {
 		if size == 0 {
 			size = 512
 		}
-		a.dataNext = min(2*size, dataChunk)
+		if a.dataExpect > 0 {
+			size = min(max(a.dataExpect, len(v)), chunkBytes)
+			a.dataExpect = max(0, a.dataExpect-size)
+		}
+		a.dataNext = min(2*size, chunkBytes)
 		a.data = make([]byte, 0, size)
 	}
 	i := len(a.data)
 	a.data = append(a.data, v...)
 	return a.data[i:len(a.data):len(a.data)]
+}
+
+// arenaHint is what one call into a message type used of each slab and
+// of the data chunks, which the next call into that type takes as the
+// sizes of its first chunks (the messages of each shape are kept in the
+// shape's decodeTable, made). Calls from several goroutines overwrite
+// one another's: a hint is a guess, never a bound.
+type arenaHint struct {
+	words, ls, lstrs, lbytes, lmsgs, data atomic.Int32
+}
+
+// plan sizes the arena's first chunks by the hint h, within room bytes.
+func (a *arena) plan(h *arenaHint, room int64) {
+	a.room = room
+	a.words.expect = a.ahead(int(h.words.Load()), wordBytes)
+	a.ls.expect = a.ahead(int(h.ls.Load()), int(listBytes))
+	a.lstrs.expect = a.ahead(int(h.lstrs.Load()), strBytes)
+	a.lbytes.expect = a.ahead(int(h.lbytes.Load()), bytesBytes)
+	a.lmsgs.expect = a.ahead(int(h.lmsgs.Load()), ptrBytes)
+	a.dataExpect = a.ahead(int(h.data.Load()), 1)
+}
+
+// record stores in h, and in each shape's table, what the call used.
+func (a *arena) record(h *arenaHint) {
+	store(&h.words, a.words.taken)
+	store(&h.ls, a.ls.taken)
+	store(&h.lstrs, a.lstrs.taken)
+	store(&h.lbytes, a.lbytes.taken)
+	store(&h.lmsgs, a.lmsgs.taken)
+	store(&h.data, a.dataTaken)
+	for i := range a.nblock {
+		c := &a.blocks[i]
+		store(&c.s.decodeTable().made, c.n)
+	}
+	for _, c := range a.more {
+		store(&c.s.decodeTable().made, c.n)
+	}
+}
+
+// store sets x to n (bounded), writing only when it changes, so that
+// calls decoding alike from several goroutines do not contend.
+func store(x *atomic.Int32, n int) {
+	v := int32(min(n, math.MaxInt32))
+	if x.Load() != v {
+		x.Store(v)
+	}
 }

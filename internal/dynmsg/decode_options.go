@@ -51,11 +51,13 @@ func Unmarshal(b []byte, m *Message, o UnmarshalOptions) error {
 	if depth == 0 {
 		depth = protowire.DefaultRecursionLimit
 	}
-	d := &decodeOptions{discard: o.DiscardUnknown, resolver: o.Resolver, limit: limit}
+	var opts decodeOptions // set field by field, as in unmarshal
+	d := &opts
+	d.discard, d.resolver, d.limit = o.DiscardUnknown, o.Resolver, limit
 	if d.resolver == nil {
 		d.resolver = protoregistry.GlobalTypes
 	}
-	if err := d.message(b, m, depth); err != nil {
+	if err := d.top(b, m, depth); err != nil {
 		return err
 	}
 	if o.AllowPartial {

@@ -2,9 +2,11 @@ package dynmsg
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -112,4 +114,73 @@ func TestReleasedWithSchema(t *testing.T) {
 		t.Fatal("the shape of a schema still held was rebuilt")
 	}
 	runtime.KeepAlive(m)
+}
+
+// heapAfterGC returns the bytes of the live heap after a complete
+// collection.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// retained decodes in, a message of md about 1 MB long, once to build
+// the type's tables and set its hints, then again, keeps what keep
+// returns of the second message, drops the rest, and returns the bytes
+// of heap then held.
+func retained(t *testing.T, md protoreflect.MessageDescriptor, in []byte, keep func(*Message) any) uint64 {
+	t.Helper()
+	decode := func() *Message {
+		m := NewMessage(md)
+		if err := proto.Unmarshal(in, m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	decode()
+	before := heapAfterGC()
+	held := keep(decode())
+	after := heapAfterGC()
+	runtime.KeepAlive(held)
+	runtime.KeepAlive(in)
+	if after < before {
+		return 0
+	}
+	return after - before
+}
+
+// A value kept from a decoded message keeps its chunks alive, and no more:
+// one string of a megabyte of them keeps its data chunk (chunkBytes at
+// most), one message of ten thousand keeps its chunk of headers and
+// blocks and that of its string, and neither keeps the input or the rest.
+func TestRetainedValueKeepsItsChunks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is on the heap's side")
+	}
+	md := loadAllTypes(t)
+	str, nested := md.Fields().ByName("repeated_string"), md.Fields().ByName("repeated_nested_message")
+	val := nested.Message().Fields().ByName("a")
+	var strs, msgs []byte
+	defer runtime.KeepAlive(&strs)
+	for i := range 10_000 {
+		strs = protowire.AppendTag(strs, str.Number(), protowire.BytesType)
+		strs = protowire.AppendString(strs, strings.Repeat(string(rune('a'+i%26)), 100))
+		var sub []byte
+		sub = protowire.AppendTag(sub, val.Number(), protowire.VarintType)
+		sub = protowire.AppendVarint(sub, uint64(i))
+		msgs = protowire.AppendTag(msgs, nested.Number(), protowire.BytesType)
+		msgs = protowire.AppendBytes(msgs, sub)
+	}
+	const slack = 16 << 10
+	s := retained(t, md, strs, func(m *Message) any { return m.Get(str).List().Get(5000).String() })
+	if s > chunkBytes+slack {
+		t.Errorf("one string of %d bytes keeps %d bytes alive, want at most %d", len(strs), s, chunkBytes+slack)
+	}
+	n := retained(t, md, msgs, func(m *Message) any { return m.Get(nested).List().Get(5000).Message() })
+	if n > chunkBytes+slack {
+		t.Errorf("one message of %d bytes of them keeps %d bytes alive, want at most %d", len(msgs), n, chunkBytes+slack)
+	}
+	t.Logf("one string of 10,000 (%d bytes of input) keeps %d bytes alive; one message of 10,000 (%d bytes) keeps %d", len(strs), s, len(msgs), n)
 }

@@ -157,9 +157,12 @@ func NewMessage(md protoreflect.MessageDescriptor) *Message {
 	return newMessage(md, shapeOf(md))
 }
 
-// newMessage returns a new empty message of md, whose shape is s.
+// newMessage returns a new empty message of md, whose shape is s: its
+// header and block in one allocation.
 func newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	return &Message{desc: md, shape: s, block: s.slots.New()}
+	m, b := slots.NewHeaded[Message](&s.slots)
+	m.desc, m.shape, m.block = md, s, b
+	return m
 }
 
 // zeroMessage returns the read-only empty message of md.

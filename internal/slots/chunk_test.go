@@ -7,21 +7,60 @@ import (
 	"testing"
 )
 
-// A chunk's array type is the array of its length, for more lengths than
-// the cache holds, and comes from the cache the second time.
+// A chunk's array type is the array of its length, for lengths past the
+// cache too, and comes from the cache the second time.
 func TestArrayTypes(t *testing.T) {
 	l := NewLayout(testTypes, []int{1, 2, 3, 4})
 	for round := range 2 {
-		for n := 1; n <= 12; n++ {
-			got := l.arrays.of(n, l.typ)
+		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 100, 1000, 1 << 20} {
+			got := arrayOf(&l.arrays.blocks, n, l.typ)
 			if want := reflect.ArrayOf(n, l.typ); got != want {
 				t.Fatalf("round %d: array of %d: got %v, want %v", round, n, got, want)
 			}
+			if i := lengthClass(n); i >= 0 && l.arrays.blocks[i].Load().t != got {
+				t.Fatalf("round %d: array of %d not cached", round, n)
+			}
 		}
 	}
-	for i := range l.arrays {
-		if at := l.arrays[i].Load(); at == nil || at.n != i+1 {
-			t.Errorf("cache entry %d: %+v, want the array of %d", i, at, i+1)
+}
+
+// The classes' indexes grow with the lengths, one at a time, and a class
+// holds lengths within an eighth of one another.
+func TestLengthClass(t *testing.T) {
+	prev, low := 0, 1
+	for n := 1; n < 1<<18; n++ {
+		i := lengthClass(n)
+		if i < 0 {
+			break
 		}
+		if i != prev {
+			if i != prev+1 {
+				t.Fatalf("class of %d: %d after %d", n, i, prev)
+			}
+			prev, low = i, n
+		}
+		if n-low > low/8 {
+			t.Fatalf("class %d holds %d and %d", i, low, n)
+		}
+	}
+}
+
+// A chunk told to expect n blocks holds them in its next arrays, each
+// within the limit, then doubles from the last one's length.
+func TestChunkExpect(t *testing.T) {
+	l := NewLayout(testTypes, []int{1, 0, 0, 0})
+	var c Chunk
+	c.Expect(21)
+	var lens []int
+	for range 21 + 30 {
+		if c.left == 0 {
+			c.Take(&l, 2, 16, 1<<20)
+			lens = append(lens, c.left+1)
+			continue
+		}
+		c.Take(&l, 2, 16, 1<<20)
+	}
+	if want := []int{16, 5, 10, 16, 16}; !reflect.DeepEqual(lens, want) {
+		t.Fatalf("array lengths %v, want %v", lens, want)
 	}
 }

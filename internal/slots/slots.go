@@ -23,6 +23,7 @@
 package slots
 
 import (
+	"math/bits"
 	"reflect"
 	"sync/atomic"
 	"unsafe"
@@ -42,47 +43,82 @@ type Layout struct {
 	size uintptr
 	// offs are each part's offset in the block.
 	offs [MaxParts]uintptr
-	// arrays caches the types of the arrays Chunk.Take allocates, so that
-	// a new chunk does not look its type up in reflect's cache.
+	// arrays caches the types of the arrays Chunk.Take and TakeHeaded
+	// allocate, so that a new chunk does not look its type up in
+	// reflect's cache.
 	arrays *arrayTypes
 	parts
 }
 
-// arrayTypes holds the array types of a Layout's chunks by length, the
-// few lengths a Chunk's doubling and bound give: reflect.ArrayOf looks
-// its types up in a sync.Map, which cost a tenth of the decoding of small
-// nested messages.
-type arrayTypes [8]atomic.Pointer[arrayType]
+// arrayTypes holds the array types of a Layout's chunks, one a length
+// class (see lengthClass), the length last asked for in each:
+// reflect.ArrayOf looks its types up in a sync.Map, which cost a tenth of
+// the decoding of small nested messages. It also holds the headed
+// element type (see TakeHeaded), built on first use.
+type arrayTypes struct {
+	blocks [lengthClasses]atomic.Pointer[arrayType]
+	head   atomic.Pointer[headType]
+}
 
-// arrayType is an array type of blocks and its length.
+// arrayType is an array type of elements and its length.
 type arrayType struct {
 	n int
 	t reflect.Type
 }
 
-// of returns the type of an array of n blocks of type elem.
-func (a *arrayTypes) of(n int, elem reflect.Type) reflect.Type {
-	for i := range a {
-		at := a[i].Load()
-		if at == nil {
-			at = &arrayType{n, reflect.ArrayOf(n, elem)}
-			if a[i].CompareAndSwap(nil, at) {
-				return at.t
-			}
-			at = a[i].Load()
-		}
-		if at.n == n {
-			return at.t
-		}
+// headType is the element of a chunk of headed blocks: a header of type
+// h, then a block, in one struct.
+type headType struct {
+	h, typ reflect.Type
+	// size is typ's size, off the block's offset in it; noBlock is set
+	// for an empty Layout, whose elements are headers alone.
+	size, off uintptr
+	noBlock   bool
+	arrays    [lengthClasses]atomic.Pointer[arrayType]
+}
+
+// lengthClasses is how many length classes the caches hold: the lengths
+// below 8, then eight a power of two (up to 2^13 times 8..15).
+const lengthClasses = 8 + 14*8
+
+// lengthClass returns the index in the caches of the class of n > 0: the
+// lengths that round up to the same number of three significant bits, or
+// -1 past the caches.
+func lengthClass(n int) int {
+	if n < 8 {
+		return n
 	}
-	return reflect.ArrayOf(n, elem)
+	e := bits.Len(uint(n)) - 4
+	m := (n + 1<<e - 1) >> e
+	if m == 16 {
+		e, m = e+1, 8
+	}
+	if i := 8 + e*8 + m - 8; i < lengthClasses {
+		return i
+	}
+	return -1
+}
+
+// arrayOf returns the type of an array of n elements of type elem, from
+// cache when its class holds that length, and stores it there.
+func arrayOf(cache *[lengthClasses]atomic.Pointer[arrayType], n int, elem reflect.Type) reflect.Type {
+	i := lengthClass(n)
+	if i < 0 {
+		return reflect.ArrayOf(n, elem)
+	}
+	if at := cache[i].Load(); at != nil && at.n == n {
+		return at.t
+	}
+	at := &arrayType{n, reflect.ArrayOf(n, elem)}
+	cache[i].Store(at)
+	return at.t
 }
 
 // NewLayout returns the layout of blocks whose part i holds lens[i]
 // values of types[i]. It panics if the two differ in length, if there
 // are more than MaxParts, or if a length is negative.
 func NewLayout(types []reflect.Type, lens []int) Layout {
-	l := Layout{parts: newParts(types, lens)}
+	l := Layout{parts: newParts(types, lens), arrays: new(arrayTypes)}
 	var fields []reflect.StructField
 	var parts []int
 	// Parts holding pointers first, so that the block's pointer-free
@@ -108,7 +144,6 @@ func NewLayout(types []reflect.Type, lens []int) Layout {
 		return l
 	}
 	l.typ, l.size = typ, typ.Size()
-	l.arrays = new(arrayTypes)
 	for k, i := range parts {
 		l.offs[i] = l.typ.Field(k).Offset
 	}
@@ -190,27 +225,46 @@ type Chunk struct {
 	// none left (never a pointer past its end); left counts them.
 	free unsafe.Pointer
 	left int
-	// next is the length of the next array.
-	next int
+	// next is the length of the next array; expect, when positive, the
+	// blocks the next arrays are to hold first (see Expect).
+	next, expect int
+	// size is the size of TakeHeaded's elements, off the offset of the
+	// block in one, and noBlock is set when they have none.
+	size, off uintptr
+	noBlock   bool
 }
 
+// Expect tells c that about n more blocks are to be taken from it: its
+// next arrays hold n in all (up to the limit each), before doubling
+// takes over from the last one's length.
+func (c *Chunk) Expect(n int) { c.expect = n }
+
 // Take returns a new zeroed block of l, cut from c's current array, or
-// from a new one when that is used up: first blocks long at first,
-// doubling up to limit blocks (and no more than maxBytes of them, but at
-// least one).
+// from a new one when that is used up: first blocks long at first (or
+// as many as c expects), doubling up to limit blocks (and no more than
+// maxBytes of them, but at least one).
 func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block {
 	if l.typ == nil {
 		return Block{unsafe.Pointer(&empty)}
 	}
+	return Block{c.take(&l.arrays.blocks, l.typ, l.size, first, limit, maxBytes)}
+}
+
+// take cuts an element of type typ, of size size, from c, as Take does.
+func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflect.Type, size uintptr, first, limit, maxBytes int) unsafe.Pointer {
 	if c.left == 0 {
 		n := c.next
 		if n == 0 {
 			n = first
 		}
-		limit = max(1, min(limit, maxBytes/int(l.size)))
+		if c.expect > 0 {
+			n = c.expect
+		}
+		limit = max(1, min(limit, maxBytes/int(size)))
 		n = max(1, min(n, limit))
+		c.expect = max(0, c.expect-n)
 		c.next = min(2*n, limit)
-		c.free = reflect.New(l.arrays.of(n, l.typ)).UnsafePointer()
+		c.free = reflect.New(arrayOf(cache, n, typ)).UnsafePointer()
 		c.left = n
 	}
 	p := c.free
@@ -218,9 +272,88 @@ func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block {
 	if c.left == 0 {
 		c.free = nil
 	} else {
-		c.free = unsafe.Add(p, l.size)
+		c.free = unsafe.Add(p, size)
 	}
-	return Block{p}
+	return p
+}
+
+// TakeHeaded returns a new zeroed H and a new zeroed block of l side by
+// side, cut from c's current array as Take cuts blocks: a header and its
+// block in one element, so that a message costs one share of one chunk.
+// A Layout must be used with one H only, and a Chunk with TakeHeaded or
+// Take, not both. It is small enough to be inlined: a new array is the
+// work of refill.
+func TakeHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) (*H, Block) {
+	if c.left == 0 {
+		c.refill(l, reflect.TypeFor[H](), first, limit, maxBytes)
+	}
+	p := c.free
+	c.left--
+	if c.left == 0 {
+		c.free = nil
+	} else {
+		c.free = unsafe.Add(p, c.size)
+	}
+	if c.noBlock {
+		return (*H)(p), Block{unsafe.Pointer(&empty)}
+	}
+	return (*H)(p), Block{unsafe.Add(p, c.off)}
+}
+
+// refill starts a new array of headed elements (headers of type h) for
+// TakeHeaded, as take does for Take.
+func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
+	ht := l.arrays.head.Load()
+	if ht == nil {
+		ht = l.headType(h)
+	}
+	c.size, c.off, c.noBlock = ht.size, ht.off, ht.noBlock
+	// take starts the array and cuts its first element, which TakeHeaded
+	// cuts again: give it back.
+	p := c.take(&ht.arrays, ht.typ, ht.size, first, limit, maxBytes)
+	c.free = p
+	c.left++
+}
+
+// NewHeaded returns a new zeroed H and block of l side by side, in one
+// allocation, as TakeHeaded lays them out.
+func NewHeaded[H any](l *Layout) (*H, Block) {
+	ht := l.arrays.head.Load()
+	if ht == nil {
+		ht = l.headType(reflect.TypeFor[H]())
+	}
+	p := reflect.New(ht.typ).UnsafePointer()
+	return (*H)(p), ht.block(p)
+}
+
+// block returns the block of the headed element at p.
+func (ht *headType) block(p unsafe.Pointer) Block {
+	if ht.noBlock {
+		return Block{unsafe.Pointer(&empty)}
+	}
+	return Block{unsafe.Add(p, ht.off)}
+}
+
+// headType returns l's headed element type for headers of type h,
+// building it on first use; it panics if l was used with another header
+// type.
+func (l *Layout) headType(h reflect.Type) *headType {
+	fields := []reflect.StructField{{Name: "H", Type: h}}
+	if l.typ != nil {
+		fields = append(fields, reflect.StructField{Name: "B", Type: l.typ})
+	}
+	typ := reflect.StructOf(fields)
+	ht := &headType{h: h, typ: typ, size: typ.Size(), noBlock: l.typ == nil}
+	if l.typ != nil {
+		ht.off = typ.Field(1).Offset
+	}
+	if !l.arrays.head.CompareAndSwap(nil, ht) {
+		ht = l.arrays.head.Load()
+	}
+	if ht.h != h {
+		panic("slots: a layout used with two header types")
+	}
+	return ht
 }
 
 // A Vec holds one slice of any element type in three words, a slice

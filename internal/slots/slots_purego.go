@@ -78,6 +78,19 @@ type Chunk struct{}
 // Take returns a new zeroed block of l (l.New()); the sizes are ignored.
 func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block { return l.New() }
 
+// Expect does nothing in this build.
+func (c *Chunk) Expect(n int) {}
+
+// TakeHeaded returns a new zeroed H and a new zeroed block of l, each
+// allocated on its own in this build; the sizes are ignored.
+func TakeHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) (*H, Block) {
+	return new(H), l.New()
+}
+
+// NewHeaded returns a new zeroed H and a new zeroed block of l, each
+// allocated on its own in this build.
+func NewHeaded[H any](l *Layout) (*H, Block) { return new(H), l.New() }
+
 // A Vec holds one slice of any element type, chosen when it is first
 // stored. The zero Vec holds a nil slice.
 type Vec struct {

@@ -233,3 +233,44 @@ func TestVec(t *testing.T) {
 		t.Fatalf("pointer slice read back as %v", n)
 	}
 }
+
+// header is the header type of the headed tests: it holds a pointer, so
+// that a chunk of headed blocks must keep what it points to alive.
+type header struct {
+	n    int
+	next *node
+}
+
+// Headers and blocks cut side by side from a chunk, or made by
+// NewHeaded, are zeroed, do not overlap, and keep what they point to
+// alive through collections.
+func TestTakeHeaded(t *testing.T) {
+	for _, lens := range [][]int{{1, 2, 3, 4}, {0, 0, 0, 0}, {0, 3, 0, 1}} {
+		l := NewLayout(testTypes, lens)
+		var c Chunk
+		var heads []*header
+		var blocks []Block
+		for k := range 100 {
+			h, b := TakeHeaded[header](&c, &l, 2, 16, 1<<10)
+			if k%7 == 0 {
+				h, b = NewHeaded[header](&l)
+			}
+			if b.IsNil() || h.n != 0 || h.next != nil {
+				t.Fatalf("%v: a nil block or a header not zeroed", lens)
+			}
+			zeroed(t, b, &l)
+			fill(b, &l, k)
+			h.n, h.next = k, &node{v: k}
+			heads = append(heads, h)
+			blocks = append(blocks, b)
+		}
+		runtime.GC()
+		runtime.GC()
+		for k, b := range blocks {
+			check(t, b, &l, k)
+			if heads[k].n != k || heads[k].next.v != k {
+				t.Fatalf("%v: header %d overwritten", lens, k)
+			}
+		}
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package dynmsg
+
+// raceEnabled: the race detector changes what the heap holds.
+const raceEnabled = false
