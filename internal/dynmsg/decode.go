@@ -297,8 +297,12 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 
 // top decodes b into m, merging, as message does, with the arena's first
 // chunks sized by what the last call into m's type used, and records
-// what this one used for the next.
+// what this one used for the next; an input shorter than hintMinInput
+// neither takes nor leaves hints.
 func (o *decodeOptions) top(b []byte, m *Message, depth int) error {
+	if len(b) < hintMinInput {
+		return o.message(b, m, depth)
+	}
 	h := &m.shape.decodeTable().hint
 	o.plan(h, min(o.limit/4, hintRoomPerByte*int64(len(b))))
 	if err := o.message(b, m, depth); err != nil {
@@ -307,6 +311,12 @@ func (o *decodeOptions) top(b []byte, m *Message, depth int) error {
 	o.record(h)
 	return nil
 }
+
+// hintMinInput is the shortest input that takes and leaves hints: below
+// it the room they may use (hintRoomPerByte per byte, under 2 KiB) saves
+// less than planning and recording them costs (about a tenth of the
+// decode of a message of a dozen scalars).
+const hintMinInput = 128
 
 // hintRoomPerByte is the bytes of chunks per byte of input that the
 // arena's hints may size ahead of need (see arena), within a quarter of

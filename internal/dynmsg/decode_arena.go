@@ -30,6 +30,7 @@ import (
 // within room, a budget of 16 bytes per byte of input (and a quarter of
 // the call's memory limit at most): a small message decoded after a
 // large one allocates at most that much more than it would without
+// hints. An input under hintMinInput bytes neither takes nor leaves
 // hints.
 //
 // Strings and bytes are copied one after the other into data chunks,
