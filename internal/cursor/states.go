@@ -491,7 +491,7 @@ func (w *Walker) value(f *frame, fl *layout.Field, v protoreflect.Value) *Item {
 		if n == 0 {
 			return nil
 		}
-		if fl.Packed || w.signing && fl.PackedTag != nil {
+		if fl.Packed || w.signing && fl.SigningPacks() {
 			w.item = Item{Kind: Packed, Field: fl, Value: v}
 			return &w.item
 		}

@@ -486,11 +486,7 @@ func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int
 // the profile asks: not a repeated scalar that is not packed under
 // Signing, which packs it (the walk writes those).
 func (e *enc) canonicalExt(x *extension) bool {
-	if !e.signing {
-		return true
-	}
-	lf := x.rec.more.ext
-	return !lf.List || lf.Packed || lf.PackedTag == nil
+	return !e.signing || !x.rec.more.ext.SigningPacks()
 }
 
 // appendCanonical appends the set fields and extensions of m as
@@ -1498,7 +1494,7 @@ func buildProgram(s *shape) *encProgram {
 	slices.SortFunc(p.canon, func(a, b canonStep) int { return cmp.Compare(a.num, b.num) })
 	for pos := range l.Fields {
 		lf := &l.Fields[pos]
-		if !lf.List || lf.Packed || lf.PackedTag == nil {
+		if !lf.SigningPacks() {
 			continue
 		}
 		if p.signing == nil {

@@ -500,7 +500,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		if e.signing {
 			for _, x := range e.st.exts[start:] {
-				if f := x.f; f.List && !f.Packed && f.PackedTag != nil {
+				if x.f.SigningPacks() {
 					return 0, false // Signing packs it: the walk writes it
 				}
 			}

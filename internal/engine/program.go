@@ -155,7 +155,7 @@ func (p *program) canonical(v variant) *program {
 		c.maxNumber = max(c.maxNumber, lf.Number)
 		f.init(lf, &p.st.Fields[pos])
 		f.variant = v
-		if v == signingVar && lf.List && !lf.Packed && lf.PackedTag != nil {
+		if v == signingVar && lf.SigningPacks() {
 			f.Op = wire.OpPacked
 			f.more = &more{RecMore: layout.RecMore{PackedTag: lf.PackedTag}, lf: lf}
 		}

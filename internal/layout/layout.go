@@ -285,6 +285,13 @@ func (f *Field) IsMessage() bool {
 	return f.Kind == protoreflect.MessageKind || f.Kind == protoreflect.GroupKind
 }
 
+// SigningPacks reports whether the Signing profile (ADR-027) writes the
+// field packed though it does not declare so: a repeated field of a
+// packable kind that is not packed.
+func (f *Field) SigningPacks() bool {
+	return f.List && !f.Packed && f.PackedTag != nil
+}
+
 // Message returns the layout of the field's message type. It returns nil
 // for fields that do not hold messages and for map fields (use
 // MapValue.Message, or Entry).
