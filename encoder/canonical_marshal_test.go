@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -17,6 +19,9 @@ import (
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/reloadtest"
 	"github.com/protolayout/protolayout/protobuftest"
+	hybridtest2pb "github.com/protolayout/protolayout/protobuftest/gen/hybrid/test2pb"
+	opaquetest2pb "github.com/protolayout/protolayout/protobuftest/gen/opaque/test2pb"
+	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 )
 
 // storages returns m, a dynamicpb message, as each storage holds it: the
@@ -222,8 +227,8 @@ func TestMarshalCanonicalLimits(t *testing.T) {
 }
 
 // TestMarshalCanonicalExtensionAmongFields checks an extension numbered
-// between two fields, which no test schema has: its canonical place is
-// between them, for dynamicpb and dynamic messages alike.
+// between two fields of a schema built at run time: its canonical place
+// is between them, for dynamicpb and dynamic messages alike.
 func TestMarshalCanonicalExtensionAmongFields(t *testing.T) {
 	fdp := &descriptorpb.FileDescriptorProto{
 		Name:    proto.String("among.proto"),
@@ -268,4 +273,69 @@ func TestMarshalCanonicalExtensionAmongFields(t *testing.T) {
 			t.Errorf("%s: the reference writes % x", name, ref)
 		}
 	}
+}
+
+// TestMarshalCanonicalExtensionAmongFieldsGenerated checks the generated
+// OneofOrder (open, hybrid and Opaque structs), whose extensions 101 and
+// 150 lie between its fields 30 and 200: canonical bytes put them there,
+// with a oneof member at its number too, as the reference encoding does,
+// and the checker accepts them. proto.Marshal writes the extensions first
+// and the oneof member last.
+func TestMarshalCanonicalExtensionAmongFieldsGenerated(t *testing.T) {
+	open := &test2pb.OneofOrder{Z: proto.Int32(30), B: proto.Int32(10), After: proto.Int32(200), Second: &test2pb.OneofOrder_S9{S9: 9}}
+	proto.SetExtension(open, test2pb.E_OrderExt150, int32(150))
+	proto.SetExtension(open, test2pb.E_OrderExt101, int32(101))
+	hybrid := &hybridtest2pb.OneofOrder{Z: proto.Int32(30), B: proto.Int32(10), After: proto.Int32(200), Second: &hybridtest2pb.OneofOrder_S9{S9: 9}}
+	proto.SetExtension(hybrid, hybridtest2pb.E_OrderExt150, int32(150))
+	proto.SetExtension(hybrid, hybridtest2pb.E_OrderExt101, int32(101))
+	opaque := &opaquetest2pb.OneofOrder{}
+	opaque.SetZ(30)
+	opaque.SetB(10)
+	opaque.SetAfter(200)
+	opaque.SetS9(9)
+	proto.SetExtension(opaque, opaquetest2pb.E_OrderExt150, int32(150))
+	proto.SetExtension(opaque, opaquetest2pb.E_OrderExt101, int32(101))
+	want := []protowire.Number{9, 10, 30, 101, 150, 200}
+	for name, m := range map[string]proto.Message{"open": open, "hybrid": hybrid, "opaque": opaque} {
+		for _, p := range profiles {
+			got, err := encoder.MarshalOptions{Canonical: p}.Marshal(m)
+			if err != nil {
+				t.Fatalf("%s %v: %v", name, p, err)
+			}
+			if nums := fieldNumbers(t, got); !slices.Equal(nums, want) {
+				t.Errorf("%s %v: field order %v, want %v", name, p, nums, want)
+			}
+			if ref, err := refCanonical(m.ProtoReflect(), p); err != nil || !bytes.Equal(got, ref) {
+				t.Errorf("%s %v: % x, the reference writes % x (%v)", name, p, got, ref, err)
+			}
+			if err := encoder.CheckCanonical(got, m.ProtoReflect().Descriptor(), p); err != nil {
+				t.Errorf("%s %v: the checker refuses the bytes: %v", name, p, err)
+			}
+			if again, err := encoder.NewEncoder(encoder.MarshalOptions{Canonical: p}).Marshal(m); err != nil || !bytes.Equal(again, got) {
+				t.Errorf("%s %v: a reused Encoder writes % x (%v), want % x", name, p, again, err, got)
+			}
+		}
+		plain, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nums := fieldNumbers(t, plain); !slices.Equal(nums, []protowire.Number{101, 150, 10, 30, 200, 9}) {
+			t.Errorf("%s: proto.Marshal's field order %v", name, nums)
+		}
+	}
+}
+
+// fieldNumbers returns the numbers of the top-level fields of b in order.
+func fieldNumbers(t *testing.T, b []byte) []protowire.Number {
+	t.Helper()
+	var nums []protowire.Number
+	for len(b) > 0 {
+		num, _, n := protowire.ConsumeField(b)
+		if n < 0 {
+			t.Fatalf("bad encoding: %v", protowire.ParseError(n))
+		}
+		nums = append(nums, num)
+		b = b[n:]
+	}
+	return nums
 }

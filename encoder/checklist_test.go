@@ -116,7 +116,7 @@ func hasNumbers(t *testing.T, m proto.Message, want ...protowire.Number) {
 
 func oneofOrderAll() *test2pb.OneofOrder {
 	m := &test2pb.OneofOrder{
-		Z: proto.Int32(30), A: proto.Int32(20), B: proto.Int32(10),
+		Z: proto.Int32(30), A: proto.Int32(20), B: proto.Int32(10), After: proto.Int32(200),
 		Second: &test2pb.OneofOrder_S9{S9: 9},
 		First:  &test2pb.OneofOrder_F3{F3: 3},
 	}
@@ -127,7 +127,7 @@ func oneofOrderAll() *test2pb.OneofOrder {
 
 func TestChecklist01ExtensionsFirstAscending(t *testing.T) {
 	m := oneofOrderAll()
-	hasNumbers(t, m, 101, 150, 10, 20, 30, 9, 3)
+	hasNumbers(t, m, 101, 150, 10, 20, 30, 200, 9, 3)
 	same(t, m)
 }
 

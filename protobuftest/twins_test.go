@@ -281,17 +281,18 @@ func TestOneofOrder(t *testing.T) {
 		A:      proto.Int32(20),
 		First:  &test2pb.OneofOrder_F3{F3: 3},
 		B:      proto.Int32(10),
+		After:  proto.Int32(200),
 	}
 	proto.SetExtension(gen, test2pb.E_OrderExt150, int32(150))
 	proto.SetExtension(gen, test2pb.E_OrderExt101, int32(101))
-	want := []protowire.Number{101, 150, 10, 20, 30, 9, 3}
+	want := []protowire.Number{101, 150, 10, 20, 30, 200, 9, 3}
 
 	tw := TwinByName("protolayout.test2.OneofOrder")
 	dyn := tw.Dyn.New()
 	for _, fv := range []struct {
 		name protoreflect.Name
 		v    int32
-	}{{"z", 30}, {"s9", 9}, {"a", 20}, {"f3", 3}, {"b", 10}} {
+	}{{"z", 30}, {"s9", 9}, {"a", 20}, {"f3", 3}, {"b", 10}, {"after", 200}} {
 		dyn.Set(dyn.Descriptor().Fields().ByName(fv.name), protoreflect.ValueOfInt32(fv.v))
 	}
 	for _, xt := range tw.DynExts {

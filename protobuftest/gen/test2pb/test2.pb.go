@@ -1750,9 +1750,10 @@ func (*TestRequiredContainer_OneofRequired) isTestRequiredContainer_Choice() {}
 
 // OneofOrder declares its fields and oneofs in an order that differs from
 // field-number order: z=30, oneof second {s1=1; s9=9}, a=20,
-// oneof first {f3=3}, b=10, plus extensions 150 and 101. With everything
-// set, proto.Marshal emits 101 150 10 20 30 9 3 (s9 set) or 101 150 10 20 30
-// 1 3 (s1 set).
+// oneof first {f3=3}, b=10, after=200, plus extensions 150 and 101, which
+// are numbered between its fields. With everything set, proto.Marshal
+// emits 101 150 10 20 30 200 9 3 (s9 set) or 101 150 10 20 30 200 1 3 (s1
+// set); field-number order is 3 9 10 20 30 101 150 200.
 type OneofOrder struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Z     *int32                 `protobuf:"varint,30,opt,name=z" json:"z,omitempty"`
@@ -1767,6 +1768,7 @@ type OneofOrder struct {
 	//	*OneofOrder_F3
 	First           isOneofOrder_First `protobuf_oneof:"first"`
 	B               *int32             `protobuf:"varint,10,opt,name=b" json:"b,omitempty"`
+	After           *int32             `protobuf:"varint,200,opt,name=after" json:"after,omitempty"`
 	extensionFields protoimpl.ExtensionFields
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -1860,6 +1862,13 @@ func (x *OneofOrder) GetF3() int32 {
 func (x *OneofOrder) GetB() int32 {
 	if x != nil && x.B != nil {
 		return *x.B
+	}
+	return 0
+}
+
+func (x *OneofOrder) GetAfter() int32 {
+	if x != nil && x.After != nil {
+		return *x.After
 	}
 	return 0
 }
@@ -3367,7 +3376,7 @@ const file_protobuftest_proto_test2_proto_rawDesc = "" +
 	"ByKeyEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x125\n" +
 	"\x05value\x18\x02 \x01(\v2\x1f.protolayout.test2.TestRequiredR\x05value:\x028\x01B\b\n" +
-	"\x06choice\"\x86\x01\n" +
+	"\x06choice\"\x9d\x01\n" +
 	"\n" +
 	"OneofOrder\x12\f\n" +
 	"\x01z\x18\x1e \x01(\x05R\x01z\x12\x10\n" +
@@ -3376,7 +3385,8 @@ const file_protobuftest_proto_test2_proto_rawDesc = "" +
 	"\x01a\x18\x14 \x01(\x05R\x01a\x12\x10\n" +
 	"\x02f3\x18\x03 \x01(\x05H\x01R\x02f3\x12\f\n" +
 	"\x01b\x18\n" +
-	" \x01(\x05R\x01b*\x05\bd\x10\xc8\x01B\b\n" +
+	" \x01(\x05R\x01b\x12\x15\n" +
+	"\x05after\x18\xc8\x01 \x01(\x05R\x05after*\x05\bd\x10\xc8\x01B\b\n" +
 	"\x06secondB\a\n" +
 	"\x05first\"\xc5\x04\n" +
 	"\rTestRecursive\x126\n" +

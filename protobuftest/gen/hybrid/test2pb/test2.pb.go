@@ -3579,9 +3579,10 @@ func (*TestRequiredContainer_OneofRequired) isTestRequiredContainer_Choice() {}
 
 // OneofOrder declares its fields and oneofs in an order that differs from
 // field-number order: z=30, oneof second {s1=1; s9=9}, a=20,
-// oneof first {f3=3}, b=10, plus extensions 150 and 101. With everything
-// set, proto.Marshal emits 101 150 10 20 30 9 3 (s9 set) or 101 150 10 20 30
-// 1 3 (s1 set).
+// oneof first {f3=3}, b=10, after=200, plus extensions 150 and 101, which
+// are numbered between its fields. With everything set, proto.Marshal
+// emits 101 150 10 20 30 200 9 3 (s9 set) or 101 150 10 20 30 200 1 3 (s1
+// set); field-number order is 3 9 10 20 30 101 150 200.
 type OneofOrder struct {
 	state protoimpl.MessageState `protogen:"hybrid.v1"`
 	Z     *int32                 `protobuf:"varint,30,opt,name=z" json:"z,omitempty"`
@@ -3596,6 +3597,7 @@ type OneofOrder struct {
 	//	*OneofOrder_F3
 	First           isOneofOrder_First `protobuf_oneof:"first"`
 	B               *int32             `protobuf:"varint,10,opt,name=b" json:"b,omitempty"`
+	After           *int32             `protobuf:"varint,200,opt,name=after" json:"after,omitempty"`
 	extensionFields protoimpl.ExtensionFields
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -3688,6 +3690,13 @@ func (x *OneofOrder) GetB() int32 {
 	return 0
 }
 
+func (x *OneofOrder) GetAfter() int32 {
+	if x != nil && x.After != nil {
+		return *x.After
+	}
+	return 0
+}
+
 func (x *OneofOrder) SetZ(v int32) {
 	x.Z = &v
 }
@@ -3710,6 +3719,10 @@ func (x *OneofOrder) SetF3(v int32) {
 
 func (x *OneofOrder) SetB(v int32) {
 	x.B = &v
+}
+
+func (x *OneofOrder) SetAfter(v int32) {
+	x.After = &v
 }
 
 func (x *OneofOrder) HasZ() bool {
@@ -3771,6 +3784,13 @@ func (x *OneofOrder) HasB() bool {
 	return x.B != nil
 }
 
+func (x *OneofOrder) HasAfter() bool {
+	if x == nil {
+		return false
+	}
+	return x.After != nil
+}
+
 func (x *OneofOrder) ClearZ() {
 	x.Z = nil
 }
@@ -3807,6 +3827,10 @@ func (x *OneofOrder) ClearF3() {
 
 func (x *OneofOrder) ClearB() {
 	x.B = nil
+}
+
+func (x *OneofOrder) ClearAfter() {
+	x.After = nil
 }
 
 const OneofOrder_Second_not_set_case case_OneofOrder_Second = 0
@@ -3854,7 +3878,8 @@ type OneofOrder_builder struct {
 	// Fields of oneof First:
 	F3 *int32
 	// -- end of First
-	B *int32
+	B     *int32
+	After *int32
 }
 
 func (b0 OneofOrder_builder) Build() *OneofOrder {
@@ -3873,6 +3898,7 @@ func (b0 OneofOrder_builder) Build() *OneofOrder {
 		x.First = &OneofOrder_F3{*b.F3}
 	}
 	x.B = b.B
+	x.After = b.After
 	return m0
 }
 
@@ -5869,7 +5895,7 @@ const file_hybrid_protobuftest_proto_test2_proto_rawDesc = "" +
 	"ByKeyEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12<\n" +
 	"\x05value\x18\x02 \x01(\v2&.hybrid.protolayout.test2.TestRequiredR\x05value:\x028\x01B\b\n" +
-	"\x06choice\"\x86\x01\n" +
+	"\x06choice\"\x9d\x01\n" +
 	"\n" +
 	"OneofOrder\x12\f\n" +
 	"\x01z\x18\x1e \x01(\x05R\x01z\x12\x10\n" +
@@ -5878,7 +5904,8 @@ const file_hybrid_protobuftest_proto_test2_proto_rawDesc = "" +
 	"\x01a\x18\x14 \x01(\x05R\x01a\x12\x10\n" +
 	"\x02f3\x18\x03 \x01(\x05H\x01R\x02f3\x12\f\n" +
 	"\x01b\x18\n" +
-	" \x01(\x05R\x01b*\x05\bd\x10\xc8\x01B\b\n" +
+	" \x01(\x05R\x01b\x12\x15\n" +
+	"\x05after\x18\xc8\x01 \x01(\x05R\x05after*\x05\bd\x10\xc8\x01B\b\n" +
 	"\x06secondB\a\n" +
 	"\x05first\"\xf6\x04\n" +
 	"\rTestRecursive\x12=\n" +

@@ -3816,9 +3816,10 @@ func (*testRequiredContainer_OneofRequired) isTestRequiredContainer_Choice() {}
 
 // OneofOrder declares its fields and oneofs in an order that differs from
 // field-number order: z=30, oneof second {s1=1; s9=9}, a=20,
-// oneof first {f3=3}, b=10, plus extensions 150 and 101. With everything
-// set, proto.Marshal emits 101 150 10 20 30 9 3 (s9 set) or 101 150 10 20 30
-// 1 3 (s1 set).
+// oneof first {f3=3}, b=10, after=200, plus extensions 150 and 101, which
+// are numbered between its fields. With everything set, proto.Marshal
+// emits 101 150 10 20 30 200 9 3 (s9 set) or 101 150 10 20 30 200 1 3 (s1
+// set); field-number order is 3 9 10 20 30 101 150 200.
 type OneofOrder struct {
 	state                  protoimpl.MessageState `protogen:"opaque.v1"`
 	xxx_hidden_Z           int32                  `protobuf:"varint,30,opt,name=z"`
@@ -3826,6 +3827,7 @@ type OneofOrder struct {
 	xxx_hidden_A           int32                  `protobuf:"varint,20,opt,name=a"`
 	xxx_hidden_First       isOneofOrder_First     `protobuf_oneof:"first"`
 	xxx_hidden_B           int32                  `protobuf:"varint,10,opt,name=b"`
+	xxx_hidden_After       int32                  `protobuf:"varint,200,opt,name=after"`
 	XXX_raceDetectHookData protoimpl.RaceDetectHookData
 	XXX_presence           [1]uint32
 	extensionFields        protoimpl.ExtensionFields
@@ -3906,9 +3908,16 @@ func (x *OneofOrder) GetB() int32 {
 	return 0
 }
 
+func (x *OneofOrder) GetAfter() int32 {
+	if x != nil {
+		return x.xxx_hidden_After
+	}
+	return 0
+}
+
 func (x *OneofOrder) SetZ(v int32) {
 	x.xxx_hidden_Z = v
-	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 0, 5)
+	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 0, 6)
 }
 
 func (x *OneofOrder) SetS1(v int32) {
@@ -3921,7 +3930,7 @@ func (x *OneofOrder) SetS9(v int32) {
 
 func (x *OneofOrder) SetA(v int32) {
 	x.xxx_hidden_A = v
-	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 2, 5)
+	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 2, 6)
 }
 
 func (x *OneofOrder) SetF3(v int32) {
@@ -3930,7 +3939,12 @@ func (x *OneofOrder) SetF3(v int32) {
 
 func (x *OneofOrder) SetB(v int32) {
 	x.xxx_hidden_B = v
-	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 4, 5)
+	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 4, 6)
+}
+
+func (x *OneofOrder) SetAfter(v int32) {
+	x.xxx_hidden_After = v
+	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 5, 6)
 }
 
 func (x *OneofOrder) HasZ() bool {
@@ -3992,6 +4006,13 @@ func (x *OneofOrder) HasB() bool {
 	return protoimpl.X.Present(&(x.XXX_presence[0]), 4)
 }
 
+func (x *OneofOrder) HasAfter() bool {
+	if x == nil {
+		return false
+	}
+	return protoimpl.X.Present(&(x.XXX_presence[0]), 5)
+}
+
 func (x *OneofOrder) ClearZ() {
 	protoimpl.X.ClearPresent(&(x.XXX_presence[0]), 0)
 	x.xxx_hidden_Z = 0
@@ -4031,6 +4052,11 @@ func (x *OneofOrder) ClearF3() {
 func (x *OneofOrder) ClearB() {
 	protoimpl.X.ClearPresent(&(x.XXX_presence[0]), 4)
 	x.xxx_hidden_B = 0
+}
+
+func (x *OneofOrder) ClearAfter() {
+	protoimpl.X.ClearPresent(&(x.XXX_presence[0]), 5)
+	x.xxx_hidden_After = 0
 }
 
 const OneofOrder_Second_not_set_case case_OneofOrder_Second = 0
@@ -4078,7 +4104,8 @@ type OneofOrder_builder struct {
 	// Fields of oneof xxx_hidden_First:
 	F3 *int32
 	// -- end of xxx_hidden_First
-	B *int32
+	B     *int32
+	After *int32
 }
 
 func (b0 OneofOrder_builder) Build() *OneofOrder {
@@ -4086,7 +4113,7 @@ func (b0 OneofOrder_builder) Build() *OneofOrder {
 	b, x := &b0, m0
 	_, _ = b, x
 	if b.Z != nil {
-		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 0, 5)
+		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 0, 6)
 		x.xxx_hidden_Z = *b.Z
 	}
 	if b.S1 != nil {
@@ -4096,15 +4123,19 @@ func (b0 OneofOrder_builder) Build() *OneofOrder {
 		x.xxx_hidden_Second = &oneofOrder_S9{*b.S9}
 	}
 	if b.A != nil {
-		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 2, 5)
+		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 2, 6)
 		x.xxx_hidden_A = *b.A
 	}
 	if b.F3 != nil {
 		x.xxx_hidden_First = &oneofOrder_F3{*b.F3}
 	}
 	if b.B != nil {
-		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 4, 5)
+		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 4, 6)
 		x.xxx_hidden_B = *b.B
+	}
+	if b.After != nil {
+		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 5, 6)
+		x.xxx_hidden_After = *b.After
 	}
 	return m0
 }
@@ -6181,7 +6212,7 @@ const file_hybrid_protobuftest_proto_test2_proto_rawDesc = "" +
 	"ByKeyEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12<\n" +
 	"\x05value\x18\x02 \x01(\v2&.hybrid.protolayout.test2.TestRequiredR\x05value:\x028\x01B\b\n" +
-	"\x06choice\"\x86\x01\n" +
+	"\x06choice\"\x9d\x01\n" +
 	"\n" +
 	"OneofOrder\x12\f\n" +
 	"\x01z\x18\x1e \x01(\x05R\x01z\x12\x10\n" +
@@ -6190,7 +6221,8 @@ const file_hybrid_protobuftest_proto_test2_proto_rawDesc = "" +
 	"\x01a\x18\x14 \x01(\x05R\x01a\x12\x10\n" +
 	"\x02f3\x18\x03 \x01(\x05H\x01R\x02f3\x12\f\n" +
 	"\x01b\x18\n" +
-	" \x01(\x05R\x01b*\x05\bd\x10\xc8\x01B\b\n" +
+	" \x01(\x05R\x01b\x12\x15\n" +
+	"\x05after\x18\xc8\x01 \x01(\x05R\x05after*\x05\bd\x10\xc8\x01B\b\n" +
 	"\x06secondB\a\n" +
 	"\x05first\"\xf6\x04\n" +
 	"\rTestRecursive\x12=\n" +
