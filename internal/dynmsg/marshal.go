@@ -1484,14 +1484,13 @@ func buildProgram(s *shape) *encProgram {
 	}
 	p.reordered = !l.InNumberOrder
 	p.canon = make([]canonStep, len(l.Fields))
-	for pos := range l.Fields {
-		st := canonStep{pos: int32(pos), oneof: -1, num: l.Fields[pos].Number}
+	for i, pos := range l.NumberOrder {
+		st := canonStep{pos: pos, oneof: -1, num: l.Fields[pos].Number}
 		if o := l.Fields[pos].Oneof; o >= 0 {
 			st.oneof = p.oneofs[o]
 		}
-		p.canon[pos] = st
+		p.canon[i] = st
 	}
-	slices.SortFunc(p.canon, func(a, b canonStep) int { return cmp.Compare(a.num, b.num) })
 	for pos := range l.Fields {
 		lf := &l.Fields[pos]
 		if !lf.SigningPacks() {

@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"cmp"
 	"errors"
 	"reflect"
-	"slices"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -138,18 +136,12 @@ func (p *program) canonical(v variant) *program {
 		messageSet: p.messageSet,
 		base:       p,
 	}
-	order := make([]int, len(p.fields))
-	for i := range order {
-		order[i] = i
-	}
 	if l.InNumberOrder {
 		// Emission order is number order: the same program, its oneofs
 		// after the other fields.
 		c.regular, c.oneofs = p.regular, p.oneofs
-	} else {
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(l.Fields[a].Number, l.Fields[b].Number) })
 	}
-	for i, pos := range order {
+	for i, pos := range l.NumberOrder {
 		f := &c.fields[i]
 		lf := &l.Fields[pos]
 		c.maxNumber = max(c.maxNumber, lf.Number)
@@ -163,7 +155,7 @@ func (p *program) canonical(v variant) *program {
 			if f.more == nil {
 				f.more = &more{lf: lf}
 			}
-			f.code, f.more.oneof, f.more.pos = codeMember, &p.st.Oneofs[lf.Oneof], pos
+			f.code, f.more.oneof, f.more.pos = codeMember, &p.st.Oneofs[lf.Oneof], int(pos)
 		}
 	}
 	if !p.variants[v].CompareAndSwap(nil, c) {

@@ -81,6 +81,11 @@ type Layout struct {
 	// message without extensions.
 	InNumberOrder bool
 
+	// NumberOrder lists the positions in Fields in ascending field
+	// number: canonical order (cursor.Options.Canonical) of the fields,
+	// oneof members among them. It is 0, 1, 2, ... when InNumberOrder.
+	NumberOrder []int32
+
 	// Oneofs lists the real (non-synthetic) oneofs in declaration order.
 	Oneofs []Oneof
 
@@ -582,9 +587,14 @@ func (b *builder) build(l *Layout, md protoreflect.MessageDescriptor) {
 			l.RequiredFields = append(l.RequiredFields, int32(i))
 		}
 	}
+	l.NumberOrder = make([]int32, len(l.Fields))
+	for i := range l.NumberOrder {
+		l.NumberOrder[i] = int32(i)
+	}
+	slices.SortFunc(l.NumberOrder, func(a, b int32) int { return cmp.Compare(l.Fields[a].Number, l.Fields[b].Number) })
 	l.InNumberOrder = true
-	for i := 1; i < len(l.Fields); i++ {
-		if l.Fields[i].Number < l.Fields[i-1].Number {
+	for i, pos := range l.NumberOrder {
+		if int(pos) != i {
 			l.InNumberOrder = false
 		}
 	}

@@ -142,3 +142,38 @@ func TestRec(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberOrder checks every test message's canonical order of fields:
+// NumberOrder holds each position once, by ascending field number, and
+// is the identity exactly when InNumberOrder is set; OneofOrder, whose
+// fields and oneofs are declared out of number order, is not.
+func TestNumberOrder(t *testing.T) {
+	reordered := map[protoreflect.FullName]bool{}
+	for _, tw := range protobuftest.Twins() {
+		l := layout.Of(tw.Dyn.Descriptor())
+		if len(l.NumberOrder) != len(l.Fields) {
+			t.Fatalf("%s: %d positions in NumberOrder, %d fields", tw.Name, len(l.NumberOrder), len(l.Fields))
+		}
+		seen := make([]bool, len(l.Fields))
+		identity := true
+		for i, pos := range l.NumberOrder {
+			if seen[pos] {
+				t.Fatalf("%s: position %d twice in NumberOrder", tw.Name, pos)
+			}
+			seen[pos] = true
+			if i > 0 && l.Fields[pos].Number <= l.Fields[l.NumberOrder[i-1]].Number {
+				t.Fatalf("%s: NumberOrder not ascending at %d", tw.Name, i)
+			}
+			identity = identity && int(pos) == i
+		}
+		if identity != l.InNumberOrder {
+			t.Errorf("%s: InNumberOrder %v, NumberOrder the identity: %v", tw.Name, l.InNumberOrder, identity)
+		}
+		if !identity {
+			reordered[tw.Name] = true
+		}
+	}
+	if !reordered["protolayout.test2.OneofOrder"] {
+		t.Error("OneofOrder in number order")
+	}
+}
