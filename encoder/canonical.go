@@ -2,6 +2,7 @@ package encoder
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strconv"
@@ -358,20 +359,39 @@ func (c *checker) packedRequired(f *layout.Field) bool {
 }
 
 // varint reads a varint at c.pos within end, failing on malformed
-// input; minimal asks for the minimal encoding.
+// input; minimal asks for the minimal encoding. A one-byte varint, the
+// commonest, is read here; longer ones by varintLong.
 func (c *checker) varint(end int, f *layout.Field, what string, minimal bool) (uint64, bool) {
+	if at := c.pos; at < end {
+		if x := c.b[at]; x < 0x80 {
+			c.pos = at + 1
+			return uint64(x), true
+		}
+	}
+	return c.varintLong(end, f, what, minimal)
+}
+
+// varintLong is varint for a varint of more than one byte (or none).
+func (c *checker) varintLong(end int, f *layout.Field, what string, minimal bool) (uint64, bool) {
 	at := c.pos
 	v, n := protowire.ConsumeVarint(c.b[at:end])
 	if n < 0 {
 		c.fail(ErrMalformed, f, at, "bad or truncated "+what)
 		return 0, false
 	}
-	if minimal && n != wire.SizeVarint(v) {
+	if minimal && !minimalVarint(c.b[at:at+n]) {
 		c.fail(ErrNonMinimalVarint, f, at, what)
 		return 0, false
 	}
 	c.pos += n
 	return v, true
+}
+
+// minimalVarint reports whether b, a well-formed varint, is its value's
+// shortest encoding: one byte, or a last byte that is not zero (which
+// would add nothing to the value).
+func minimalVarint(b []byte) bool {
+	return len(b) == 1 || b[len(b)-1] != 0
 }
 
 // record checks the record at c.pos in frame fr.
@@ -390,7 +410,7 @@ func (c *checker) record(fr *cframe) bool {
 		if fr.group != num {
 			return c.fail(ErrMalformed, fr.via, at, "end-group key closes no open group")
 		}
-		if c.pos-at != wire.SizeVarint(tag) {
+		if !minimalVarint(c.b[at:c.pos]) {
 			return c.fail(ErrNonMinimalVarint, fr.via, at, "end-group key")
 		}
 		c.noLeaf = false
@@ -400,7 +420,7 @@ func (c *checker) record(fr *cframe) bool {
 	if f == nil || !readable(f, typ) {
 		return c.unknown(fr, f, num, typ, at)
 	}
-	if c.pos-at != wire.SizeVarint(tag) {
+	if !minimalVarint(c.b[at:c.pos]) {
 		return c.fail(ErrNonMinimalVarint, f, at, "tag")
 	}
 	if fr.unknownAt >= 0 {
@@ -579,12 +599,16 @@ func (c *checker) value(fr *cframe, f *layout.Field, typ protowire.Type, end int
 		if end-c.pos < w {
 			return c.fail(ErrMalformed, f, c.pos, "truncated value")
 		}
-		zero := true
-		for _, x := range c.b[c.pos : c.pos+w] {
-			zero = zero && x == 0
-		}
-		if implicit && zero {
-			return c.fail(ErrDefaultPresent, f, at, "")
+		if implicit {
+			var x uint64
+			if w == 4 {
+				x = uint64(binary.LittleEndian.Uint32(c.b[c.pos:]))
+			} else {
+				x = binary.LittleEndian.Uint64(c.b[c.pos:])
+			}
+			if x == 0 {
+				return c.fail(ErrDefaultPresent, f, at, "")
+			}
 		}
 		c.pos += w
 	case protowire.BytesType:
