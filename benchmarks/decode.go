@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/internal/benchreport"
 )
 
@@ -45,8 +46,9 @@ func unmarshalInto(newMessage func(w *workload) func() proto.Message, equal func
 }
 
 // decodeContestants is the unmarshal family, in report order: the two
-// baselines, package dynamic, then platformDecoders (hyperpb where it
-// builds).
+// baselines, package dynamic, the canonical checker (which decodes
+// nothing: it holds the same bytes to encoder.Canonical), then
+// platformDecoders (hyperpb where it builds).
 var decodeContestants = append([]contestant{
 	{name: benchreport.BaseUnmarshalGenerated, family: benchreport.FamilyUnmarshal, prepare: unmarshalInto(
 		func(w *workload) func() proto.Message {
@@ -65,6 +67,9 @@ var decodeContestants = append([]contestant{
 			return func() proto.Message { return dynamic.NewMessage(md) }
 		},
 		func(w *workload) proto.Message { return w.dynmsg })},
+	{name: "check/canonical", family: benchreport.FamilyUnmarshal, prepare: func(name string, w *workload) benchreport.Contestant {
+		return benchreport.CanonicalChecker(name, w.Workload, encoder.Canonical)
+	}},
 }, platformDecoders...)
 
 // decodeFailing is a decoder that fails verification with err, for a

@@ -35,12 +35,18 @@ func BenchmarkUnmarshal(b *testing.B) {
 }
 
 // TestDecodeWorkloads checks that the unmarshal family decodes every
-// marshal workload's bytes with every decoder.
+// marshal workload's bytes with every decoder, and holds them to
+// encoder.Canonical with the checker.
 func TestDecodeWorkloads(t *testing.T) {
 	seen := map[string]int{}
 	for _, c := range decodeCases(t) {
 		seen[c.Workload.Name]++
-		if !strings.HasPrefix(c.Contestant.Name, "unmarshal/") || c.Contestant.Decode == nil {
+		switch {
+		case strings.HasPrefix(c.Contestant.Name, "check/"):
+			if c.Contestant.Accept == nil || c.Contestant.Check != benchreport.CheckAccepted {
+				t.Errorf("%s: not a validator", c.Name())
+			}
+		case !strings.HasPrefix(c.Contestant.Name, "unmarshal/") || c.Contestant.Decode == nil:
 			t.Errorf("%s: not a decoder", c.Name())
 		}
 	}

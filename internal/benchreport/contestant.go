@@ -53,6 +53,11 @@ const (
 	// be proto.Equal to the contestant's Equal message (for
 	// EqualReference, the reference message itself).
 	CheckDecodedMessage
+	// CheckAccepted: for validators (Contestant.Accept), the validator
+	// must accept every reference encoding and refuse it once its first
+	// key is written with a redundant continuation byte (a non-minimal
+	// varint, which no canonical encoding has).
+	CheckAccepted
 )
 
 // Contestant is one way of encoding (or, for the floor, of reading) a
@@ -88,6 +93,11 @@ type Contestant struct {
 	// call to the next (an arena freed before each decode) leaves it
 	// false, and its held memory is not measured.
 	Holds bool
+	// Accept, set for validators (in the unmarshal family, beside the
+	// decoders) instead of Encode or Decode, reads b, the workload's i-th
+	// reference encoding, once and returns nil if it accepts it (an
+	// error saying why not otherwise). Its check is CheckAccepted.
+	Accept func(b []byte, i int) error
 	// Tolerate, for a contestant from another project, lets Run time it
 	// even if its verification fails, instead of failing the run: the
 	// failure is kept in its Result (Wrong) and the table marks it. Its
@@ -133,6 +143,10 @@ func (c *Case) Benchmark(b *testing.B) {
 			_, err := decode(i)
 			return nil, err
 		}
+	}
+	if accept := c.Contestant.Accept; accept != nil {
+		refs := c.Workload.refs
+		encode = func(i int) ([]byte, error) { return nil, accept(refs[i], i) }
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(c.Workload.Size()))
@@ -181,8 +195,14 @@ func (c *Case) verifyOne(i int) error {
 	if c.Contestant.Decode != nil {
 		return c.verifyDecoded(i)
 	}
-	if c.Contestant.Check == CheckDecodedMessage {
+	if c.Contestant.Accept != nil {
+		return c.verifyAccepted(i)
+	}
+	switch c.Contestant.Check {
+	case CheckDecodedMessage:
 		return errors.New("a CheckDecodedMessage contestant without Decode")
+	case CheckAccepted:
+		return errors.New("a CheckAccepted contestant without Accept")
 	}
 	got, err := c.Contestant.Encode(i)
 	if err != nil {
@@ -223,6 +243,40 @@ func (c *Case) verifyOne(i int) error {
 		return errors.New("output decodes to a different message")
 	}
 	return nil
+}
+
+// verifyAccepted checks a validator on one reference encoding: it
+// accepts it, and refuses it with its first key made non-minimal.
+func (c *Case) verifyAccepted(i int) error {
+	if c.Contestant.Check != CheckAccepted {
+		return fmt.Errorf("a validator must be checked with CheckAccepted, not %d", c.Contestant.Check)
+	}
+	ref := c.Workload.refs[i]
+	if err := c.Contestant.Accept(ref, i); err != nil {
+		return fmt.Errorf("refuses the reference encoding: %v", err)
+	}
+	bad, ok := padFirstKey(ref)
+	if !ok {
+		return nil // an empty encoding: nothing to pad
+	}
+	if err := c.Contestant.Accept(bad, i); err == nil {
+		return errors.New("accepts the reference encoding with its first key written in one byte more")
+	}
+	return nil
+}
+
+// padFirstKey returns b with its first key written with one redundant
+// continuation byte, or false if b does not start with a key.
+func padFirstKey(b []byte) ([]byte, bool) {
+	_, n := protowire.ConsumeVarint(b)
+	if n <= 0 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(b)+1)
+	out = append(out, b[:n]...)
+	out[n-1] |= 0x80
+	out = append(out, 0)
+	return append(out, b[n:]...), true
 }
 
 // verifyDecoded checks one decoded message: encoded again

@@ -6,6 +6,9 @@ import (
 	"runtime"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/encoder"
 )
 
 // Names of the unmarshal family's baselines.
@@ -36,6 +39,24 @@ func ProtoUnmarshal(name string, o proto.UnmarshalOptions, newMessage func() pro
 		},
 		Equal: equal,
 		Holds: true,
+	}
+}
+
+// CanonicalChecker returns the validator that holds each reference
+// encoding of w to profile p with encoder.CanonicalOptions.Check (with
+// the workload's resolver), against its message's descriptor: a
+// contestant of the unmarshal family, timed beside the decoders on the
+// same bytes.
+func CanonicalChecker(name string, w *Workload, p encoder.Profile) Contestant {
+	o := encoder.CanonicalOptions{Profile: p, Resolver: w.resolver()}
+	mds := make([]protoreflect.MessageDescriptor, w.Len())
+	for i := range mds {
+		mds[i] = w.Message(i).ProtoReflect().Descriptor()
+	}
+	return Contestant{
+		Name:   name,
+		Check:  CheckAccepted,
+		Accept: func(b []byte, i int) error { return o.Check(b, mds[i]) },
 	}
 }
 

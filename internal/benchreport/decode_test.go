@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
 )
 
@@ -141,6 +142,54 @@ func TestVerifyDecoders(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "decode/"+tc.ct.Name+": ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Verify says %v, want %q", tc.ct.Name, err, tc.want)
 		}
+	}
+}
+
+// TestVerifyValidators checks the canonical checker as a contestant of
+// the unmarshal family (it accepts the reference encodings, which are
+// canonical), and that verification catches a validator that refuses
+// them, one that accepts anything, and a contestant set up wrong.
+func TestVerifyValidators(t *testing.T) {
+	w := decodeWorkload(t)
+	checker := CanonicalChecker("check/canonical", w, encoder.Canonical)
+	c := &Case{Workload: w, Contestant: checker}
+	if err := c.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(append(decodeCases(t, w)[:2], c), Options{Count: 2, Benchtime: "3x", Held: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Workloads[0].Results[2]; r.Contestant != "check/canonical" || r.NsPerOp <= 0 || r.VsUnmarshalGenerated <= 0 || r.HeldBytesPerOp != nil {
+		t.Errorf("the checker's result: %s, ns/op %v, vs generated %v, held %v", r.Contestant, r.NsPerOp, r.VsUnmarshalGenerated, r.HeldBytesPerOp)
+	}
+	signing := CanonicalChecker("signing", w, encoder.Signing)
+	lax := checker
+	lax.Name = "lax"
+	lax.Accept = func([]byte, int) error { return nil }
+	wrongCheck := checker
+	wrongCheck.Name = "wrong-check"
+	wrongCheck.Check = CheckExact
+	noAccept := Contestant{Name: "no-accept", Check: CheckAccepted, Encode: func(i int) ([]byte, error) { return w.Ref(i), nil }}
+	for _, tc := range []struct {
+		ct   Contestant
+		want string
+	}{
+		{signing, "call 1 message 0: refuses the reference encoding: "}, // a map: refused under Signing
+		{lax, "call 1 message 0: accepts the reference encoding with its first key written in one byte more"},
+		{wrongCheck, "must be checked with CheckAccepted"},
+		{noAccept, "without Accept"},
+	} {
+		err := (&Case{Workload: w, Contestant: tc.ct}).Verify()
+		if err == nil || !strings.HasPrefix(err.Error(), "decode/"+tc.ct.Name+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Verify says %v, want %q", tc.ct.Name, err, tc.want)
+		}
+	}
+	if b, ok := padFirstKey(nil); ok || b != nil {
+		t.Errorf("padFirstKey(nil) = % x, %v", b, ok)
+	}
+	if b, _ := padFirstKey([]byte{0x08, 0x01}); !bytes.Equal(b, []byte{0x88, 0x00, 0x01}) {
+		t.Errorf("padFirstKey(08 01) = % x, want 88 00 01", b)
 	}
 }
 
