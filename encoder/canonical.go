@@ -233,9 +233,10 @@ func (o CanonicalOptions) Check(b []byte, md protoreflect.MessageDescriptor) err
 		c.profile = Canonical
 	}
 	err := c.run(layout.Of(md))
-	// Keep the frames' array for the next check, but nothing it points to.
+	// Keep the frames' array for the next check, but nothing it points to
+	// (no frame past the deepest this check reached holds anything).
 	if cap(c.frames) <= maxPooledFrames {
-		clear(c.frames[:cap(c.frames)])
+		clear(c.frames[:c.deepest])
 		*c = checker{frames: c.frames[:0]}
 		checkers.Put(c)
 	}
@@ -299,7 +300,9 @@ type checker struct {
 	}
 	top    protoreflect.FullName
 	frames []cframe
-	err    *CanonicalError
+	// deepest is the most frames open at once so far.
+	deepest int
+	err     *CanonicalError
 
 	// For the path of a failure: entryF is the map field whose entry is
 	// being checked, once its key (at entryKeyAt) is read; noLeaf leaves
@@ -316,6 +319,7 @@ func (c *checker) run(lay *layout.Layout) error {
 		return c.err
 	}
 	c.frames = append(c.frames, cframe{lay: lay, end: len(c.b), depth: 1, index: -1, unknownAt: -1})
+	c.deepest = 1
 	for len(c.frames) > 0 {
 		fr := &c.frames[len(c.frames)-1]
 		if c.pos >= fr.end {
@@ -329,11 +333,159 @@ func (c *checker) run(lay *layout.Layout) error {
 			}
 			continue
 		}
-		if !c.record(fr) {
+		if !c.records(fr) {
 			return c.err
 		}
 	}
 	return nil
+}
+
+// records checks the records of frame fr from c.pos, the commonest ones
+// (a declared field with a key of one or two bytes, in order, of the
+// wire type the profile asks, with a valid value) here, any other by
+// record, which checks every rule and names the first violation. It
+// opens the frames of nested messages and closes those that end with
+// nothing left to check, and returns after a record it leaves to record,
+// or at the end of a frame that closeFrame must check (a group, a
+// message with required fields, the top message): false if the input is
+// refused.
+func (c *checker) records(fr *cframe) bool {
+	b := c.b
+	signing := c.profile == Signing
+	pos := c.pos
+frames:
+	for {
+		end, lay := fr.end, fr.lay
+		for pos < end {
+			c.pos = pos
+			// The key, in one or two bytes (both then minimal).
+			tag := uint64(b[pos])
+			next := pos + 1
+			if tag >= 0x80 {
+				if next >= end || b[next] == 0 || b[next] >= 0x80 {
+					return c.record(fr)
+				}
+				tag = tag&0x7f | uint64(b[next])<<7
+				next++
+			}
+			num, typ := protowire.Number(tag>>3), protowire.Type(tag&7)
+			f := lay.ByNumber(num)
+			if f == nil || f.Map || fr.unknownAt >= 0 {
+				return c.record(fr)
+			}
+			packed := f.List && (f.Packed || signing && wire.Packable(f.Kind))
+			if packed && typ != protowire.BytesType || !packed && typ != f.WireType {
+				return c.record(fr)
+			}
+			repeat := false
+			switch {
+			case num > fr.last:
+				if fr.req < len(lay.RequiredFields) || f.Oneof >= 0 && (f.Oneof >= 64 || fr.oneofs&(1<<f.Oneof) != 0) {
+					return c.record(fr) // enterField's checks
+				}
+			case num == fr.last && f.List && !packed:
+				repeat = true
+			default:
+				return c.record(fr)
+			}
+			implicit := f.Presence == layout.PresenceImplicit
+			switch typ {
+			case protowire.VarintType:
+				v, n := uint64(0), 0
+				if next < end && b[next] < 0x80 {
+					v, n = uint64(b[next]), 1
+				} else {
+					v, n = protowire.ConsumeVarint(b[next:end])
+					if n < 0 || !minimalVarint(b[next:next+n]) {
+						return c.record(fr)
+					}
+				}
+				if implicit && v == 0 || !fitsKind(f.Kind, v) {
+					return c.record(fr)
+				}
+				next += n
+			case protowire.Fixed32Type:
+				if end-next < 4 || implicit && binary.LittleEndian.Uint32(b[next:]) == 0 {
+					return c.record(fr)
+				}
+				next += 4
+			case protowire.Fixed64Type:
+				if end-next < 8 || implicit && binary.LittleEndian.Uint64(b[next:]) == 0 {
+					return c.record(fr)
+				}
+				next += 8
+			case protowire.BytesType:
+				if packed {
+					return c.record(fr)
+				}
+				l, n := uint64(0), 0
+				if next < end && b[next] < 0x80 {
+					l, n = uint64(b[next]), 1
+				} else {
+					l, n = protowire.ConsumeVarint(b[next:end])
+					if n < 0 || !minimalVarint(b[next:next+n]) {
+						return c.record(fr)
+					}
+				}
+				s := next + n
+				if l > uint64(end-s) {
+					return c.record(fr)
+				}
+				e := s + int(l)
+				if f.IsMessage() {
+					if fr.depth+1 > maxCheckDepth || f.Message().MessageSet {
+						return c.record(fr)
+					}
+					advance(fr, f, num, repeat)
+					c.push(fr, f, s, e, 0, pos)
+					fr, pos = &c.frames[len(c.frames)-1], s
+					continue frames
+				}
+				if implicit && e == s || f.ValidateUTF8 && !utf8x.Valid(b[s:e]) {
+					return c.record(fr)
+				}
+				next = e
+			default: // a group, or a key that ends one
+				return c.record(fr)
+			}
+			advance(fr, f, num, repeat)
+			pos = next
+		}
+		c.pos = pos
+		if fr.group != 0 || fr.missing != nil || fr.req < len(lay.RequiredFields) || len(c.frames) == 1 {
+			return true // for closeFrame
+		}
+		c.frames = c.frames[:len(c.frames)-1]
+		fr = &c.frames[len(c.frames)-1]
+	}
+}
+
+// advance notes a record of field f, number num, in frame fr, checked by
+// records: the first of its field (and of its oneof, if a member), or
+// another of a repeated field.
+func advance(fr *cframe, f *layout.Field, num protowire.Number, repeat bool) {
+	if repeat {
+		fr.count++
+		return
+	}
+	if f.Oneof >= 0 {
+		fr.oneofs |= 1 << f.Oneof
+	}
+	fr.last, fr.lastF, fr.count = num, f, 1
+}
+
+// fitsKind reports whether v, a varint, holds what a field of kind k
+// writes (varintFits without the failure).
+func fitsKind(k protoreflect.Kind, v uint64) bool {
+	switch k {
+	case protoreflect.BoolKind:
+		return v <= 1
+	case protoreflect.Int32Kind, protoreflect.EnumKind:
+		return v == uint64(int64(int32(v)))
+	case protoreflect.Uint32Kind, protoreflect.Sint32Kind:
+		return v>>32 == 0
+	}
+	return true
 }
 
 // closeFrame ends the innermost frame at offset at: its required fields
@@ -637,21 +789,16 @@ func (c *checker) value(fr *cframe, f *layout.Field, typ protowire.Type, end int
 // varintFits checks that v, a varint read at vat for field f (blamed), of
 // kind k, holds what k writes.
 func (c *checker) varintFits(k protoreflect.Kind, f *layout.Field, v uint64, vat int) bool {
+	if fitsKind(k, v) {
+		return true
+	}
 	switch k {
 	case protoreflect.BoolKind:
-		if v > 1 {
-			return c.fail(ErrBoolValue, f, vat, "")
-		}
+		return c.fail(ErrBoolValue, f, vat, "")
 	case protoreflect.Int32Kind, protoreflect.EnumKind:
-		if v != uint64(int64(int32(v))) {
-			return c.fail(ErrVarintRange, f, vat, "not a sign-extended 32-bit value")
-		}
-	case protoreflect.Uint32Kind, protoreflect.Sint32Kind:
-		if v>>32 != 0 {
-			return c.fail(ErrVarintRange, f, vat, "past 32 bits")
-		}
+		return c.fail(ErrVarintRange, f, vat, "not a sign-extended 32-bit value")
 	}
-	return true
+	return c.fail(ErrVarintRange, f, vat, "past 32 bits")
 }
 
 // push opens the frame of a message or group value of field f, body from
@@ -673,6 +820,7 @@ func (c *checker) push(fr *cframe, f *layout.Field, s, e int, group protowire.Nu
 		lay: child, start: s, end: e, group: group, depth: fr.depth + 1,
 		via: f, index: index, unknownAt: -1,
 	})
+	c.deepest = max(c.deepest, len(c.frames))
 	return true
 }
 
@@ -832,6 +980,7 @@ func (c *checker) mapEntry(fr *cframe, f *layout.Field, at int) bool {
 			lay: v.Message(), start: c.pos, end: e, depth: fr.depth + 2,
 			via: f, index: -1, key: true, keyAt: kat, unknownAt: -1,
 		})
+		c.deepest = max(c.deepest, len(c.frames))
 		return true
 	}
 	if !c.value(fr, v, v.WireType, e, false, at) {
