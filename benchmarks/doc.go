@@ -110,6 +110,12 @@
 //	unmarshal/hyperpb          buf.build/go/hyperpb, its type compiled once from that descriptor, hyperpb.NewMessage per call
 //	unmarshal/hyperpb-shared   the same with one hyperpb.Shared, freed before each decode (arena reuse)
 //
+// and beside them, on the same bytes, a validator that decodes nothing:
+//
+//	check/canonical            encoder.CanonicalOptions.Check under encoder.Canonical (the reference
+//	                           encodings are canonical); it must accept them, and refuse them with
+//	                           their first key padded to a non-minimal varint
+//
 // The hyperpb contestants exist on amd64 and arm64, the platforms hyperpb
 // builds on. Each decoded message is checked before timing: encoded again
 // with proto.MarshalOptions{Deterministic: true} it must give the input
