@@ -15,8 +15,15 @@ import (
 // length-prefix widths. Fields are found by number through the layout's
 // own index (layout.Layout.NumberIndex and PositionOfNumber), and its
 // required fields are the layout's (RequiredFields). It is built once
-// per layout, shared by every Writer and goroutine, and only ever changed
-// through atomics.
+// per layout and profile, shared by every Writer and goroutine, and only
+// ever changed through atomics.
+//
+// A table serves one order: proto.Marshal's (profile 0, the table kept in
+// the layout), or a canonical profile's (WriterOptions.Canonical), a
+// variant built on first use and kept in the first. A variant differs in
+// which fields its fast paths take (see wslot.init) and links to the
+// variants of its children; its slots' order thresholds (last) are the
+// same, which the fast paths can use under both orders (see posExt).
 type wtable struct {
 	lay *layout.Layout
 	// numIndex is lay.NumberIndex(), the layout's index by field number
@@ -44,6 +51,14 @@ type wtable struct {
 	// zero key's order.
 	defKey, defVal []byte
 	zeroKey        uint64
+
+	// profile is the order and rules the table serves: 0 for
+	// proto.Marshal's, else Canonical or Signing. (After what the fast
+	// paths read, which keeps its place.)
+	profile Profile
+	// variants holds, in a table of profile 0, its Canonical and Signing
+	// variants, built on first use (see tableFor).
+	variants [2]atomic.Pointer[wtable]
 }
 
 // tableOf returns the Writer table of l, building it on first use. The
@@ -53,15 +68,34 @@ func tableOf(l *layout.Layout) *wtable {
 	if v := l.Aux.Load(); v != nil {
 		return v.(*wtable)
 	}
-	if t := buildTable(l); l.Aux.CompareAndSwap(nil, t) {
+	if t := buildTable(l, 0); l.Aux.CompareAndSwap(nil, t) {
 		return t
 	}
 	return l.Aux.Load().(*wtable)
 }
 
-func buildTable(l *layout.Layout) *wtable {
+// tableFor returns the Writer table of l for profile p (0, Canonical or
+// Signing), building it on first use: tableOf's for 0, else a variant
+// kept in it.
+func tableFor(l *layout.Layout, p Profile) *wtable {
+	t := tableOf(l)
+	if p == 0 {
+		return t
+	}
+	v := &t.variants[p-1]
+	if c := v.Load(); c != nil {
+		return c
+	}
+	if c := buildTable(l, p); v.CompareAndSwap(nil, c) {
+		return c
+	}
+	return v.Load()
+}
+
+func buildTable(l *layout.Layout, p Profile) *wtable {
 	t := &wtable{
 		lay:        l,
+		profile:    p,
 		entry:      l.MapEntry,
 		fields:     make([]wfield, len(l.Fields)),
 		messageSet: l.MessageSet,
@@ -77,7 +111,7 @@ func buildTable(l *layout.Layout) *wtable {
 	t.slots = make([]wslot, len(l.Fields)+1)
 	for i := range l.Fields {
 		s := &t.slots[i+1]
-		s.init(l, i)
+		s.init(l, i, p)
 		s.rec = &t.fields[i]
 	}
 	return t
@@ -90,7 +124,7 @@ func (t *wtable) child(i int) *wtable {
 		return c
 	}
 	f := &t.lay.Fields[i]
-	c := childTable(f)
+	c := childTable(f, t.profile)
 	t.fields[i].child.Store(c)
 	if !c.messageSet && !c.wide {
 		t.slots[i+1].child.Store(c) // for Begin's fast path
@@ -98,12 +132,19 @@ func (t *wtable) child(i int) *wtable {
 	return c
 }
 
-// childTable returns the table of f's message type, or of its map entry.
-func childTable(f *layout.Field) *wtable {
+// childTable returns the table for profile p of f's message type, or of
+// its map entry.
+func childTable(f *layout.Field, p Profile) *wtable {
 	if f.Map {
-		return tableOf(f.Entry())
+		return tableFor(f.Entry(), p)
 	}
-	return tableOf(f.Message())
+	return tableFor(f.Message(), p)
+}
+
+// packs reports whether the table writes repeated field f packed: as it
+// declares, or as the Signing profile packs it.
+func (t *wtable) packs(f *layout.Field) bool {
+	return f.Packed || t.profile == Signing && f.SigningPacks()
 }
 
 // wfield is the Writer's record of one field of a table, beside the
@@ -153,7 +194,7 @@ const (
 	wfZigZag                     // sint32 or sint64: zigzag-encoded
 )
 
-func (wf *wslot) init(l *layout.Layout, i int) {
+func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 	f := &l.Fields[i]
 	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
 	switch {
@@ -173,9 +214,16 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	}
 	// Packed and group fields, tags longer than 4 bytes and the keys of
 	// map entries always take the general path; map fields take the
-	// BeginEntry methods' fast paths only.
+	// BeginEntry methods' fast paths only. So do, under a canonical
+	// profile, the members of oneofs of a message whose emission order is
+	// not number order: last, which holds a oneof's first member in
+	// emission order, says nothing then of what came before in number
+	// order, nor of the oneof's members written; and under Signing, map
+	// fields (which it refuses) and the repeated fields it packs.
 	switch {
 	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
+	case p != 0 && f.Oneof >= 0 && !l.InNumberOrder:
+	case p == Signing && (f.Map || f.SigningPacks()):
 	case f.Map:
 		wf.fast = mapFastBit(kind)
 	default:
@@ -202,7 +250,9 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 type extInfo struct {
 	f       *layout.Field
 	learned *learnState
-	child   atomic.Pointer[wtable]
+	// child holds the table of the extension's message, per profile (0,
+	// Canonical, Signing), built on first use.
+	child [3]atomic.Pointer[wtable]
 }
 
 // extInfoOf returns the Writer's record of extension f, building it on
@@ -218,12 +268,13 @@ func extInfoOf(f *layout.Field) *extInfo {
 	return f.Aux.Load().(*extInfo)
 }
 
-func (x *extInfo) table() *wtable {
-	if c := x.child.Load(); c != nil {
+// table returns the table for profile p of the extension's message.
+func (x *extInfo) table(p Profile) *wtable {
+	if c := x.child[p].Load(); c != nil {
 		return c
 	}
-	c := childTable(x.f)
-	x.child.Store(c)
+	c := childTable(x.f, p)
+	x.child[p].Store(c)
 	return c
 }
 
