@@ -375,3 +375,30 @@ func TestWriterCanonicalAllocs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWriterCanonical writes one random map-free message of the
+// proto2 and proto3 test schemas through a reused Writer, in
+// proto.Marshal's order and under each profile in number order.
+func BenchmarkWriterCanonical(b *testing.B) {
+	for _, name := range []protoreflect.FullName{"protolayout.test2.TestAllTypes", "protolayout.test3.TestAllTypes"} {
+		tw := protobuftest.TwinByName(name)
+		m := testMessage(tw, 3, encoder.Signing).Interface() // no maps, no unknown fields
+		for _, p := range append([]encoder.Profile{0}, profiles...) {
+			label := "default"
+			if p != 0 {
+				label = p.String()
+			}
+			calls := protobuftest.Calls(m, protobuftest.ReplayOptions{Seed: 1, NoEmbeds: true, Canonical: p})
+			w := encoder.NewWriter(tw.Dyn.Descriptor(), encoder.WriterOptions{Canonical: p, AllowPartial: true, Extensions: protobuftest.DynamicTypes()})
+			b.Run(string(name.Parent().Name())+"/"+label, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					w.Reset()
+					if _, err := protobuftest.Replay(w, calls); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
