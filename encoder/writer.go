@@ -110,14 +110,15 @@ type WriterOptions struct {
 // # Output
 //
 // The bytes equal proto.MarshalOptions{Deterministic: true}.Marshal of the
-// message the same values describe: implicit-presence fields (proto3
-// without optional, editions IMPLICIT) skip their zero value, where for
-// floats only +0.0 is zero (-0.0 and NaN are written); explicit-presence
-// fields, oneof members and repeated elements are written whatever their
-// value; a map entry always holds its key and its value (End writes the
-// zero key or value, or the enum's default, for the one not written); an
-// empty packed field writes nothing; Begin then End writes an empty
-// message.
+// message the same values describe (MarshalOptions{Canonical: p}.Marshal
+// under a canonical profile p, see WriterOptions.Canonical):
+// implicit-presence fields (proto3 without optional, editions IMPLICIT)
+// skip their zero value, where for floats only +0.0 is zero (-0.0 and NaN
+// are written); explicit-presence fields, oneof members and repeated
+// elements are written whatever their value; a map entry always holds its
+// key and its value (End writes the zero key or value, or the enum's
+// default, for the one not written); an empty packed field writes
+// nothing; Begin then End writes an empty message.
 //
 // # Checks
 //
@@ -134,6 +135,13 @@ type WriterOptions struct {
 // (ErrRequiredNotSet, unless AllowPartial); depth and size limits
 // (ErrDepthExceeded, ErrSizeExceeded); End without Begin, Finish with open
 // messages, use of a zero Writer or after Finish.
+//
+// With WriterOptions.Canonical the order is the canonical one instead:
+// fields in strictly ascending field number, extensions and oneof
+// members at their numbers among the other fields, then unknown fields
+// (ErrOutOfOrder); the bytes are MarshalOptions.Canonical's. Under the
+// Signing profile, unknown fields fail too (ErrUnknownField), and so do
+// map entries (ErrMapField).
 //
 // The first failure is kept, as bufio.Writer keeps its first error: the
 // failing call writes nothing and every later call does nothing until
