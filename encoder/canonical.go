@@ -354,7 +354,14 @@ func (c *checker) closeFrame(fr *cframe, at int) bool {
 // packedRequired reports whether the profile writes repeated field f
 // packed.
 func (c *checker) packedRequired(f *layout.Field) bool {
-	return f.Packed || c.profile == Signing && f.List && wire.Packable(f.Kind)
+	return c.profile.packs(f)
+}
+
+// packs reports whether profile p writes repeated field f packed: as it
+// declares, or, under Signing, whenever its kind is packable
+// (layout.Field.SigningPacks). The checker and the Writer ask it.
+func (p Profile) packs(f *layout.Field) bool {
+	return f.Packed || p == Signing && f.SigningPacks()
 }
 
 // varint reads a varint at c.pos within end, failing on malformed

@@ -142,9 +142,9 @@ func childTable(f *layout.Field, p Profile) *wtable {
 }
 
 // packs reports whether the table writes repeated field f packed: as it
-// declares, or as the Signing profile packs it.
+// declares, or as the Signing profile packs it (Profile.packs).
 func (t *wtable) packs(f *layout.Field) bool {
-	return f.Packed || t.profile == Signing && f.SigningPacks()
+	return t.profile.packs(f)
 }
 
 // wfield is the Writer's record of one field of a table, beside the
