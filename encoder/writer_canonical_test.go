@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -374,6 +375,42 @@ func TestWriterCanonicalAllocs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWriterCanonicalConcurrent writes messages of a freshly loaded
+// schema from Writers of every profile on several goroutines at once, so
+// that the tables of each profile (and their children's) are built
+// concurrently: every Writer gives its profile's bytes (the race detector
+// checks the rest).
+func TestWriterCanonicalConcurrent(t *testing.T) {
+	mt, types := reloadtest.Type(t, (&test2pb.TestAllTypes{}).ProtoReflect().Descriptor())
+	var msgs []proto.Message
+	for seed := range uint64(4) {
+		m := mt.New()
+		protobuftest.Fill(m, seed, protobuftest.RandOptions{MaxDepth: 3, NoMaps: true})
+		msgs = append(msgs, m.Interface())
+	}
+	all := append([]encoder.Profile{0}, profiles...)
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			for i := range 20 {
+				p, m := all[(g+i)%len(all)], msgs[(g+i/3)%len(msgs)]
+				want, err := encoder.MarshalOptions{Canonical: p, Deterministic: true, AllowPartial: true}.Marshal(m)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				w := encoder.NewWriter(mt.Descriptor(), encoder.WriterOptions{Canonical: p, AllowPartial: true, Extensions: types})
+				got, err := protobuftest.Replay(w, protobuftest.Calls(m, protobuftest.ReplayOptions{Seed: uint64(i), Canonical: p}))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("goroutine %d, %v: %v\n%s", g, p, err, protobuftest.FirstDiff(got, want, mt.Descriptor()))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // BenchmarkWriterCanonical writes one random map-free message of the
