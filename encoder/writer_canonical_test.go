@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -145,6 +146,135 @@ func TestWriterCanonicalOrder(t *testing.T) {
 	if err := feed(0, 101, 150, 10, 20, 30, 9, 3); err != nil {
 		t.Fatalf("default order: %v", err)
 	}
+}
+
+// scalarCall returns a call writing a value that is not zero to fd, a
+// singular scalar field, or false for another field.
+func scalarCall(fd protoreflect.FieldDescriptor) (protobuftest.Call, bool) {
+	if fd.IsList() || fd.IsMap() || fd.Message() != nil {
+		return protobuftest.Call{}, false
+	}
+	c := protobuftest.Call{Num: fd.Number()}
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		c.Op, c.Bool = protobuftest.OpBool, true
+	case protoreflect.EnumKind:
+		c.Op, c.Int = protobuftest.OpEnum, 1
+	case protoreflect.StringKind, protoreflect.BytesKind:
+		c.Op, c.Str = protobuftest.OpString, "x"
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		c.Op, c.Float = protobuftest.OpFloat64, 1
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		c.Op, c.Uint = protobuftest.OpUint64, 1
+	default:
+		c.Op, c.Int = protobuftest.OpInt64, 1
+	}
+	return c, true
+}
+
+// TestWriterCanonicalOrderRandom writes random sequences of singular
+// scalar fields and extensions of every test schema (oneof members
+// among them) to a canonical Writer, which takes some calls on its fast
+// paths and some on its general path: it must fail exactly at the first
+// call that breaks number order (a number not above the last) or writes
+// a second member of a oneof, and accept the rest.
+func TestWriterCanonicalOrderRandom(t *testing.T) {
+	rounds := 200
+	if testing.Short() {
+		rounds = 40
+	}
+	for _, tw := range protobuftest.Twins() {
+		md := tw.Dyn.Descriptor()
+		var fds []protoreflect.FieldDescriptor
+		for i := range md.Fields().Len() {
+			fds = append(fds, md.Fields().Get(i))
+		}
+		for _, xt := range tw.DynExts {
+			if xd := xt.TypeDescriptor(); xd.ContainingMessage().FullName() == md.FullName() {
+				fds = append(fds, xd)
+			}
+		}
+		var pool []protoreflect.FieldDescriptor
+		for _, fd := range fds {
+			if _, ok := scalarCall(fd); ok {
+				pool = append(pool, fd)
+			}
+		}
+		if len(pool) < 2 {
+			continue
+		}
+		r := rand.New(rand.NewPCG(uint64(len(pool)), 7))
+		for _, p := range profiles {
+			w := encoder.NewWriter(md, encoder.WriterOptions{Canonical: p, AllowPartial: true, Extensions: protobuftest.DynamicTypes()})
+			for range rounds {
+				// Mostly ascending runs, with a step back now and then.
+				w.Reset()
+				n := 1 + r.IntN(8)
+				k := r.IntN(len(pool))
+				last := protowire.Number(0)
+				oneofs := map[protoreflect.FullName]bool{}
+				failAt := -1
+				var seq []string
+				for i := range n {
+					if r.IntN(4) == 0 {
+						k = r.IntN(len(pool))
+					} else {
+						k = min(k+1+r.IntN(3), len(pool)-1)
+					}
+					// pool is in declaration order: pick by number too.
+					fd := pool[k]
+					if r.IntN(2) == 0 {
+						fd = nearestAbove(pool, last)
+						if fd == nil {
+							fd = pool[k]
+						}
+					}
+					c, _ := scalarCall(fd)
+					seq = append(seq, c.String())
+					od := fd.ContainingOneof()
+					bad := fd.Number() <= last || od != nil && !od.IsSynthetic() && oneofs[od.FullName()]
+					if bad && failAt < 0 {
+						failAt = i
+					}
+					before := w.Err()
+					c.Apply(w)
+					switch {
+					case failAt < 0 && w.Err() != nil:
+						t.Fatalf("%s %v: %v refused: %v\ncalls: %v", tw.Name, p, c, w.Err(), seq)
+					case failAt == i && (before != nil || w.Err() == nil):
+						t.Fatalf("%s %v: %v accepted after %d\ncalls: %v", tw.Name, p, c, last, seq)
+					}
+					if failAt >= 0 {
+						continue
+					}
+					last = fd.Number()
+					if od != nil && !od.IsSynthetic() {
+						oneofs[od.FullName()] = true
+					}
+				}
+				if b, err := w.Finish(); failAt < 0 {
+					if err != nil {
+						t.Fatalf("%s %v: Finish: %v", tw.Name, p, err)
+					}
+					err := (encoder.CanonicalOptions{Profile: p, Resolver: protobuftest.DynamicTypes()}).Check(b, md)
+					if err != nil && !errors.Is(err, encoder.ErrRequiredNotSet) { // the calls skip required fields
+						t.Fatalf("%s %v: %v\ncalls: %v", tw.Name, p, err, seq)
+					}
+				}
+			}
+		}
+	}
+}
+
+// nearestAbove returns the field of pool numbered lowest above n, or nil.
+func nearestAbove(pool []protoreflect.FieldDescriptor, n protowire.Number) protoreflect.FieldDescriptor {
+	var best protoreflect.FieldDescriptor
+	for _, fd := range pool {
+		if fd.Number() > n && (best == nil || fd.Number() < best.Number()) {
+			best = fd
+		}
+	}
+	return best
 }
 
 // TestWriterCanonicalUnknownLast checks that unknown fields come last

@@ -21,9 +21,10 @@ import (
 // A table serves one order: proto.Marshal's (profile 0, the table kept in
 // the layout), or a canonical profile's (WriterOptions.Canonical), a
 // variant built on first use and kept in the first. A variant differs in
-// which fields its fast paths take (see wslot.init) and links to the
-// variants of its children; its slots' order thresholds (last) are the
-// same, which the fast paths can use under both orders (see posExt).
+// its oneof members' order thresholds (canonicalLast), in which fields
+// its fast paths take under Signing (see wslot.init), and links to the
+// variants of its children; the fast paths read it as they read the
+// first (see posExt for extensions).
 type wtable struct {
 	lay *layout.Layout
 	// numIndex is lay.NumberIndex(), the layout's index by field number
@@ -173,7 +174,8 @@ type wslot struct {
 	// first member of its oneof, or before the field outside oneofs. The
 	// members of a oneof are contiguous in the layout's fields, so a
 	// frame whose current field comes before the first member has none
-	// of them written yet.
+	// of them written yet. Under a canonical profile a oneof member's is
+	// canonicalLast's.
 	last  int32
 	kind  protoreflect.Kind
 	wt    protowire.Type
@@ -200,6 +202,8 @@ func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 	switch {
 	case f.List || f.Map:
 		wf.last = int32(i) // never in a oneof
+	case f.Oneof >= 0 && p != 0:
+		wf.last = canonicalLast(l, &l.Oneofs[f.Oneof])
 	case f.Oneof >= 0:
 		wf.last = int32(l.Oneofs[f.Oneof].First) - 1
 	default:
@@ -214,15 +218,10 @@ func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 	}
 	// Packed and group fields, tags longer than 4 bytes and the keys of
 	// map entries always take the general path; map fields take the
-	// BeginEntry methods' fast paths only. So do, under a canonical
-	// profile, the members of oneofs of a message whose emission order is
-	// not number order: last, which holds a oneof's first member in
-	// emission order, says nothing then of what came before in number
-	// order, nor of the oneof's members written; and under Signing, map
+	// BeginEntry methods' fast paths only. So do, under Signing, map
 	// fields (which it refuses) and the repeated fields it packs.
 	switch {
 	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
-	case p != 0 && f.Oneof >= 0 && !l.InNumberOrder:
 	case p == Signing && (f.Map || f.SigningPacks()):
 	case f.Map:
 		wf.fast = mapFastBit(kind)
@@ -244,6 +243,27 @@ func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 	if len(f.Tag) <= 4 {
 		wf.ntag, wf.tag = uint8(len(f.Tag)), f.TagWord
 	}
+}
+
+// canonicalLast is the last current field after which, under a canonical
+// profile, a member of oneof o may come: the last of the leading fields,
+// in emission order, numbered below every member of o (-1 for none). A
+// frame whose current field is one of them has written nothing numbered
+// above it (number order), so nothing of o, and the member comes after
+// it. The regular fields need no such threshold of their own: they are
+// in number order in the layout, before every oneof member, so the one
+// before a regular field is the last numbered below it. Where emission
+// order is number order (layout.Layout.InNumberOrder), this is the field
+// before o's first member, as in proto.Marshal's order; elsewhere a
+// member may come after fewer fields on the fast paths, and the general
+// path, which compares numbers, takes the rest.
+func canonicalLast(l *layout.Layout, o *layout.Oneof) int32 {
+	lo := l.Fields[o.First].Number // members are by ascending number
+	k := 0
+	for k < len(l.Fields) && l.Fields[k].Number < lo {
+		k++
+	}
+	return int32(k) - 1
 }
 
 // extInfo is the Writer's record of one extension field.
