@@ -141,6 +141,11 @@ func TestWriterCanonicalOrder(t *testing.T) {
 			t.Fatalf("%v: %v", p, err)
 		}
 	}
+	// Any other profile value is Canonical, as for MarshalOptions.
+	if err := feed(7, 3, 9, 10, 20, 30, 101, 150); err != nil {
+		t.Fatalf("Profile(7), number order: %v", err)
+	}
+	wantWriterErr(t, feed(7, 101, 150, 10), encoder.ErrOutOfOrder, "protolayout.test2.OneofOrder.b", "b", "Profile(7)")
 	// The default order still wants extensions first.
 	wantWriterErr(t, feed(0, 3, 9, 10, 20, 30, 101, 150), encoder.ErrOutOfOrder, "protolayout.test2.OneofOrder.s9", "s9", "default order")
 	if err := feed(0, 101, 150, 10, 20, 30, 9, 3); err != nil {
