@@ -2,6 +2,7 @@ package encoder_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -393,6 +394,27 @@ func TestWriterSigningPacks(t *testing.T) {
 				t.Fatalf("%v %s: first record field %d type %d", p, name, num, typ)
 			}
 		}
+	}
+}
+
+// TestWriterSigningADR027 writes ADR-027's test document from its values
+// under Signing, the defaults written too (the Writer skips them): the
+// bytes are the ADR's vector.
+func TestWriterSigningADR027(t *testing.T) {
+	w := encoder.NewWriter(articleSchema(t), encoder.WriterOptions{Canonical: encoder.Signing})
+	w.String(1, "The world needs change 🌳")
+	w.String(2, "")
+	w.Uint64(3, 1596806111080)
+	w.Uint64(4, 0)
+	w.Bool(5, true)
+	w.Bool(6, false)
+	w.EnumName(7, "NEWS")
+	w.Enum(8, 0)
+	w.Strings(9, []string{"Nice one", "Thank you"})
+	w.Strings(10, nil)
+	got, err := w.Finish()
+	if want, _ := hex.DecodeString(adr027Vector); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%x, %v; want %x", got, err, want)
 	}
 }
 
