@@ -413,11 +413,14 @@ func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer
 		w.maxSize = DefaultMaxSize
 	}
 	if md != nil {
-		p := w.opts.Canonical
-		if p != 0 && p != Signing {
-			p = Canonical // as MarshalOptions takes it
+		switch p := w.opts.Canonical; p {
+		case 0:
+			w.root = tableOf(layout.Of(md))
+		case Signing:
+			w.root = tableFor(layout.Of(md), p)
+		default:
+			w.root = tableFor(layout.Of(md), Canonical) // as MarshalOptions takes it
 		}
-		w.root = tableFor(layout.Of(md), p)
 	}
 	w.Reset()
 	return w
