@@ -351,7 +351,6 @@ func (c *checker) run(lay *layout.Layout) error {
 // refused.
 func (c *checker) records(fr *cframe) bool {
 	b := c.b
-	signing := c.profile == Signing
 	pos := c.pos
 frames:
 	for {
@@ -373,7 +372,7 @@ frames:
 			if f == nil || f.Map || fr.unknownAt >= 0 {
 				return c.record(fr)
 			}
-			packed := f.List && (f.Packed || signing && wire.Packable(f.Kind))
+			packed := f.List && c.profile.packs(f)
 			if packed && typ != protowire.BytesType || !packed && typ != f.WireType {
 				return c.record(fr)
 			}
@@ -507,7 +506,14 @@ func (c *checker) closeFrame(fr *cframe, at int) bool {
 // packedRequired reports whether the profile writes repeated field f
 // packed.
 func (c *checker) packedRequired(f *layout.Field) bool {
-	return f.Packed || c.profile == Signing && f.List && wire.Packable(f.Kind)
+	return c.profile.packs(f)
+}
+
+// packs reports whether profile p writes repeated field f packed: as it
+// declares, or, under Signing, whenever its kind is packable
+// (layout.Field.SigningPacks). The checker and the Writer ask it.
+func (p Profile) packs(f *layout.Field) bool {
+	return f.Packed || p == Signing && f.SigningPacks()
 }
 
 // varint reads a varint at c.pos within end, failing on malformed

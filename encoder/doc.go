@@ -71,7 +71,9 @@
 //
 // Writer encodes from plain values fed field by field against a message
 // descriptor, with every check the schema implies, always on, and no
-// allocation per message; see its documentation.
+// allocation per message; see its documentation. With
+// WriterOptions.Canonical it writes a profile's canonical bytes, from
+// fields fed in field-number order.
 //
 // # Decisions where proto.Marshal's two paths disagree
 //

@@ -178,3 +178,46 @@ func ExampleWriter_Lookup() {
 	// 1 0
 	// true
 }
+
+// Canonical bytes from values, for a hash or a signature: a oneof member
+// numbered between two fields is written at its number, where
+// proto.Marshal would write it last, and the checker accepts the bytes.
+// The canonical Writer refuses proto.Marshal's order.
+func ExampleWriterOptions_canonical() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(`
+		name: "pay.proto" package: "pay" syntax: "proto3"
+		message_type {
+		  name: "Payment"
+		  field { name: "id" number: 1 type: TYPE_STRING json_name: "id" }
+		  field { name: "card" number: 2 type: TYPE_STRING oneof_index: 0 json_name: "card" }
+		  field { name: "amount" number: 3 type: TYPE_INT64 json_name: "amount" }
+		  oneof_decl { name: "method" }
+		}`), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	md := fd.Messages().ByName("Payment")
+	w := encoder.NewWriter(md, encoder.WriterOptions{Canonical: encoder.Canonical})
+	w.String(1, "p1")
+	w.String(2, "4242") // the oneof member, at its number
+	w.Int64(3, 500)
+	b, err := w.Finish()
+	if err == nil {
+		err = encoder.CheckCanonical(b, md, encoder.Canonical)
+	}
+	fmt.Printf("% x (%v)\n", b, err)
+
+	w.Reset()
+	w.String(1, "p1")
+	w.Int64(3, 500)
+	w.String(2, "4242") // where proto.Marshal writes it: refused
+	_, err = w.Finish()
+	fmt.Println(errors.Is(err, encoder.ErrOutOfOrder))
+	// Output:
+	// 0a 02 70 31 12 04 34 32 34 32 18 f4 03 (<nil>)
+	// true
+}

@@ -2,11 +2,13 @@ package encoder
 
 import (
 	"encoding/binary"
+	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -49,6 +51,27 @@ type WriterOptions struct {
 	// LengthLearned.
 	Lengths LengthStrategy
 
+	// Canonical, when not zero, makes the Writer write what
+	// MarshalOptions.Canonical writes under that profile, the one
+	// encoding of the message for bytes that are signed or hashed (see
+	// Profile, and docs/semantics.md#canonical), and check that order
+	// instead of proto.Marshal's: in every message, fields in strictly
+	// ascending field number, extensions and oneof members at their own
+	// numbers among the other fields, then unknown fields (ErrOutOfOrder
+	// names the order expected). The Writer's other rules are canonical
+	// already: map entries in ascending key order, packedness as
+	// declared, nothing written for an implicit-presence field at its
+	// default. Under Signing (Cosmos SDK's ADR-027), besides, Unknown
+	// with unknown fields to write fails with ErrUnknownField, and the
+	// first entry of a map field (Begin, BeginEntryString and the like)
+	// with ErrMapField (an empty map writes nothing, so it passes); every
+	// repeated field of a scalar numeric kind is written packed whatever
+	// it declares, its elements, one by one or in slices, in one packed
+	// record. Message encodes under the same profile; Raw's bytes are the
+	// caller's to vouch for. Any value other than 0 and Signing means
+	// Canonical.
+	Canonical Profile
+
 	// Extensions resolves extension field numbers of extendable messages
 	// (protoregistry.GlobalTypes, a dynamicpb.Types, ...). With nil, only
 	// declared fields can be written. Each extension number is resolved
@@ -87,14 +110,15 @@ type WriterOptions struct {
 // # Output
 //
 // The bytes equal proto.MarshalOptions{Deterministic: true}.Marshal of the
-// message the same values describe: implicit-presence fields (proto3
-// without optional, editions IMPLICIT) skip their zero value, where for
-// floats only +0.0 is zero (-0.0 and NaN are written); explicit-presence
-// fields, oneof members and repeated elements are written whatever their
-// value; a map entry always holds its key and its value (End writes the
-// zero key or value, or the enum's default, for the one not written); an
-// empty packed field writes nothing; Begin then End writes an empty
-// message.
+// message the same values describe (MarshalOptions{Canonical: p}.Marshal
+// under a canonical profile p, see WriterOptions.Canonical):
+// implicit-presence fields (proto3 without optional, editions IMPLICIT)
+// skip their zero value, where for floats only +0.0 is zero (-0.0 and NaN
+// are written); explicit-presence fields, oneof members and repeated
+// elements are written whatever their value; a map entry always holds its
+// key and its value (End writes the zero key or value, or the enum's
+// default, for the one not written); an empty packed field writes
+// nothing; Begin then End writes an empty message.
 //
 // # Checks
 //
@@ -111,6 +135,13 @@ type WriterOptions struct {
 // (ErrRequiredNotSet, unless AllowPartial); depth and size limits
 // (ErrDepthExceeded, ErrSizeExceeded); End without Begin, Finish with open
 // messages, use of a zero Writer or after Finish.
+//
+// With WriterOptions.Canonical the order is the canonical one instead:
+// fields in strictly ascending field number, extensions and oneof
+// members at their numbers among the other fields, then unknown fields
+// (ErrOutOfOrder); the bytes are MarshalOptions.Canonical's. Under the
+// Signing profile, unknown fields fail too (ErrUnknownField), and so do
+// map entries (ErrMapField).
 //
 // The first failure is kept, as bufio.Writer keeps its first error: the
 // failing call writes nothing and every later call does nothing until
@@ -204,10 +235,21 @@ const (
 
 // frame phases
 const (
+	// phaseExt: no field yet, or an extension is current. In
+	// proto.Marshal's order extensions come first; under a canonical
+	// profile the phase returns to phaseExt whenever an extension is
+	// written among the fields.
 	phaseExt uint8 = iota
 	phaseFields
 	phaseUnknown
 )
+
+// posExt is a frame's pos while an extension is its current field under
+// a canonical profile: no slot's last reaches it (see next), so every
+// call takes the general path, which compares field numbers, until a
+// declared field is current again. In proto.Marshal's order extensions
+// come first, and pos is -1 among them, which lets any field follow.
+const posExt = math.MaxInt32
 
 type extKey struct {
 	t   *wtable
@@ -228,7 +270,8 @@ type wframe struct {
 	parent *wframe
 	start  int // offset of the body in buf
 	// pos is the index in tab.lay.Fields of the current field when phase
-	// is phaseFields (the last regular field started), else -1.
+	// is phaseFields (the last regular field started), else -1, or posExt
+	// while an extension is current under a canonical profile.
 	pos   int
 	count int // elements of the current field written
 	pack  int // body offset of the open packed record of the current field, or -1
@@ -370,7 +413,14 @@ func NewWriter(md protoreflect.MessageDescriptor, opts ...WriterOptions) *Writer
 		w.maxSize = DefaultMaxSize
 	}
 	if md != nil {
-		w.root = tableOf(layout.Of(md))
+		switch p := w.opts.Canonical; p {
+		case 0:
+			w.root = tableOf(layout.Of(md))
+		case Signing:
+			w.root = tableFor(layout.Of(md), p)
+		default:
+			w.root = tableFor(layout.Of(md), Canonical) // as MarshalOptions takes it
+		}
 	}
 	w.Reset()
 	return w
@@ -666,6 +716,11 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		w.failKind(f, mask)
 		return target{}, false
 	}
+	if f.Map && fr.tab.profile == Signing {
+		detail, err := fault.Reason(fault.MapRefused)
+		w.fail(err, f, detail)
+		return target{}, false
+	}
 	if fr.phase == phaseUnknown {
 		w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
 		return target{}, false
@@ -678,7 +733,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		}
 		return target{}, false
 	}
-	if idx < fr.pos {
+	if precedes(fr, f, idx) {
 		switch {
 		case !fr.isWritten(idx):
 			w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
@@ -692,6 +747,25 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		return target{}, false
 	}
 	return target{f: f, idx: idx}, true
+}
+
+// precedes reports whether field f, at position idx in the frame's fields
+// (-1 for an extension), comes before the frame's current field in the
+// order its table checks, so that writing it now breaks the order. The
+// callers check unknown fields, which come last in both orders.
+func precedes(fr *wframe, f *layout.Field, idx int) bool {
+	if fr.tab.profile != 0 {
+		// Strict field-number order, extensions and oneof members among
+		// the other fields.
+		cur := fr.current()
+		return cur != nil && f.Number < cur.Number
+	}
+	if idx < 0 {
+		// Extensions first, by ascending number.
+		return fr.phase != phaseExt || f.Number < fr.ext
+	}
+	// Then the fields in emission order.
+	return idx < fr.pos
 }
 
 // oneofTaken reports whether a member of oneof o of the frame's message
@@ -719,7 +793,7 @@ func (w *Writer) prepareExt(fr *wframe, num protowire.Number, mask uint32) (targ
 		w.failKind(f, mask)
 		return target{}, false
 	}
-	if fr.phase != phaseExt || num < fr.ext {
+	if fr.phase == phaseUnknown || precedes(fr, f, -1) {
 		w.fail(ErrOutOfOrder, f, w.orderDetail(fr, f, num))
 		return target{}, false
 	}
@@ -804,6 +878,9 @@ func (w *Writer) commit(fr *wframe, t target) {
 		fr.phase = phaseFields
 	} else {
 		fr.curExt, fr.ext = t.x, t.f.Number
+		if fr.tab.profile != 0 {
+			fr.phase, fr.pos = phaseExt, posExt // among the fields
+		}
 	}
 }
 

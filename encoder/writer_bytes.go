@@ -3,6 +3,7 @@ package encoder
 import (
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -178,7 +179,9 @@ func (w *Writer) Raw(num protowire.Number, b []byte) {
 // Unknown appends b to the innermost open message as unknown fields,
 // verbatim, as proto.Marshal appends a message's unknown bytes: after every
 // known field, so no field of this message may follow (more Unknown calls
-// may). Map entries have no unknown fields.
+// may). Map entries have no unknown fields. Under the Signing profile
+// (WriterOptions.Canonical), which refuses unknown fields, a non-empty b
+// fails with ErrUnknownField.
 func (w *Writer) Unknown(b []byte) {
 	if w.err != nil {
 		w.check()
@@ -193,6 +196,12 @@ func (w *Writer) Unknown(b []byte) {
 	fr := &w.frames[len(w.frames)-1]
 	if fr.entry {
 		w.fail(ErrKindMismatch, w.via(len(w.frames)-1), "a map entry has no unknown fields")
+		w.check()
+		return
+	}
+	if fr.tab.profile == Signing && len(b) > 0 {
+		detail, err := fault.Reason(fault.UnknownRefused)
+		w.fail(err, nil, detail)
 		w.check()
 		return
 	}

@@ -82,7 +82,8 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 	out := append(w.buf, make([]byte, embedHeadroom)...)
 	at := len(out)
 	if !absent(m) && room > 0 {
-		o := MarshalOptions{Deterministic: true, AllowPartial: w.opts.AllowPartial, MaxDepth: w.maxDepth - w.depth, MaxSize: room}
+		o := MarshalOptions{Deterministic: true, AllowPartial: w.opts.AllowPartial, MaxDepth: w.maxDepth - w.depth, MaxSize: room,
+			Canonical: fr.tab.profile}
 		var err error
 		out, err = o.MarshalAppend(out, m)
 		if err != nil {

@@ -124,9 +124,13 @@ func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) 
 		b = append(b, " after unknown fields, which come last"...)
 		return string(b)
 	}
-	if cur := fr.current(); cur != nil {
+	cur := fr.current()
+	if cur != nil {
 		b = append(b, " after field "...)
 		b = appendNumName(b, cur.Number, cur)
+	}
+	if fr.tab.profile != 0 {
+		return string(w.canonicalNext(b, fr, cur))
 	}
 	b = append(b, "; proto.Marshal's order is extensions by ascending number, then fields outside oneofs by ascending number, then one member per oneof, oneofs in declaration order, then unknown fields"...)
 	lay := fr.tab.lay
@@ -150,20 +154,73 @@ func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) 
 		if g.Oneof >= 0 && w.oneofTaken(fr, g.Oneof) {
 			continue
 		}
+		b = appendNext(b, g, shown)
+		shown++
+	}
+	return string(appendNextEnd(b, shown))
+}
+
+// canonicalNext appends to b the canonical order, and what may come
+// after cur (nil: nothing yet) in frame fr: the fields numbered above it
+// whose oneof is free, by number, the extensions numbered above it.
+func (w *Writer) canonicalNext(b []byte, fr *wframe, cur *layout.Field) []byte {
+	b = append(b, "; canonical order is strictly ascending field number, extensions and oneof members among the other fields, then unknown fields"...)
+	b = append(b, "; expected next: "...)
+	lay := fr.tab.lay
+	above := protowire.Number(0)
+	if cur != nil {
+		above = cur.Number
+	}
+	from := above
+	shown := 0
+	for shown < 8 {
+		// The field with the smallest number above from.
+		var g *layout.Field
+		for i := range lay.Fields {
+			h := &lay.Fields[i]
+			if h.Number > from && (g == nil || h.Number < g.Number) {
+				g = h
+			}
+		}
+		if g == nil {
+			break
+		}
+		from = g.Number
+		if g.Oneof >= 0 && w.oneofTaken(fr, g.Oneof) {
+			continue
+		}
+		b = appendNext(b, g, shown)
+		shown++
+	}
+	if lay.Extendable && shown < 8 {
 		if shown > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendNumName(b, g.Number, g)
+		b = append(b, "extensions numbered above "...)
+		b = strconv.AppendInt(b, int64(above), 10)
 		shown++
 	}
+	return appendNextEnd(b, shown)
+}
+
+// appendNext appends field g to a list of what may come next, of shown
+// items so far.
+func appendNext(b []byte, g *layout.Field, shown int) []byte {
+	if shown > 0 {
+		b = append(b, ", "...)
+	}
+	return appendNumName(b, g.Number, g)
+}
+
+// appendNextEnd ends a list of what may come next, of shown items.
+func appendNextEnd(b []byte, shown int) []byte {
 	if shown == 8 {
 		b = append(b, ", …"...)
 	}
 	if shown > 0 {
 		b = append(b, ", "...)
 	}
-	b = append(b, "unknown fields, End or Finish"...)
-	return string(b)
+	return append(b, "unknown fields, End or Finish"...)
 }
 
 func appendNumName(b []byte, num protowire.Number, f *layout.Field) []byte {

@@ -14,8 +14,10 @@ import (
 )
 
 // FuzzWriter fuzzes call sequences. The input picks a test schema message,
-// a random message of it and a way of writing it (the replay walker's
-// choices): that valid sequence must give proto.Marshal's bytes. Then one
+// a random message of it, an order (proto.Marshal's, or a canonical
+// profile's) and a way of writing it (the replay walker's choices): that
+// valid sequence must give proto.Marshal's bytes, or MarshalOptions'
+// under the profile. Then one
 // invalid call is inserted at a position the input picks; the Writer must
 // fail at exactly that call with the documented error, write nothing
 // more, and return that error from Finish.
@@ -35,16 +37,23 @@ func FuzzWriter(f *testing.F) {
 		pick := binary.LittleEndian.Uint64(raw[8:])
 		cut := binary.LittleEndian.Uint64(raw[16:])
 		tw := twins[pick%uint64(len(twins))]
-		g, d := protobuftest.NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, seed, protobuftest.RandOptions{MaxDepth: 2, Unknown: seed%2 == 0})
+		// The order and rules: proto.Marshal's, or a canonical profile's
+		// (Signing's messages without maps and unknown fields).
+		p := [...]encoder.Profile{0, encoder.Canonical, encoder.Signing}[seed/2%3]
+		ro := protobuftest.RandOptions{MaxDepth: 2, Unknown: seed%2 == 0 && p != encoder.Signing, NoMaps: p == encoder.Signing}
+		g, d := protobuftest.NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, seed, ro)
 		m, res := g, extResolver(false)
 		if pick/uint64(len(twins))%2 == 1 {
 			m, res = d, extResolver(true)
 		}
-		wo := encoder.WriterOptions{AllowPartial: true, Extensions: res, Lengths: strategies[seed%2]}
-		calls := protobuftest.Calls(m, protobuftest.ReplayOptions{Seed: seed})
+		wo := encoder.WriterOptions{AllowPartial: true, Extensions: res, Lengths: strategies[seed%2], Canonical: p}
+		calls := protobuftest.Calls(m, protobuftest.ReplayOptions{Seed: seed, Canonical: p})
 		w := encoder.NewWriter(m.ProtoReflect().Descriptor(), wo)
 		got, err := protobuftest.Replay(w, calls)
 		want, wantErr := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(m)
+		if p != 0 {
+			want, wantErr = encoder.MarshalOptions{Canonical: p, AllowPartial: true}.Marshal(m)
+		}
 		if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
 			t.Fatalf("valid sequence: got %v, want %v; differs at %s", err, wantErr,
 				protobuftest.FirstDiff(got, want, m.ProtoReflect().Descriptor()))

@@ -233,6 +233,9 @@ func (w *Writer) openedError(i int) error {
 	if fr.tab.lay != want || fr.entry != f.Map || fr.tab.entry != f.Map {
 		return fmt.Errorf("frame %d: table %s (entry %v) for field %s", i, fr.tab.lay.FullName, fr.entry, f.FullName)
 	}
+	if fr.tab.profile != p.tab.profile {
+		return fmt.Errorf("frame %d: table for profile %v below one for %v", i, fr.tab.profile, p.tab.profile)
+	}
 	if fr.entry && p.entry {
 		return fmt.Errorf("frame %d: a map entry in a map entry", i)
 	}
@@ -261,15 +264,18 @@ func (w *Writer) openedError(i int) error {
 }
 
 // frameError checks the field state of frame i: the current field and
-// phase, the written bits (none after the current field, one member per
-// oneof, a map entry's value after its key), the open packed record.
+// phase, the written bits (none after the current field in the table's
+// order, one member per oneof, a map entry's value after its key), the
+// open packed record.
 func (w *Writer) frameError(i int) error {
 	fr := &w.frames[i]
 	lay := fr.tab.lay
 	nf := len(lay.Fields)
 	switch fr.phase {
 	case phaseExt:
-		if fr.pos != -1 {
+		// Under a canonical profile an extension among the fields leaves
+		// posExt.
+		if fr.pos != -1 && (fr.pos != posExt || fr.tab.profile == 0 || fr.ext == 0) {
 			return fmt.Errorf("frame %d: field %d current among extensions", i, fr.pos)
 		}
 		if fr.ext != 0 && (!lay.Extendable || fr.curExt == nil || fr.curExt.f.Number != fr.ext) {
@@ -280,7 +286,7 @@ func (w *Writer) frameError(i int) error {
 			return fmt.Errorf("frame %d: current field %d not written", i, fr.pos)
 		}
 	case phaseUnknown:
-		if fr.pos < -1 || fr.pos >= nf || fr.entry {
+		if fr.pos < -1 || fr.pos >= nf && (fr.pos != posExt || fr.tab.profile == 0) || fr.entry {
 			return fmt.Errorf("frame %d: unknown fields after field %d (entry %v)", i, fr.pos, fr.entry)
 		}
 	default:
@@ -292,9 +298,23 @@ func (w *Writer) frameError(i int) error {
 	if nf < 64 && fr.written>>uint(nf) != 0 {
 		return fmt.Errorf("frame %d: written bits %#x beyond its %d fields", i, fr.written, nf)
 	}
-	for j := max(fr.pos+1, 0); j < nf; j++ {
-		if fr.isWritten(j) {
-			return fmt.Errorf("frame %d: field %s written, after the current field %d", i, lay.Fields[j].FullName, fr.pos)
+	if fr.tab.profile == 0 {
+		for j := max(fr.pos+1, 0); j < nf; j++ {
+			if fr.isWritten(j) {
+				return fmt.Errorf("frame %d: field %s written, after the current field %d", i, lay.Fields[j].FullName, fr.pos)
+			}
+		}
+	} else if fr.phase != phaseUnknown {
+		// Number order: nothing numbered above the current field (the
+		// unknown fields' phase does not say which field came last).
+		above := protowire.Number(0)
+		if cur := fr.current(); cur != nil {
+			above = cur.Number
+		}
+		for j := range nf {
+			if fr.isWritten(j) && lay.Fields[j].Number > above {
+				return fmt.Errorf("frame %d: field %s written, numbered above the current field's %d", i, lay.Fields[j].FullName, above)
+			}
 		}
 	}
 	for _, o := range lay.Oneofs {
@@ -319,7 +339,7 @@ func (w *Writer) frameError(i int) error {
 		return fmt.Errorf("frame %d: packed record at %d", i, fr.pack)
 	case fr.pack >= 0:
 		f := fr.current()
-		if f == nil || !f.Packed {
+		if f == nil || !fr.tab.packs(f) {
 			return fmt.Errorf("frame %d: packed record open for a field not packed", i)
 		}
 		head := fr.pack - fr.packWidth - len(f.PackedTag)
@@ -379,8 +399,8 @@ func (w *Writer) statsError() error {
 func tableError(t *wtable) error {
 	lay := t.lay
 	nf := len(lay.Fields)
-	if lay.Aux.Load() != any(t) {
-		return fmt.Errorf("table of %s not its layout's", lay.FullName)
+	if tableFor(lay, t.profile) != t {
+		return fmt.Errorf("table of %s for profile %v not its layout's", lay.FullName, t.profile)
 	}
 	if len(t.fields) != nf || t.entry != lay.MapEntry || t.messageSet != lay.MessageSet || t.wide != (nf > 64) {
 		return fmt.Errorf("table of %s: flags or records disagree with the layout", lay.FullName)
@@ -401,6 +421,9 @@ func tableError(t *wtable) error {
 		}
 		if c := s.child.Load(); c != nil && c != t.fields[p].child.Load() {
 			return fmt.Errorf("table of %s: slot %d has another child table than field %d", lay.FullName, p+1, p)
+		}
+		if c := t.fields[p].child.Load(); c != nil && c.profile != t.profile {
+			return fmt.Errorf("table of %s for profile %v: field %d's child table is for %v", lay.FullName, t.profile, p, c.profile)
 		}
 	}
 	return nil

@@ -121,7 +121,7 @@ func childTab(fr *wframe, t target) *wtable {
 	if t.idx >= 0 {
 		return fr.tab.child(t.idx)
 	}
-	return t.x.table()
+	return t.x.table(fr.tab.profile)
 }
 
 func (w *Writer) begin(t target) {

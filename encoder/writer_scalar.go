@@ -284,8 +284,9 @@ func (w *Writer) put(t target, x uint64) {
 	}
 	add := w.closeDelta(fr, t) + len(defKey)
 	skip := x == 0 && implicitZero(fr, f)
+	packed := fr.tab.packs(f)
 	if !skip {
-		if f.Packed {
+		if packed {
 			if !t.same || fr.pack < 0 {
 				add += len(f.PackedTag) + 1
 			}
@@ -308,7 +309,7 @@ func (w *Writer) put(t target, x uint64) {
 	if skip {
 		return
 	}
-	if f.Packed {
+	if packed {
 		if fr.pack < 0 {
 			w.buf = append(w.buf, f.PackedTag...)
 			l := learnFor(fr, t)

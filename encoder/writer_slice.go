@@ -9,8 +9,9 @@ import (
 )
 
 // Int32s writes the elements of vs to field num, a repeated signed integer
-// field, as Int32 would one by one; a packed field gets one record (or
-// extends the record open for it). An empty vs writes nothing.
+// field, as Int32 would one by one; a packed field (or one the Signing
+// profile packs) gets one record (or extends the record open for it). An
+// empty vs writes nothing.
 func (w *Writer) Int32s(num protowire.Number, vs []int32) {
 	putNums(w, num, maskSigned, vs, signedWire[int32])
 	w.check()
@@ -86,8 +87,9 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 		body += sizeOf(f, x)
 	}
 	add := w.closeDelta(fr, t)
+	packed := fr.tab.packs(f)
 	if len(vs) > 0 {
-		if f.Packed {
+		if packed {
 			if !t.same || fr.pack < 0 {
 				add += len(f.PackedTag) + 1
 			}
@@ -105,7 +107,7 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 		return
 	}
 	fr.count += len(vs)
-	if f.Packed {
+	if packed {
 		if fr.pack < 0 {
 			// The record's length is known: reserve it exactly.
 			w.buf = append(w.buf, f.PackedTag...)

@@ -15,8 +15,16 @@ import (
 // length-prefix widths. Fields are found by number through the layout's
 // own index (layout.Layout.NumberIndex and PositionOfNumber), and its
 // required fields are the layout's (RequiredFields). It is built once
-// per layout, shared by every Writer and goroutine, and only ever changed
-// through atomics.
+// per layout and profile, shared by every Writer and goroutine, and only
+// ever changed through atomics.
+//
+// A table serves one order: proto.Marshal's (profile 0, the table kept in
+// the layout), or a canonical profile's (WriterOptions.Canonical), a
+// variant built on first use and kept in the first. A variant differs in
+// its oneof members' order thresholds (canonicalLast), in which fields
+// its fast paths take under Signing (see wslot.init), and links to the
+// variants of its children; the fast paths read it as they read the
+// first (see posExt for extensions).
 type wtable struct {
 	lay *layout.Layout
 	// numIndex is lay.NumberIndex(), the layout's index by field number
@@ -44,6 +52,14 @@ type wtable struct {
 	// zero key's order.
 	defKey, defVal []byte
 	zeroKey        uint64
+
+	// profile is the order and rules the table serves: 0 for
+	// proto.Marshal's, else Canonical or Signing. (After what the fast
+	// paths read, which keeps its place.)
+	profile Profile
+	// variants holds, in a table of profile 0, its Canonical and Signing
+	// variants, built on first use (see tableFor).
+	variants [2]atomic.Pointer[wtable]
 }
 
 // tableOf returns the Writer table of l, building it on first use. The
@@ -53,15 +69,34 @@ func tableOf(l *layout.Layout) *wtable {
 	if v := l.Aux.Load(); v != nil {
 		return v.(*wtable)
 	}
-	if t := buildTable(l); l.Aux.CompareAndSwap(nil, t) {
+	if t := buildTable(l, 0); l.Aux.CompareAndSwap(nil, t) {
 		return t
 	}
 	return l.Aux.Load().(*wtable)
 }
 
-func buildTable(l *layout.Layout) *wtable {
+// tableFor returns the Writer table of l for profile p (0, Canonical or
+// Signing), building it on first use: tableOf's for 0, else a variant
+// kept in it.
+func tableFor(l *layout.Layout, p Profile) *wtable {
+	t := tableOf(l)
+	if p == 0 {
+		return t
+	}
+	v := &t.variants[p-1]
+	if c := v.Load(); c != nil {
+		return c
+	}
+	if c := buildTable(l, p); v.CompareAndSwap(nil, c) {
+		return c
+	}
+	return v.Load()
+}
+
+func buildTable(l *layout.Layout, p Profile) *wtable {
 	t := &wtable{
 		lay:        l,
+		profile:    p,
 		entry:      l.MapEntry,
 		fields:     make([]wfield, len(l.Fields)),
 		messageSet: l.MessageSet,
@@ -77,7 +112,7 @@ func buildTable(l *layout.Layout) *wtable {
 	t.slots = make([]wslot, len(l.Fields)+1)
 	for i := range l.Fields {
 		s := &t.slots[i+1]
-		s.init(l, i)
+		s.init(l, i, p)
 		s.rec = &t.fields[i]
 	}
 	return t
@@ -90,7 +125,7 @@ func (t *wtable) child(i int) *wtable {
 		return c
 	}
 	f := &t.lay.Fields[i]
-	c := childTable(f)
+	c := childTable(f, t.profile)
 	t.fields[i].child.Store(c)
 	if !c.messageSet && !c.wide {
 		t.slots[i+1].child.Store(c) // for Begin's fast path
@@ -98,12 +133,19 @@ func (t *wtable) child(i int) *wtable {
 	return c
 }
 
-// childTable returns the table of f's message type, or of its map entry.
-func childTable(f *layout.Field) *wtable {
+// childTable returns the table for profile p of f's message type, or of
+// its map entry.
+func childTable(f *layout.Field, p Profile) *wtable {
 	if f.Map {
-		return tableOf(f.Entry())
+		return tableFor(f.Entry(), p)
 	}
-	return tableOf(f.Message())
+	return tableFor(f.Message(), p)
+}
+
+// packs reports whether the table writes repeated field f packed: as it
+// declares, or as the Signing profile packs it (Profile.packs).
+func (t *wtable) packs(f *layout.Field) bool {
+	return t.profile.packs(f)
 }
 
 // wfield is the Writer's record of one field of a table, beside the
@@ -132,7 +174,8 @@ type wslot struct {
 	// first member of its oneof, or before the field outside oneofs. The
 	// members of a oneof are contiguous in the layout's fields, so a
 	// frame whose current field comes before the first member has none
-	// of them written yet.
+	// of them written yet. Under a canonical profile a oneof member's is
+	// canonicalLast's.
 	last  int32
 	kind  protoreflect.Kind
 	wt    protowire.Type
@@ -153,12 +196,14 @@ const (
 	wfZigZag                     // sint32 or sint64: zigzag-encoded
 )
 
-func (wf *wslot) init(l *layout.Layout, i int) {
+func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 	f := &l.Fields[i]
 	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
 	switch {
 	case f.List || f.Map:
 		wf.last = int32(i) // never in a oneof
+	case f.Oneof >= 0 && p != 0:
+		wf.last = canonicalLast(l, &l.Oneofs[f.Oneof])
 	case f.Oneof >= 0:
 		wf.last = int32(l.Oneofs[f.Oneof].First) - 1
 	default:
@@ -173,9 +218,11 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	}
 	// Packed and group fields, tags longer than 4 bytes and the keys of
 	// map entries always take the general path; map fields take the
-	// BeginEntry methods' fast paths only.
+	// BeginEntry methods' fast paths only. So do, under Signing, map
+	// fields (which it refuses) and the repeated fields it packs.
 	switch {
 	case f.Packed || f.Group || len(f.Tag) > 4 || entry && i == 0:
+	case p == Signing && (f.Map || f.SigningPacks()):
 	case f.Map:
 		wf.fast = mapFastBit(kind)
 	default:
@@ -198,11 +245,34 @@ func (wf *wslot) init(l *layout.Layout, i int) {
 	}
 }
 
+// canonicalLast is the last current field after which, under a canonical
+// profile, a member of oneof o may come: the last of the leading fields,
+// in emission order, numbered below every member of o (-1 for none). A
+// frame whose current field is one of them has written nothing numbered
+// above it (number order), so nothing of o, and the member comes after
+// it. The regular fields need no such threshold of their own: they are
+// in number order in the layout, before every oneof member, so the one
+// before a regular field is the last numbered below it. Where emission
+// order is number order (layout.Layout.InNumberOrder), this is the field
+// before o's first member, as in proto.Marshal's order; elsewhere a
+// member may come after fewer fields on the fast paths, and the general
+// path, which compares numbers, takes the rest.
+func canonicalLast(l *layout.Layout, o *layout.Oneof) int32 {
+	lo := l.Fields[o.First].Number // members are by ascending number
+	k := 0
+	for k < len(l.Fields) && l.Fields[k].Number < lo {
+		k++
+	}
+	return int32(k) - 1
+}
+
 // extInfo is the Writer's record of one extension field.
 type extInfo struct {
 	f       *layout.Field
 	learned *learnState
-	child   atomic.Pointer[wtable]
+	// child holds the table of the extension's message, per profile (0,
+	// Canonical, Signing), built on first use.
+	child [3]atomic.Pointer[wtable]
 }
 
 // extInfoOf returns the Writer's record of extension f, building it on
@@ -218,12 +288,13 @@ func extInfoOf(f *layout.Field) *extInfo {
 	return f.Aux.Load().(*extInfo)
 }
 
-func (x *extInfo) table() *wtable {
-	if c := x.child.Load(); c != nil {
+// table returns the table for profile p of the extension's message.
+func (x *extInfo) table(p Profile) *wtable {
+	if c := x.child[p].Load(); c != nil {
 		return c
 	}
-	c := childTable(x.f)
-	x.child.Store(c)
+	c := childTable(x.f, p)
+	x.child[p].Store(c)
 	return c
 }
 

@@ -205,6 +205,11 @@ type ReplayOptions struct {
 	Seed uint64
 	// NoEmbeds never uses Message or Raw (everything nests with Begin).
 	NoEmbeds bool
+	// Canonical, when not zero, writes for a Writer with the same
+	// encoder.WriterOptions.Canonical: fields and extensions merged in
+	// ascending field number, and Raw's bytes encoded by
+	// encoder.MarshalOptions with that profile.
+	Canonical encoder.Profile
 }
 
 // Calls returns the Writer calls that describe m (without Finish): set
@@ -212,7 +217,10 @@ type ReplayOptions struct {
 // (computed here from the descriptor, independently of package layout),
 // map entries by ascending key, then m's unknown bytes. Writing them to a
 // Writer for m's descriptor (with m's extension types resolvable) must give
-// proto.MarshalOptions{Deterministic: true}.Marshal(m).
+// proto.MarshalOptions{Deterministic: true}.Marshal(m). With
+// o.Canonical, fields and extensions come merged by number, and writing
+// them to a Writer of that profile must give
+// encoder.MarshalOptions{Canonical: o.Canonical}.Marshal(m).
 func Calls(m proto.Message, o ReplayOptions) []Call {
 	r := &replayer{r: rand.New(rand.NewPCG(o.Seed, o.Seed^0x5eed)), o: o}
 	r.message(m.ProtoReflect())
@@ -264,11 +272,17 @@ func (r *replayer) message(m protoreflect.Message) {
 		}
 		return true
 	})
-	slices.SortFunc(exts, func(a, b protoreflect.FieldDescriptor) int { return cmp.Compare(a.Number(), b.Number()) })
-	for _, fd := range exts {
-		r.field(m, fd, m.Get(fd))
+	byNumber := func(a, b protoreflect.FieldDescriptor) int { return cmp.Compare(a.Number(), b.Number()) }
+	slices.SortFunc(exts, byNumber)
+	order := append(exts, EmissionOrder(m.Descriptor())...)
+	if r.o.Canonical != 0 {
+		slices.SortStableFunc(order, byNumber)
 	}
-	for _, fd := range EmissionOrder(m.Descriptor()) {
+	for _, fd := range order {
+		if fd.IsExtension() {
+			r.field(m, fd, m.Get(fd))
+			continue
+		}
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
 			if m.WhichOneof(od) == fd {
 				r.field(m, fd, m.Get(fd))
@@ -312,6 +326,9 @@ func (r *replayer) nested(fd protoreflect.FieldDescriptor, m protoreflect.Messag
 		case 1:
 			if proto.CheckInitialized(m.Interface()) == nil {
 				b, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(m.Interface())
+				if r.o.Canonical != 0 {
+					b, err = encoder.MarshalOptions{Canonical: r.o.Canonical, AllowPartial: true}.Marshal(m.Interface())
+				}
 				if err == nil {
 					r.add(Call{Op: OpRaw, Num: fd.Number(), Raw: b})
 					return

@@ -107,32 +107,39 @@ func (e *Error) Is(target error) bool {
 // maxSize is the size limit in force, which SizeExceeded names.
 func NewError(c Fault, f *layout.Field, root protoreflect.Message, maxSize int) *Error {
 	e := &Error{Message: root.Descriptor().FullName()}
-	switch c {
-	case InvalidUTF8:
-		e.Err = ErrInvalidUTF8
-	case RequiredNotSet:
-		e.Err = ErrRequiredNotSet
-	case DepthExceeded:
-		e.Err = ErrDepthExceeded
-	case SizeExceeded:
-		e.Err = ErrSizeExceeded
+	e.Detail, e.Err = Reason(c)
+	if c == SizeExceeded {
 		e.Limit = maxSize
-	case SizeMismatch:
-		e.Err = ErrSizeMismatch
-	case Cycle:
-		e.Err = ErrCycle
-	case MessageSetUnsupported:
-		e.Err = ErrMessageSet
-	case MapRefused:
-		e.Err = ErrMapField
-	case UnknownRefused:
-		e.Err = ErrUnknownField
-		e.Detail = "the Signing profile refuses unknown fields"
-	default:
-		e.Err = ErrForeignField
 	}
 	if f != nil {
 		e.Field = f.FullName
 	}
 	return e
+}
+
+// Reason returns the detail (empty for most faults) and the reason of the
+// *Error for fault c, as NewError sets them: for an encoder that builds
+// its errors itself (the Writer).
+func Reason(c Fault) (detail string, reason error) {
+	switch c {
+	case InvalidUTF8:
+		return "", ErrInvalidUTF8
+	case RequiredNotSet:
+		return "", ErrRequiredNotSet
+	case DepthExceeded:
+		return "", ErrDepthExceeded
+	case SizeExceeded:
+		return "", ErrSizeExceeded
+	case SizeMismatch:
+		return "", ErrSizeMismatch
+	case Cycle:
+		return "", ErrCycle
+	case MessageSetUnsupported:
+		return "", ErrMessageSet
+	case MapRefused:
+		return "", ErrMapField
+	case UnknownRefused:
+		return "the Signing profile refuses unknown fields", ErrUnknownField
+	}
+	return "", ErrForeignField
 }
