@@ -83,8 +83,8 @@ func wantWriterErr(t *testing.T, err, want error, field protoreflect.FullName, p
 }
 
 // TestWriterCanonicalOrder writes test2.OneofOrder, whose emission order
-// (extensions 101 150, then 10 20 30, then the oneofs' 9 and 3) is not its
-// number order: under a canonical profile the number order is accepted,
+// (extensions 101 150, then 10 20 30 200, then the oneofs' 9 and 3) is not
+// its number order, where the extensions come between fields 30 and 200: under a canonical profile the number order is accepted,
 // and proto.Marshal's order fails at the first field out of number order,
 // with ErrOutOfOrder naming the order.
 func TestWriterCanonicalOrder(t *testing.T) {
@@ -100,7 +100,7 @@ func TestWriterCanonicalOrder(t *testing.T) {
 			calls = append(calls, call(n))
 		}
 		got, err := protobuftest.Replay(w, calls)
-		if err == nil && len(nums) == 7 { // all of m
+		if err == nil && len(nums) == 8 { // all of m
 			if want, _ := (encoder.MarshalOptions{Canonical: p}).Marshal(m); !bytes.Equal(got, want) {
 				t.Fatalf("%v %v: % x, want % x", p, nums, got, want)
 			}
@@ -108,12 +108,12 @@ func TestWriterCanonicalOrder(t *testing.T) {
 		return err
 	}
 	for _, p := range profiles {
-		if err := feed(p, 3, 9, 10, 20, 30, 101, 150); err != nil {
+		if err := feed(p, 3, 9, 10, 20, 30, 101, 150, 200); err != nil {
 			t.Fatalf("%v, number order: %v", p, err)
 		}
 		// proto.Marshal's order: the first extension is fine, the second
 		// too, then field 10 comes after 150.
-		e := wantWriterErr(t, feed(p, 101, 150, 10, 20, 30, 9, 3), encoder.ErrOutOfOrder, "protolayout.test2.OneofOrder.b", "b", p.String()+", emission order")
+		e := wantWriterErr(t, feed(p, 101, 150, 10, 20, 30, 200, 9, 3), encoder.ErrOutOfOrder, "protolayout.test2.OneofOrder.b", "b", p.String()+", emission order")
 		if !strings.Contains(e.Detail, "canonical order is strictly ascending field number") || !strings.Contains(e.Detail, "after field 150") {
 			t.Errorf("%v: detail %q", p, e.Detail)
 		}
@@ -130,6 +130,8 @@ func TestWriterCanonicalOrder(t *testing.T) {
 			{[]protowire.Number{3, 10, 101, 20}, "protolayout.test2.OneofOrder.a", "a"},
 			// An extension below the field before it.
 			{[]protowire.Number{3, 150, 101}, "protolayout.test2.order_ext101", "[protolayout.test2.order_ext101]"},
+			// An extension after a field numbered above it.
+			{[]protowire.Number{3, 200, 150}, "protolayout.test2.order_ext150", "[protolayout.test2.order_ext150]"},
 		} {
 			wantWriterErr(t, feed(p, c.nums...), encoder.ErrOutOfOrder, c.field, c.path, p.String()+" order")
 		}
@@ -143,13 +145,13 @@ func TestWriterCanonicalOrder(t *testing.T) {
 		}
 	}
 	// Any other profile value is Canonical, as for MarshalOptions.
-	if err := feed(7, 3, 9, 10, 20, 30, 101, 150); err != nil {
+	if err := feed(7, 3, 9, 10, 20, 30, 101, 150, 200); err != nil {
 		t.Fatalf("Profile(7), number order: %v", err)
 	}
 	wantWriterErr(t, feed(7, 101, 150, 10), encoder.ErrOutOfOrder, "protolayout.test2.OneofOrder.b", "b", "Profile(7)")
 	// The default order still wants extensions first.
-	wantWriterErr(t, feed(0, 3, 9, 10, 20, 30, 101, 150), encoder.ErrOutOfOrder, "protolayout.test2.OneofOrder.s9", "s9", "default order")
-	if err := feed(0, 101, 150, 10, 20, 30, 9, 3); err != nil {
+	wantWriterErr(t, feed(0, 3, 9, 10, 20, 30, 101, 150, 200), encoder.ErrOutOfOrder, "protolayout.test2.OneofOrder.s9", "s9", "default order")
+	if err := feed(0, 101, 150, 10, 20, 30, 200, 9, 3); err != nil {
 		t.Fatalf("default order: %v", err)
 	}
 }
