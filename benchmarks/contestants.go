@@ -89,6 +89,7 @@ var contestants = []contestant{
 	{name: benchreport.NameFloorHasGet, prepare: on(false, readFloor(true))},
 	{name: "protolayout/generated", prepare: on(true, benchreport.EncoderMarshal)},
 	{name: "protolayout/generated-reuse", prepare: on(true, encoderReuse(encoder.MarshalOptions{}))},
+	{name: "protolayout/generated-det", prepare: on(true, encoderReuse(encoder.MarshalOptions{Deterministic: true}))},
 	{name: "protolayout/generated-unchecked", prepare: on(true, encoderMarshal(encoder.MarshalOptions{Unchecked: true}))},
 	{name: "protolayout/generated-canonical", prepare: on(true, encoderReuse(encoder.MarshalOptions{Canonical: encoder.Canonical}))},
 	{name: benchreport.NameLayoutDynamic, prepare: on(false, benchreport.EncoderMarshal)},

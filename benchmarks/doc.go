@@ -78,6 +78,7 @@
 //	                           struct read by the engine
 //	protolayout/generated-reuse
 //	                           one *encoder.Encoder on the generated message, appending into one reused buffer
+//	protolayout/generated-det  the same with Deterministic (map entries sorted by key)
 //	protolayout/generated-unchecked
 //	                           encoder.MarshalOptions{Unchecked: true}.Marshal: the message's own fast path
 //	protolayout/generated-canonical
