@@ -49,6 +49,9 @@ const (
 // from the shape's record) and its wire format.
 type decField struct {
 	mode decMode
+	// op is how message decodes a record of the field's own wire type
+	// inline, or opOther for the records field decodes.
+	op   decOp
 	kind protoreflect.Kind
 	// wire is the wire type of one value (start group for groups, bytes
 	// for map entries); a packable list also takes the bytes type.
@@ -59,9 +62,10 @@ type decField struct {
 	index            int32
 	slot, bit, oneof int32
 	// touchWord and touchMask are the field's touched bit in a message's
-	// words, posWord and posMask its bit by position (posWord -1 where
-	// the shape keeps none), bitWord and bitMask its presence bit
-	// (bitWord -1 if it has none): set computes none of them.
+	// words, posWord and posMask its bit by position, bitWord and
+	// bitMask its presence bit: set computes none of them. A field
+	// without a bit by position or a presence bit has its touched bit in
+	// their place, so that set writes all three without a test.
 	touchWord, posWord, bitWord int32
 	touchMask, posMask, bitMask uint64
 	rec                         *field
@@ -70,6 +74,26 @@ type decField struct {
 	// first use.
 	value atomic.Pointer[shape]
 }
+
+// decOp says how message decodes a record of a field whose wire type is
+// the field's: inline, by the value's kind, or through field.
+type decOp uint8
+
+const (
+	opOther  decOp = iota // lists, maps, groups: field decodes them
+	opVarint              // a varint kept as read (int64, uint64)
+	opInt32               // a varint cut to an int32 (int32, enum)
+	opUint32
+	opBool
+	opZigzag32
+	opZigzag64
+	opFixed32
+	opSfixed32
+	opFixed64
+	opString
+	opBytes
+	opMessage
+)
 
 // decodeTable is the decoder's table of one shape: a record per field
 // by position in the layout's Fields, found by number through the
@@ -128,7 +152,8 @@ func buildDecodeTable(s *shape) *decodeTable {
 		df.index = int32(lf.Index)
 		df.slot, df.bit, df.oneof = rec.slot, rec.bit, rec.oneof
 		df.touchWord, df.touchMask = s.touched+int32(lf.Index>>6), 1<<(lf.Index&63)
-		df.posWord, df.bitWord = -1, -1
+		df.posWord, df.posMask = df.touchWord, df.touchMask
+		df.bitWord, df.bitMask = df.touchWord, df.touchMask
 		if s.posTouched >= 0 {
 			df.posWord, df.posMask = s.posTouched+int32(p>>6), 1<<(p&63)
 		}
@@ -147,13 +172,13 @@ func buildDecodeTable(s *shape) *decodeTable {
 		case wire.OpGroup:
 			df.mode = modeGroup
 		case wire.OpMessage:
-			df.mode = modeMessage
+			df.mode, df.op = modeMessage, opMessage
 		case wire.OpString:
-			df.mode = modeString
+			df.mode, df.op = modeString, opString
 		case wire.OpBytes:
-			df.mode = modeBytes
+			df.mode, df.op = modeBytes, opBytes
 		default:
-			df.mode = modeScalar
+			df.mode, df.op = modeScalar, scalarOp(lf.Kind)
 		}
 		if lf.Required {
 			t.required = append(t.required, int32(lf.Index))
@@ -175,6 +200,30 @@ func buildDecodeTable(s *shape) *decodeTable {
 		}
 	}
 	return t
+}
+
+// scalarOp returns the op of a singular scalar field of kind k.
+func scalarOp(k protoreflect.Kind) decOp {
+	switch k {
+	case protoreflect.Int64Kind, protoreflect.Uint64Kind:
+		return opVarint
+	case protoreflect.Int32Kind, protoreflect.EnumKind:
+		return opInt32
+	case protoreflect.Uint32Kind:
+		return opUint32
+	case protoreflect.BoolKind:
+		return opBool
+	case protoreflect.Sint32Kind:
+		return opZigzag32
+	case protoreflect.Sint64Kind:
+		return opZigzag64
+	case protoreflect.Fixed32Kind, protoreflect.FloatKind:
+		return opFixed32
+	case protoreflect.Sfixed32Kind:
+		return opSfixed32
+	default:
+		return opFixed64
+	}
 }
 
 // mayBeUninitialized reports whether l, or a message type reachable from
@@ -343,57 +392,191 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		return o.messageSet(b, m, depth)
 	}
 	words := m.words()
-	for len(b) > 0 {
+	// i is where the next record starts in b; each case below reads a
+	// record's value from b[j:] and moves i past it, or returns.
+	for i := 0; i < len(b); {
 		var tag uint64
-		var n int
-		if b[0] < 0x80 {
-			tag, n = uint64(b[0]), 1
+		j := i
+		if c := b[j]; c < 0x80 {
+			tag, j = uint64(c), j+1
+		} else if j+1 < len(b) && b[j+1] < 0x80 {
+			tag, j = uint64(c&0x7f)|uint64(b[j+1])<<7, j+2
 		} else {
-			tag, n = protowire.ConsumeVarint(b)
+			v, n := protowire.ConsumeVarint(b[j:])
 			if n < 0 {
 				return errDecode
 			}
+			tag, j = v, j+n
 		}
-		num, wt := protowire.Number(tag>>3), protowire.Type(tag&7)
-		if tag>>3 > uint64(protowire.MaxValidNumber) || num < protowire.MinValidNumber {
-			return errDecode
-		}
-		rest := b[n:]
-		var vn int
-		err := errUnknown
-		// The field's record, by the dense index, or lookupSparse.
+		// The field's record, by the dense index (whose numbers are all
+		// valid), or by lookupSparse in other.
 		var df *decField
-		if uint64(num) < uint64(len(t.dense)) {
-			if p := t.dense[num]; p > 0 {
+		if tag>>3 < uint64(len(t.dense)) {
+			if p := t.dense[tag>>3]; p > 0 {
 				df = &t.fields[p-1]
 			}
-		} else {
-			df = t.lookupSparse(num)
 		}
-		if df != nil {
-			vn, err = o.field(df, rest, wt, m, words, depth)
-		} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
-			vn, err = o.extension(rest, num, wt, m, depth)
-		}
-		if err != nil {
-			if err != errUnknown {
+		if df == nil || protowire.Type(tag&7) != df.wire {
+			k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
+			if err != nil {
 				return err
 			}
-			vn = protowire.ConsumeFieldValue(num, wt, rest)
-			if vn < 0 {
-				return errDecode
-			}
-			if !o.discard {
-				o.used += int64(n + vn)
-				m.appendUnknown(b[:n+vn])
+			i += k
+		} else {
+			switch df.op {
+			case opVarint, opInt32, opUint32, opBool, opZigzag32, opZigzag64:
+				var v uint64
+				if j < len(b) && b[j] < 0x80 {
+					v, j = uint64(b[j]), j+1
+				} else {
+					x, k := protowire.ConsumeVarint(b[j:])
+					if k < 0 {
+						return errDecode
+					}
+					v, j = x, j+k
+				}
+				// As wire.WireWord.
+				switch df.op {
+				case opInt32:
+					v = uint64(int64(int32(v)))
+				case opUint32:
+					v = uint64(uint32(v))
+				case opBool:
+					if v != 0 {
+						v = 1
+					}
+				case opZigzag32:
+					v = uint64(int64(int32(protowire.DecodeZigZag(v & math.MaxUint32))))
+				case opZigzag64:
+					v = uint64(protowire.DecodeZigZag(v))
+				}
+				if df.oneof >= 0 {
+					m.setCase(df, words)
+				}
+				df.mark(words)
+				words[df.slot] = v
+				i = j
+				continue
+			case opFixed32, opSfixed32:
+				if len(b)-j < 4 {
+					return errDecode
+				}
+				v := uint64(binary.LittleEndian.Uint32(b[j:]))
+				if df.op == opSfixed32 {
+					v = uint64(int64(int32(v)))
+				}
+				if df.oneof >= 0 {
+					m.setCase(df, words)
+				}
+				df.mark(words)
+				words[df.slot] = v
+				i = j + 4
+				continue
+			case opFixed64:
+				if len(b)-j < 8 {
+					return errDecode
+				}
+				if df.oneof >= 0 {
+					m.setCase(df, words)
+				}
+				df.mark(words)
+				words[df.slot] = binary.LittleEndian.Uint64(b[j:])
+				i = j + 8
+				continue
+			case opString:
+				v, k := consumeBytes(b[j:])
+				if k < 0 {
+					return errDecode
+				}
+				if df.utf8 && !utf8x.Valid(v) {
+					return errInvalidUTF8(df.lf.FullName)
+				}
+				if df.oneof >= 0 {
+					m.setCase(df, words)
+				}
+				df.mark(words)
+				m.strs()[df.slot] = o.string(v)
+				i = j + k
+			case opBytes:
+				v, k := consumeBytes(b[j:])
+				if k < 0 {
+					return errDecode
+				}
+				if df.oneof >= 0 {
+					m.setCase(df, words)
+				}
+				df.mark(words)
+				m.bytes()[df.slot] = o.copyBytes(v)
+				i = j + k
+			case opMessage:
+				v, k := consumeBytes(b[j:])
+				if k < 0 {
+					return errDecode
+				}
+				if df.oneof >= 0 {
+					m.setCase(df, words)
+				}
+				df.mark(words)
+				msgs := m.msgs()
+				sub := msgs[df.slot]
+				if sub == nil {
+					sub = o.newChild(m.desc, df)
+					msgs[df.slot] = sub
+				}
+				if err := o.message(v, sub, depth); err != nil {
+					return err
+				}
+				i = j + k
+			default:
+				k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
+				if err != nil {
+					return err
+				}
+				i += k
 			}
 		}
-		b = rest[vn:]
 		if o.used > o.limit {
 			return ErrMemoryLimit
 		}
 	}
 	return nil
+}
+
+// other decodes the record that starts b, whose tag (n bytes long) has
+// been read, and whose field's record is df if the dense index found
+// it (whose wire type may not be the record's): a list's, a map's, a group's, a record of another wire type than
+// its field's, an extension or an unknown field. It returns the length
+// of the record.
+func (o *decodeOptions) other(t *decodeTable, df *decField, tag uint64, b []byte, n int, m *Message, words []uint64, depth int) (int, error) {
+	num, wt := protowire.Number(tag>>3), protowire.Type(tag&7)
+	if tag>>3 > uint64(protowire.MaxValidNumber) || num < protowire.MinValidNumber {
+		return 0, errDecode
+	}
+	rest := b[n:]
+	if df == nil && uint64(num) >= uint64(len(t.dense)) {
+		df = t.lookupSparse(num)
+	}
+	var vn int
+	err := errUnknown
+	if df != nil {
+		vn, err = o.field(df, rest, wt, m, words, depth)
+	} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
+		vn, err = o.extension(rest, num, wt, m, depth)
+	}
+	if err != nil {
+		if err != errUnknown {
+			return 0, err
+		}
+		vn = protowire.ConsumeFieldValue(num, wt, rest)
+		if vn < 0 {
+			return 0, errDecode
+		}
+		if !o.discard {
+			o.used += int64(n + vn)
+			m.appendUnknown(b[:n+vn])
+		}
+	}
+	return n + vn, nil
 }
 
 // messageSet decodes b into m, a message of a MessageSet type, as
@@ -504,21 +687,29 @@ var emptyBuf [0]byte
 // its oneof's case (after clearing the member set before), and its
 // touched bits.
 func (m *Message) set(df *decField, words []uint64) {
-	words[df.touchWord] |= df.touchMask
-	if df.posWord >= 0 {
-		words[df.posWord] |= df.posMask
-	}
 	if df.oneof >= 0 {
-		if c := words[df.oneof]; c != uint64(df.index)+1 {
-			if c != 0 {
-				m.clearSlot(&m.shape.fields[c-1])
-			}
-			words[df.oneof] = uint64(df.index) + 1
-		}
-		return
+		m.setCase(df, words)
 	}
-	if df.bitWord >= 0 {
-		words[df.bitWord] |= df.bitMask
+	df.mark(words)
+}
+
+// mark sets df's touched bits and its presence bit in words, a
+// message's words (the part of set that message inlines).
+func (df *decField) mark(words []uint64) {
+	words[df.touchWord] |= df.touchMask
+	words[df.posWord] |= df.posMask
+	words[df.bitWord] |= df.bitMask
+}
+
+// setCase makes df the case of its oneof in m, whose words are words,
+// clearing the member set before. (Its bitWord is its touched word:
+// set's presence bit, written after, changes nothing.)
+func (m *Message) setCase(df *decField, words []uint64) {
+	if c := words[df.oneof]; c != uint64(df.index)+1 {
+		if c != 0 {
+			m.clearSlot(&m.shape.fields[c-1])
+		}
+		words[df.oneof] = uint64(df.index) + 1
 	}
 }
 
