@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/runtime/protoiface"
 
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/slots"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -93,6 +94,8 @@ const (
 	opString
 	opBytes
 	opMessage
+	opListString  // a string of a list
+	opListMessage // a length-delimited message of a list
 )
 
 // decodeTable is the decoder's table of one shape: a record per field
@@ -169,6 +172,12 @@ func buildDecodeTable(s *shape) *decodeTable {
 		case wire.OpList, wire.OpPacked:
 			df.mode = modeList
 			df.packable = lf.Elem.IsScalar()
+			switch lf.Kind {
+			case protoreflect.StringKind:
+				df.op = opListString
+			case protoreflect.MessageKind:
+				df.op = opListMessage
+			}
 		case wire.OpGroup:
 			df.mode = modeGroup
 		case wire.OpMessage:
@@ -527,6 +536,25 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					return err
 				}
 				i = j + k
+			case opListString:
+				v, k := consumeBytes(b[j:])
+				if k < 0 {
+					return errDecode
+				}
+				if df.utf8 && !utf8x.Valid(v) {
+					return errInvalidUTF8(df.lf.FullName)
+				}
+				o.appendString(df, v, b[j+k:], m)
+				i = j + k
+			case opListMessage:
+				v, k := consumeBytes(b[j:])
+				if k < 0 {
+					return errDecode
+				}
+				if err := o.appendMessage(df, v, b[j+k:], protowire.BytesType, m, depth); err != nil {
+					return err
+				}
+				i = j + k
 			default:
 				k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
 				if err != nil {
@@ -741,12 +769,6 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	if wt != df.wire && !(df.packable && wt == protowire.BytesType) {
 		return 0, errUnknown
 	}
-	l := m.lists()[df.slot]
-	if l == nil {
-		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
-		m.lists()[df.slot] = l
-		m.touch(int(df.index))
-	}
 	switch df.kind {
 	case protoreflect.StringKind:
 		v, n := consumeBytes(b)
@@ -756,24 +778,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8x.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		strs := l.strs()
-		if len(strs) == cap(strs) {
-			strs = reserve(&o.lstrs, strs, b[n:], df.lf.Number, 8, strsLimit)
-			o.used += int64(cap(strs)) * strBytes
-		}
-		l.setStrs(append(strs, o.string(v)))
-		return n, nil
-	case protoreflect.BytesKind:
-		v, n := consumeBytes(b)
-		if n < 0 {
-			return 0, errDecode
-		}
-		bs := l.bytes()
-		if len(bs) == cap(bs) {
-			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
-			o.used += int64(cap(bs)) * bytesBytes
-		}
-		l.setBytes(append(bs, o.copyBytes(v)))
+		o.appendString(df, v, b[n:], m)
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -786,20 +791,20 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		sub := o.newChild(m.desc, df)
-		if err := o.message(v, sub, depth); err != nil {
-			return 0, err
+		return n, o.appendMessage(df, v, b[n:], wt, m, depth)
+	}
+	l := o.listOf(df, m)
+	if df.kind == protoreflect.BytesKind {
+		v, n := consumeBytes(b)
+		if n < 0 {
+			return 0, errDecode
 		}
-		msgs := l.msgs()
-		if len(msgs) == cap(msgs) {
-			if wt == protowire.BytesType {
-				msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, msgPtrLimit)
-			} else {
-				msgs = grow(&o.lmsgs, msgs, 8, msgPtrLimit)
-			}
-			o.used += int64(cap(msgs)) * ptrBytes
+		bs := l.bytes()
+		if len(bs) == cap(bs) {
+			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
+			o.used += int64(cap(bs)) * bytesBytes
 		}
-		l.setMsgs(append(msgs, sub))
+		l.setBytes(append(bs, o.copyBytes(v)))
 		return n, nil
 	}
 	if wt != protowire.BytesType {
@@ -852,6 +857,54 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	}
 	l.setWords(words)
 	return n, nil
+}
+
+// listOf returns m's list of the repeated field df, storing a new one
+// first if m has none.
+func (o *decodeOptions) listOf(df *decField, m *Message) *list {
+	lists := m.lists()
+	l := lists[df.slot]
+	if l == nil {
+		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
+		lists[df.slot] = l
+		df.mark(m.words())
+	}
+	return l
+}
+
+// appendString appends v, a value of the list of strings df (checked
+// for UTF-8 as df asks), to m's list; rest is the input after v's
+// record.
+func (o *decodeOptions) appendString(df *decField, v, rest []byte, m *Message) {
+	l := o.listOf(df, m)
+	strs := slots.Get[string](&l.elems)
+	if len(strs) == cap(strs) {
+		strs = reserve(&o.lstrs, strs, rest, df.lf.Number, 8, strsLimit)
+		o.used += int64(cap(strs)) * strBytes
+	}
+	l.setStrs(append(strs, o.string(v)))
+}
+
+// appendMessage decodes v into a new message that it appends to m's
+// list of messages df; rest is the input after v's record, whose wire
+// type is wt.
+func (o *decodeOptions) appendMessage(df *decField, v, rest []byte, wt protowire.Type, m *Message, depth int) error {
+	l := o.listOf(df, m)
+	sub := o.newChild(m.desc, df)
+	if err := o.message(v, sub, depth); err != nil {
+		return err
+	}
+	msgs := slots.Get[*Message](&l.elems)
+	if len(msgs) == cap(msgs) {
+		if wt == protowire.BytesType {
+			msgs = reserve(&o.lmsgs, msgs, rest, df.lf.Number, 8, msgPtrLimit)
+		} else {
+			msgs = grow(&o.lmsgs, msgs, 8, msgPtrLimit)
+		}
+		o.used += int64(cap(msgs)) * ptrBytes
+	}
+	l.setMsgs(append(msgs, sub))
+	return nil
 }
 
 // countVarints returns how many varints end in b: the bytes without the
