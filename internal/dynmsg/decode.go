@@ -321,9 +321,13 @@ type decodeOptions struct {
 	// limit is the most bytes the arena may count in used (see
 	// UnmarshalOptions.MaxMemory): the decoder fails with ErrMemoryLimit
 	// once a record takes it past it.
-	limit    int64
-	discard  bool
-	resolver interface {
+	limit   int64
+	discard bool
+	// unchecked is set once the call stores what may lack a required
+	// field: an extension, or a MessageSet's items (a message of a type
+	// with required fields sets the arena's required).
+	unchecked bool
+	resolver  interface {
 		FindExtensionByName(field protoreflect.FullName) (protoreflect.ExtensionType, error)
 		FindExtensionByNumber(message protoreflect.FullName, field protoreflect.FieldNumber) (protoreflect.ExtensionType, error)
 	}
@@ -344,13 +348,33 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	if o.resolver == nil {
 		o.resolver = protoregistry.GlobalTypes
 	}
+	fresh := in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.empty()
 	if err := o.top(in.Buf, m, in.Depth); err != nil {
 		return out, err
 	}
-	if in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.checkInitialized() == nil {
-		out.Flags |= protoiface.UnmarshalInitialized
+	if in.Flags&protoiface.UnmarshalCheckRequired != 0 {
+		// A message that was empty holds only what the call decoded,
+		// which lacks no required field if it made no message of a type
+		// with required fields and stored no extension.
+		if fresh && !o.required && !o.unchecked && len(m.shape.decodeTable().required) == 0 || m.checkInitialized() == nil {
+			out.Flags |= protoiface.UnmarshalInitialized
+		}
 	}
 	return out, nil
+}
+
+// empty reports whether m, valid, has no field stored (by its touched
+// bits) and no extension.
+func (m *Message) empty() bool {
+	if !m.IsValid() || len(m.exts()) > 0 {
+		return false
+	}
+	for _, w := range m.words()[m.shape.touched:][:(len(m.shape.fields)+63)/64] {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // top decodes b into m, merging, as message does, with the arena's first
@@ -398,6 +422,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		t = m.shape.decodeTable()
 	}
 	if t.layout.MessageSet {
+		o.unchecked = true
 		return o.messageSet(b, m, depth)
 	}
 	words := m.words()
@@ -1138,6 +1163,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 			x.v = e
 		}
 	}
+	o.unchecked = true
 	m.setExt(x)
 	return n, nil
 }

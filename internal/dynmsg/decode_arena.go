@@ -78,6 +78,10 @@ type arena struct {
 	// need; 0 when the arena takes no hints (a Merge's).
 	room int64
 
+	// required is set once the arena has made a message of a type with
+	// required fields.
+	required bool
+
 	// used counts the bytes of the values handed out: each message's
 	// header and block, each list's header and elements' arrays, each
 	// copy, and estimates for map entries, extensions and unknown fields
@@ -300,9 +304,12 @@ func (a *arena) chunk(s *shape) *shapeChunk {
 }
 
 // start makes c the chunk of s's messages, telling it to expect as many
-// as s's hint says.
+// as s's hint says, and notes whether s has required fields.
 func (a *arena) start(c *shapeChunk, s *shape) {
 	c.s = s
+	if len(s.decodeTable().required) > 0 {
+		a.required = true
+	}
 	if a.room > 0 {
 		c.c.Expect(a.ahead(int(s.decodeTable().made.Load()), int(messageBytes)+s.slots.Bytes()))
 	}
