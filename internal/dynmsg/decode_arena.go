@@ -211,6 +211,9 @@ func reserve[T any](sl *slab[T], s []T, rest []byte, num protowire.Number, first
 // b one after the other. It reads only their tags and lengths, and stops
 // at anything else, a tag written in more bytes than it needs included.
 func countRun(b []byte, num protowire.Number) int {
+	if num < 16 {
+		return countRun1(b, byte(num)<<3|byte(protowire.BytesType))
+	}
 	var buf [binary.MaxVarintLen32]byte
 	tag := protowire.AppendTag(buf[:0], num, protowire.BytesType)
 	n := 0
@@ -221,6 +224,26 @@ func countRun(b []byte, num protowire.Number) int {
 			break
 		}
 		b = b[k+int(v):]
+		n++
+	}
+	return n
+}
+
+// countRun1 is countRun for a field whose tag is one byte, tag.
+func countRun1(b []byte, tag byte) int {
+	n := 0
+	for len(b) > 1 && b[0] == tag {
+		v, k := uint64(b[1]), 1
+		if v >= 0x80 {
+			v, k = protowire.ConsumeVarint(b[1:])
+			if k < 0 {
+				break
+			}
+		}
+		if v > uint64(len(b)-1-k) {
+			break
+		}
+		b = b[1+k+int(v):]
 		n++
 	}
 	return n
