@@ -485,7 +485,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					v = uint64(protowire.DecodeZigZag(v))
 				}
 				if df.oneof >= 0 {
-					m.setCase(df, words)
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
 				}
 				df.mark(words)
 				words[df.slot] = v
@@ -500,7 +504,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					v = uint64(int64(int32(v)))
 				}
 				if df.oneof >= 0 {
-					m.setCase(df, words)
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
 				}
 				df.mark(words)
 				words[df.slot] = v
@@ -511,7 +519,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					return errDecode
 				}
 				if df.oneof >= 0 {
-					m.setCase(df, words)
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
 				}
 				df.mark(words)
 				words[df.slot] = binary.LittleEndian.Uint64(b[j:])
@@ -526,7 +538,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					return errInvalidUTF8(df.lf.FullName)
 				}
 				if df.oneof >= 0 {
-					m.setCase(df, words)
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
 				}
 				df.mark(words)
 				m.strs()[df.slot] = o.string(v)
@@ -537,7 +553,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					return errDecode
 				}
 				if df.oneof >= 0 {
-					m.setCase(df, words)
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
 				}
 				df.mark(words)
 				m.bytes()[df.slot] = o.copyBytes(v)
@@ -548,7 +568,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					return errDecode
 				}
 				if df.oneof >= 0 {
-					m.setCase(df, words)
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
 				}
 				df.mark(words)
 				msgs := m.msgs()
