@@ -274,7 +274,10 @@ func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message 
 	s := c.s
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
-	m, b := slots.TakeHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+	if c.c.Spent() {
+		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+	}
+	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
 	m.desc, m.shape, m.block = md, s, b
 	return m
 }
