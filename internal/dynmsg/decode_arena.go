@@ -56,7 +56,7 @@ type arena struct {
 	// index holds, by a table's id modulo its length, the index in
 	// blocks plus one of the chunk of that table's shape, or of another
 	// one's: chunk checks.
-	index [2 * arenaShapes]uint8
+	index [arenaIndex]uint8
 	more  map[*shape]*shapeChunk
 	// last is the shape whose chunk chunk found last in blocks, at
 	// index lastIndex: a list's messages, and a message's like fields,
@@ -112,6 +112,10 @@ const entryBytes = 64
 
 // arenaShapes is how many shapes' block chunks an arena finds by a scan.
 const arenaShapes = 24
+
+// arenaIndex is the length of an arena's index of its chunks: a power of
+// two (a mask finds a table's entry) over twice arenaShapes.
+const arenaIndex = 64
 
 // chunkBytes is the most bytes a chunk holds (but one value at least).
 const chunkBytes = 64 << 10
@@ -290,7 +294,7 @@ func (a *arena) chunk(s *shape) *shapeChunk {
 	}
 	var x *uint8
 	if t := s.dec.Load(); t != nil {
-		x = &a.index[t.id%uint32(len(a.index))]
+		x = &a.index[t.id%arenaIndex]
 		if i := int(*x) - 1; i >= 0 && a.blocks[i].s == s {
 			a.last, a.lastIndex = s, i
 			return &a.blocks[i]
