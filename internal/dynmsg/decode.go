@@ -66,7 +66,7 @@ type decField struct {
 	// words, posWord and posMask its bit by position, bitWord and
 	// bitMask its presence bit: set computes none of them. A field
 	// without a bit by position or a presence bit has its touched bit in
-	// their place, so that set writes all three without a test.
+	// their place, which mark skips.
 	touchWord, posWord, bitWord int32
 	touchMask, posMask, bitMask uint64
 	rec                         *field
@@ -774,8 +774,12 @@ func (m *Message) set(df *decField, words []uint64) {
 // message's words (the part of set that message inlines).
 func (df *decField) mark(words []uint64) {
 	words[df.touchWord] |= df.touchMask
-	words[df.posWord] |= df.posMask
-	words[df.bitWord] |= df.bitMask
+	if df.posWord != df.touchWord {
+		words[df.posWord] |= df.posMask
+	}
+	if df.bitWord != df.touchWord {
+		words[df.bitWord] |= df.bitMask
+	}
 }
 
 // setCase makes df the case of its oneof in m, whose words are words,
