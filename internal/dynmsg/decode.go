@@ -291,6 +291,18 @@ func consumeBytes(b []byte) ([]byte, int) {
 	return protowire.ConsumeBytes(b)
 }
 
+// shortBytes returns the length-delimited value at b[j:] and its length
+// with its prefix when the prefix is one byte and the value fits in b,
+// or 0 for consumeBytes to read: the common case, inlined.
+func shortBytes(b []byte, j int) ([]byte, int) {
+	if j < len(b) {
+		if n := int(b[j]); n < 0x80 && n < len(b)-j {
+			return b[j+1 : j+1+n], n + 1
+		}
+	}
+	return nil, 0
+}
+
 // decodeError is an error of the decoder; errors.Is(err, proto.Error)
 // holds for it, as for proto.Unmarshal's errors.
 type decodeError struct{ s string }
@@ -530,7 +542,10 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				i = j + 8
 				continue
 			case opString:
-				v, k := consumeBytes(b[j:])
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
 				if k < 0 {
 					return errDecode
 				}
@@ -548,7 +563,10 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				m.strs()[df.slot] = o.string(v)
 				i = j + k
 			case opBytes:
-				v, k := consumeBytes(b[j:])
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
 				if k < 0 {
 					return errDecode
 				}
@@ -563,7 +581,10 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				m.bytes()[df.slot] = o.copyBytes(v)
 				i = j + k
 			case opMessage:
-				v, k := consumeBytes(b[j:])
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
 				if k < 0 {
 					return errDecode
 				}
@@ -586,7 +607,10 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				}
 				i = j + k
 			case opListString:
-				v, k := consumeBytes(b[j:])
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
 				if k < 0 {
 					return errDecode
 				}
@@ -596,7 +620,10 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				o.appendString(df, v, b[j+k:], m)
 				i = j + k
 			case opListMessage:
-				v, k := consumeBytes(b[j:])
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
 				if k < 0 {
 					return errDecode
 				}
