@@ -81,7 +81,7 @@ type decField struct {
 type decOp uint8
 
 const (
-	opOther  decOp = iota // lists, maps, groups: field decodes them
+	opOther  decOp = iota // lists of scalars or bytes, maps, groups: other decodes them
 	opVarint              // a varint kept as read (int64, uint64)
 	opInt32               // a varint cut to an int32 (int32, enum)
 	opUint32
@@ -648,9 +648,9 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 
 // other decodes the record that starts b, whose tag (n bytes long) has
 // been read, and whose field's record is df if the dense index found
-// it (whose wire type may not be the record's): a list's, a map's, a group's, a record of another wire type than
-// its field's, an extension or an unknown field. It returns the length
-// of the record.
+// it: a record of a list of scalars, a map or a group, one of another
+// wire type than its field's, an extension or an unknown field. It
+// returns the length of the record.
 func (o *decodeOptions) other(t *decodeTable, df *decField, tag uint64, b []byte, n int, m *Message, words []uint64, depth int) (int, error) {
 	num, wt := protowire.Number(tag>>3), protowire.Type(tag&7)
 	if tag>>3 > uint64(protowire.MaxValidNumber) || num < protowire.MinValidNumber {
@@ -810,8 +810,7 @@ func (df *decField) mark(words []uint64) {
 }
 
 // setCase makes df the case of its oneof in m, whose words are words,
-// clearing the member set before. (Its bitWord is its touched word:
-// set's presence bit, written after, changes nothing.)
+// clearing the member set before.
 func (m *Message) setCase(df *decField, words []uint64) {
 	if c := words[df.oneof]; c != uint64(df.index)+1 {
 		if c != 0 {
