@@ -568,3 +568,20 @@ func TestUnmarshalCopies(t *testing.T) {
 		t.Fatalf("decoded values changed:\n%s", protobuftest.FirstDiff(got, want, md))
 	}
 }
+
+// TestUnmarshalMergeChecksRequired merges into messages that already lack
+// a required field: the check covers what they held before, whether the
+// input adds messages of types with required fields or nothing at all.
+func TestUnmarshalMergeChecksRequired(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test2.TestRequiredContainer").Dyn.Descriptor()
+	partial := rec(nil).bytes(1, rec(nil).varint(5, 1))
+	for _, in := range []rec{nil, rec(nil).bytes(2, rec(nil).varint(5, 1).varint(2, 1)), rec(nil).bytes(9999, nil)} {
+		dpb, dyn := dynamicpb.NewMessage(md), dynamic.NewMessage(md)
+		if err := decodePair(t, partial, proto.UnmarshalOptions{AllowPartial: true}, dpb, dyn); err != nil {
+			t.Fatal(err)
+		}
+		if err := decodePair(t, in, proto.UnmarshalOptions{Merge: true}, dpb, dyn); err == nil {
+			t.Errorf("merging %x into a message lacking a required field: no error", in)
+		}
+	}
+}

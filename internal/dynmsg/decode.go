@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/runtime/protoiface"
 
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/slots"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -49,6 +50,9 @@ const (
 // from the shape's record) and its wire format.
 type decField struct {
 	mode decMode
+	// op is how message decodes a record of the field's own wire type
+	// inline, or opOther for the records field decodes.
+	op   decOp
 	kind protoreflect.Kind
 	// wire is the wire type of one value (start group for groups, bytes
 	// for map entries); a packable list also takes the bytes type.
@@ -59,9 +63,10 @@ type decField struct {
 	index            int32
 	slot, bit, oneof int32
 	// touchWord and touchMask are the field's touched bit in a message's
-	// words, posWord and posMask its bit by position (posWord -1 where
-	// the shape keeps none), bitWord and bitMask its presence bit
-	// (bitWord -1 if it has none): set computes none of them.
+	// words, posWord and posMask its bit by position, bitWord and
+	// bitMask its presence bit: set computes none of them. A field
+	// without a bit by position or a presence bit has its touched bit in
+	// their place, which mark skips.
 	touchWord, posWord, bitWord int32
 	touchMask, posMask, bitMask uint64
 	rec                         *field
@@ -70,6 +75,28 @@ type decField struct {
 	// first use.
 	value atomic.Pointer[shape]
 }
+
+// decOp says how message decodes a record of a field whose wire type is
+// the field's: inline, by the value's kind, or through field.
+type decOp uint8
+
+const (
+	opOther  decOp = iota // lists of scalars or bytes, maps, groups: other decodes them
+	opVarint              // a varint kept as read (int64, uint64)
+	opInt32               // a varint cut to an int32 (int32, enum)
+	opUint32
+	opBool
+	opZigzag32
+	opZigzag64
+	opFixed32
+	opSfixed32
+	opFixed64
+	opString
+	opBytes
+	opMessage
+	opListString  // a string of a list
+	opListMessage // a length-delimited message of a list
+)
 
 // decodeTable is the decoder's table of one shape: a record per field
 // by position in the layout's Fields, found by number through the
@@ -128,7 +155,8 @@ func buildDecodeTable(s *shape) *decodeTable {
 		df.index = int32(lf.Index)
 		df.slot, df.bit, df.oneof = rec.slot, rec.bit, rec.oneof
 		df.touchWord, df.touchMask = s.touched+int32(lf.Index>>6), 1<<(lf.Index&63)
-		df.posWord, df.bitWord = -1, -1
+		df.posWord, df.posMask = df.touchWord, df.touchMask
+		df.bitWord, df.bitMask = df.touchWord, df.touchMask
 		if s.posTouched >= 0 {
 			df.posWord, df.posMask = s.posTouched+int32(p>>6), 1<<(p&63)
 		}
@@ -144,16 +172,22 @@ func buildDecodeTable(s *shape) *decodeTable {
 		case wire.OpList, wire.OpPacked:
 			df.mode = modeList
 			df.packable = lf.Elem.IsScalar()
+			switch lf.Kind {
+			case protoreflect.StringKind:
+				df.op = opListString
+			case protoreflect.MessageKind:
+				df.op = opListMessage
+			}
 		case wire.OpGroup:
 			df.mode = modeGroup
 		case wire.OpMessage:
-			df.mode = modeMessage
+			df.mode, df.op = modeMessage, opMessage
 		case wire.OpString:
-			df.mode = modeString
+			df.mode, df.op = modeString, opString
 		case wire.OpBytes:
-			df.mode = modeBytes
+			df.mode, df.op = modeBytes, opBytes
 		default:
-			df.mode = modeScalar
+			df.mode, df.op = modeScalar, scalarOp(lf.Kind)
 		}
 		if lf.Required {
 			t.required = append(t.required, int32(lf.Index))
@@ -175,6 +209,30 @@ func buildDecodeTable(s *shape) *decodeTable {
 		}
 	}
 	return t
+}
+
+// scalarOp returns the op of a singular scalar field of kind k.
+func scalarOp(k protoreflect.Kind) decOp {
+	switch k {
+	case protoreflect.Int64Kind, protoreflect.Uint64Kind:
+		return opVarint
+	case protoreflect.Int32Kind, protoreflect.EnumKind:
+		return opInt32
+	case protoreflect.Uint32Kind:
+		return opUint32
+	case protoreflect.BoolKind:
+		return opBool
+	case protoreflect.Sint32Kind:
+		return opZigzag32
+	case protoreflect.Sint64Kind:
+		return opZigzag64
+	case protoreflect.Fixed32Kind, protoreflect.FloatKind:
+		return opFixed32
+	case protoreflect.Sfixed32Kind:
+		return opSfixed32
+	default:
+		return opFixed64
+	}
 }
 
 // mayBeUninitialized reports whether l, or a message type reachable from
@@ -233,6 +291,18 @@ func consumeBytes(b []byte) ([]byte, int) {
 	return protowire.ConsumeBytes(b)
 }
 
+// shortBytes returns the length-delimited value at b[j:] and its length
+// with its prefix when the prefix is one byte and the value fits in b,
+// or 0 for consumeBytes to read: the common case, inlined.
+func shortBytes(b []byte, j int) ([]byte, int) {
+	if j < len(b) {
+		if n := int(b[j]); n < 0x80 && n < len(b)-j {
+			return b[j+1 : j+1+n], n + 1
+		}
+	}
+	return nil, 0
+}
+
 // decodeError is an error of the decoder; errors.Is(err, proto.Error)
 // holds for it, as for proto.Unmarshal's errors.
 type decodeError struct{ s string }
@@ -263,9 +333,13 @@ type decodeOptions struct {
 	// limit is the most bytes the arena may count in used (see
 	// UnmarshalOptions.MaxMemory): the decoder fails with ErrMemoryLimit
 	// once a record takes it past it.
-	limit    int64
-	discard  bool
-	resolver interface {
+	limit   int64
+	discard bool
+	// unchecked is set once the call stores what may lack a required
+	// field: an extension, or a MessageSet's items (a message of a type
+	// with required fields sets the arena's required).
+	unchecked bool
+	resolver  interface {
 		FindExtensionByName(field protoreflect.FullName) (protoreflect.ExtensionType, error)
 		FindExtensionByNumber(message protoreflect.FullName, field protoreflect.FieldNumber) (protoreflect.ExtensionType, error)
 	}
@@ -286,13 +360,33 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 	if o.resolver == nil {
 		o.resolver = protoregistry.GlobalTypes
 	}
+	fresh := in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.empty()
 	if err := o.top(in.Buf, m, in.Depth); err != nil {
 		return out, err
 	}
-	if in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.checkInitialized() == nil {
-		out.Flags |= protoiface.UnmarshalInitialized
+	if in.Flags&protoiface.UnmarshalCheckRequired != 0 {
+		// A message that was empty holds only what the call decoded,
+		// which lacks no required field if it made no message of a type
+		// with required fields and stored no extension.
+		if fresh && !o.required && !o.unchecked && len(m.shape.decodeTable().required) == 0 || m.checkInitialized() == nil {
+			out.Flags |= protoiface.UnmarshalInitialized
+		}
 	}
 	return out, nil
+}
+
+// empty reports whether m, valid, has no field stored (by its touched
+// bits) and no extension.
+func (m *Message) empty() bool {
+	if !m.IsValid() || len(m.exts()) > 0 {
+		return false
+	}
+	for _, w := range m.words()[m.shape.touched:][:(len(m.shape.fields)+63)/64] {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // top decodes b into m, merging, as message does, with the arena's first
@@ -340,60 +434,253 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		t = m.shape.decodeTable()
 	}
 	if t.layout.MessageSet {
+		o.unchecked = true
 		return o.messageSet(b, m, depth)
 	}
 	words := m.words()
-	for len(b) > 0 {
+	// i is where the next record starts in b; each case below reads a
+	// record's value from b[j:] and moves i past it, or returns.
+	for i := 0; i < len(b); {
 		var tag uint64
-		var n int
-		if b[0] < 0x80 {
-			tag, n = uint64(b[0]), 1
+		j := i
+		if c := b[j]; c < 0x80 {
+			tag, j = uint64(c), j+1
+		} else if j+1 < len(b) && b[j+1] < 0x80 {
+			tag, j = uint64(c&0x7f)|uint64(b[j+1])<<7, j+2
 		} else {
-			tag, n = protowire.ConsumeVarint(b)
+			v, n := protowire.ConsumeVarint(b[j:])
 			if n < 0 {
 				return errDecode
 			}
+			tag, j = v, j+n
 		}
-		num, wt := protowire.Number(tag>>3), protowire.Type(tag&7)
-		if tag>>3 > uint64(protowire.MaxValidNumber) || num < protowire.MinValidNumber {
-			return errDecode
-		}
-		rest := b[n:]
-		var vn int
-		err := errUnknown
-		// The field's record, by the dense index, or lookupSparse.
+		// The field's record, by the dense index (whose numbers are all
+		// valid), or by lookupSparse in other.
 		var df *decField
-		if uint64(num) < uint64(len(t.dense)) {
-			if p := t.dense[num]; p > 0 {
+		if tag>>3 < uint64(len(t.dense)) {
+			if p := t.dense[tag>>3]; p > 0 {
 				df = &t.fields[p-1]
 			}
-		} else {
-			df = t.lookupSparse(num)
 		}
-		if df != nil {
-			vn, err = o.field(df, rest, wt, m, words, depth)
-		} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
-			vn, err = o.extension(rest, num, wt, m, depth)
-		}
-		if err != nil {
-			if err != errUnknown {
+		if df == nil || protowire.Type(tag&7) != df.wire {
+			k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
+			if err != nil {
 				return err
 			}
-			vn = protowire.ConsumeFieldValue(num, wt, rest)
-			if vn < 0 {
-				return errDecode
-			}
-			if !o.discard {
-				o.used += int64(n + vn)
-				m.appendUnknown(b[:n+vn])
+			i += k
+		} else {
+			switch df.op {
+			case opVarint, opInt32, opUint32, opBool, opZigzag32, opZigzag64:
+				var v uint64
+				if j < len(b) && b[j] < 0x80 {
+					v, j = uint64(b[j]), j+1
+				} else {
+					x, k := protowire.ConsumeVarint(b[j:])
+					if k < 0 {
+						return errDecode
+					}
+					v, j = x, j+k
+				}
+				// As wire.WireWord.
+				switch df.op {
+				case opInt32:
+					v = uint64(int64(int32(v)))
+				case opUint32:
+					v = uint64(uint32(v))
+				case opBool:
+					if v != 0 {
+						v = 1
+					}
+				case opZigzag32:
+					v = uint64(int64(int32(protowire.DecodeZigZag(v & math.MaxUint32))))
+				case opZigzag64:
+					v = uint64(protowire.DecodeZigZag(v))
+				}
+				if df.oneof >= 0 {
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
+				}
+				df.mark(words)
+				words[df.slot] = v
+				i = j
+				continue
+			case opFixed32, opSfixed32:
+				if len(b)-j < 4 {
+					return errDecode
+				}
+				v := uint64(binary.LittleEndian.Uint32(b[j:]))
+				if df.op == opSfixed32 {
+					v = uint64(int64(int32(v)))
+				}
+				if df.oneof >= 0 {
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
+				}
+				df.mark(words)
+				words[df.slot] = v
+				i = j + 4
+				continue
+			case opFixed64:
+				if len(b)-j < 8 {
+					return errDecode
+				}
+				if df.oneof >= 0 {
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
+				}
+				df.mark(words)
+				words[df.slot] = binary.LittleEndian.Uint64(b[j:])
+				i = j + 8
+				continue
+			case opString:
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
+				if k < 0 {
+					return errDecode
+				}
+				if df.utf8 && !utf8x.Valid(v) {
+					return errInvalidUTF8(df.lf.FullName)
+				}
+				if df.oneof >= 0 {
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
+				}
+				df.mark(words)
+				m.strs()[df.slot] = o.string(v)
+				i = j + k
+			case opBytes:
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
+				if k < 0 {
+					return errDecode
+				}
+				if df.oneof >= 0 {
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
+				}
+				df.mark(words)
+				m.bytes()[df.slot] = o.copyBytes(v)
+				i = j + k
+			case opMessage:
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
+				if k < 0 {
+					return errDecode
+				}
+				if df.oneof >= 0 {
+					if words[df.oneof] == 0 {
+						words[df.oneof] = uint64(df.index) + 1
+					} else {
+						m.setCase(df, words)
+					}
+				}
+				df.mark(words)
+				msgs := m.msgs()
+				sub := msgs[df.slot]
+				if sub == nil {
+					sub = o.newChild(m.desc, df)
+					msgs[df.slot] = sub
+				}
+				if err := o.message(v, sub, depth); err != nil {
+					return err
+				}
+				i = j + k
+			case opListString:
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
+				if k < 0 {
+					return errDecode
+				}
+				if df.utf8 && !utf8x.Valid(v) {
+					return errInvalidUTF8(df.lf.FullName)
+				}
+				o.appendString(df, v, b[j+k:], m)
+				i = j + k
+			case opListMessage:
+				v, k := shortBytes(b, j)
+				if k == 0 {
+					v, k = consumeBytes(b[j:])
+				}
+				if k < 0 {
+					return errDecode
+				}
+				if err := o.appendMessage(df, v, b[j+k:], protowire.BytesType, m, depth); err != nil {
+					return err
+				}
+				i = j + k
+			default:
+				k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
+				if err != nil {
+					return err
+				}
+				i += k
 			}
 		}
-		b = rest[vn:]
 		if o.used > o.limit {
 			return ErrMemoryLimit
 		}
 	}
 	return nil
+}
+
+// other decodes the record that starts b, whose tag (n bytes long) has
+// been read, and whose field's record is df if the dense index found
+// it: a record of a list of scalars, a map or a group, one of another
+// wire type than its field's, an extension or an unknown field. It
+// returns the length of the record.
+func (o *decodeOptions) other(t *decodeTable, df *decField, tag uint64, b []byte, n int, m *Message, words []uint64, depth int) (int, error) {
+	num, wt := protowire.Number(tag>>3), protowire.Type(tag&7)
+	if tag>>3 > uint64(protowire.MaxValidNumber) || num < protowire.MinValidNumber {
+		return 0, errDecode
+	}
+	rest := b[n:]
+	if df == nil && uint64(num) >= uint64(len(t.dense)) {
+		df = t.lookupSparse(num)
+	}
+	var vn int
+	err := errUnknown
+	if df != nil {
+		vn, err = o.field(df, rest, wt, m, words, depth)
+	} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
+		vn, err = o.extension(rest, num, wt, m, depth)
+	}
+	if err != nil {
+		if err != errUnknown {
+			return 0, err
+		}
+		vn = protowire.ConsumeFieldValue(num, wt, rest)
+		if vn < 0 {
+			return 0, errDecode
+		}
+		if !o.discard {
+			o.used += int64(n + vn)
+			m.appendUnknown(b[:n+vn])
+		}
+	}
+	return n + vn, nil
 }
 
 // messageSet decodes b into m, a message of a MessageSet type, as
@@ -504,21 +791,32 @@ var emptyBuf [0]byte
 // its oneof's case (after clearing the member set before), and its
 // touched bits.
 func (m *Message) set(df *decField, words []uint64) {
+	if df.oneof >= 0 {
+		m.setCase(df, words)
+	}
+	df.mark(words)
+}
+
+// mark sets df's touched bits and its presence bit in words, a
+// message's words (the part of set that message inlines).
+func (df *decField) mark(words []uint64) {
 	words[df.touchWord] |= df.touchMask
-	if df.posWord >= 0 {
+	if df.posWord != df.touchWord {
 		words[df.posWord] |= df.posMask
 	}
-	if df.oneof >= 0 {
-		if c := words[df.oneof]; c != uint64(df.index)+1 {
-			if c != 0 {
-				m.clearSlot(&m.shape.fields[c-1])
-			}
-			words[df.oneof] = uint64(df.index) + 1
-		}
-		return
-	}
-	if df.bitWord >= 0 {
+	if df.bitWord != df.touchWord {
 		words[df.bitWord] |= df.bitMask
+	}
+}
+
+// setCase makes df the case of its oneof in m, whose words are words,
+// clearing the member set before.
+func (m *Message) setCase(df *decField, words []uint64) {
+	if c := words[df.oneof]; c != uint64(df.index)+1 {
+		if c != 0 {
+			m.clearSlot(&m.shape.fields[c-1])
+		}
+		words[df.oneof] = uint64(df.index) + 1
 	}
 }
 
@@ -550,12 +848,6 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	if wt != df.wire && !(df.packable && wt == protowire.BytesType) {
 		return 0, errUnknown
 	}
-	l := m.lists()[df.slot]
-	if l == nil {
-		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
-		m.lists()[df.slot] = l
-		m.touch(int(df.index))
-	}
 	switch df.kind {
 	case protoreflect.StringKind:
 		v, n := consumeBytes(b)
@@ -565,24 +857,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if df.utf8 && !utf8x.Valid(v) {
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
-		strs := l.strs()
-		if len(strs) == cap(strs) {
-			strs = reserve(&o.lstrs, strs, b[n:], df.lf.Number, 8, strsLimit)
-			o.used += int64(cap(strs)) * strBytes
-		}
-		l.setStrs(append(strs, o.string(v)))
-		return n, nil
-	case protoreflect.BytesKind:
-		v, n := consumeBytes(b)
-		if n < 0 {
-			return 0, errDecode
-		}
-		bs := l.bytes()
-		if len(bs) == cap(bs) {
-			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
-			o.used += int64(cap(bs)) * bytesBytes
-		}
-		l.setBytes(append(bs, o.copyBytes(v)))
+		o.appendString(df, v, b[n:], m)
 		return n, nil
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		var v []byte
@@ -595,20 +870,20 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		sub := o.newChild(m.desc, df)
-		if err := o.message(v, sub, depth); err != nil {
-			return 0, err
+		return n, o.appendMessage(df, v, b[n:], wt, m, depth)
+	}
+	l := o.listOf(df, m)
+	if df.kind == protoreflect.BytesKind {
+		v, n := consumeBytes(b)
+		if n < 0 {
+			return 0, errDecode
 		}
-		msgs := l.msgs()
-		if len(msgs) == cap(msgs) {
-			if wt == protowire.BytesType {
-				msgs = reserve(&o.lmsgs, msgs, b[n:], df.lf.Number, 8, msgPtrLimit)
-			} else {
-				msgs = grow(&o.lmsgs, msgs, 8, msgPtrLimit)
-			}
-			o.used += int64(cap(msgs)) * ptrBytes
+		bs := l.bytes()
+		if len(bs) == cap(bs) {
+			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
+			o.used += int64(cap(bs)) * bytesBytes
 		}
-		l.setMsgs(append(msgs, sub))
+		l.setBytes(append(bs, o.copyBytes(v)))
 		return n, nil
 	}
 	if wt != protowire.BytesType {
@@ -661,6 +936,54 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 	}
 	l.setWords(words)
 	return n, nil
+}
+
+// listOf returns m's list of the repeated field df, storing a new one
+// first if m has none.
+func (o *decodeOptions) listOf(df *decField, m *Message) *list {
+	lists := m.lists()
+	l := lists[df.slot]
+	if l == nil {
+		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
+		lists[df.slot] = l
+		df.mark(m.words())
+	}
+	return l
+}
+
+// appendString appends v, a value of the list of strings df (checked
+// for UTF-8 as df asks), to m's list; rest is the input after v's
+// record.
+func (o *decodeOptions) appendString(df *decField, v, rest []byte, m *Message) {
+	l := o.listOf(df, m)
+	strs := slots.Get[string](&l.elems)
+	if len(strs) == cap(strs) {
+		strs = reserve(&o.lstrs, strs, rest, df.lf.Number, 8, strsLimit)
+		o.used += int64(cap(strs)) * strBytes
+	}
+	l.setStrs(append(strs, o.string(v)))
+}
+
+// appendMessage decodes v into a new message that it appends to m's
+// list of messages df; rest is the input after v's record, whose wire
+// type is wt.
+func (o *decodeOptions) appendMessage(df *decField, v, rest []byte, wt protowire.Type, m *Message, depth int) error {
+	l := o.listOf(df, m)
+	sub := o.newChild(m.desc, df)
+	if err := o.message(v, sub, depth); err != nil {
+		return err
+	}
+	msgs := slots.Get[*Message](&l.elems)
+	if len(msgs) == cap(msgs) {
+		if wt == protowire.BytesType {
+			msgs = reserve(&o.lmsgs, msgs, rest, df.lf.Number, 8, msgPtrLimit)
+		} else {
+			msgs = grow(&o.lmsgs, msgs, 8, msgPtrLimit)
+		}
+		o.used += int64(cap(msgs)) * ptrBytes
+	}
+	l.setMsgs(append(msgs, sub))
+	return nil
 }
 
 // countVarints returns how many varints end in b: the bytes without the
@@ -894,6 +1217,7 @@ func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.T
 			x.v = e
 		}
 	}
+	o.unchecked = true
 	m.setExt(x)
 	return n, nil
 }

@@ -56,7 +56,7 @@ type arena struct {
 	// index holds, by a table's id modulo its length, the index in
 	// blocks plus one of the chunk of that table's shape, or of another
 	// one's: chunk checks.
-	index [2 * arenaShapes]uint8
+	index [arenaIndex]uint8
 	more  map[*shape]*shapeChunk
 	// last is the shape whose chunk chunk found last in blocks, at
 	// index lastIndex: a list's messages, and a message's like fields,
@@ -77,6 +77,10 @@ type arena struct {
 	// room is the bytes of chunks that hints may still size ahead of
 	// need; 0 when the arena takes no hints (a Merge's).
 	room int64
+
+	// required is set once the arena has made a message of a type with
+	// required fields.
+	required bool
 
 	// used counts the bytes of the values handed out: each message's
 	// header and block, each list's header and elements' arrays, each
@@ -108,6 +112,10 @@ const entryBytes = 64
 
 // arenaShapes is how many shapes' block chunks an arena finds by a scan.
 const arenaShapes = 24
+
+// arenaIndex is the length of an arena's index of its chunks: a power of
+// two (a mask finds a table's entry) over twice arenaShapes.
+const arenaIndex = 64
 
 // chunkBytes is the most bytes a chunk holds (but one value at least).
 const chunkBytes = 64 << 10
@@ -207,6 +215,9 @@ func reserve[T any](sl *slab[T], s []T, rest []byte, num protowire.Number, first
 // b one after the other. It reads only their tags and lengths, and stops
 // at anything else, a tag written in more bytes than it needs included.
 func countRun(b []byte, num protowire.Number) int {
+	if num < 16 {
+		return countRun1(b, byte(num)<<3|byte(protowire.BytesType))
+	}
 	var buf [binary.MaxVarintLen32]byte
 	tag := protowire.AppendTag(buf[:0], num, protowire.BytesType)
 	n := 0
@@ -217,6 +228,26 @@ func countRun(b []byte, num protowire.Number) int {
 			break
 		}
 		b = b[k+int(v):]
+		n++
+	}
+	return n
+}
+
+// countRun1 is countRun for a field whose tag is one byte, tag.
+func countRun1(b []byte, tag byte) int {
+	n := 0
+	for len(b) > 1 && b[0] == tag {
+		v, k := uint64(b[1]), 1
+		if v >= 0x80 {
+			v, k = protowire.ConsumeVarint(b[1:])
+			if k < 0 {
+				break
+			}
+		}
+		if v > uint64(len(b)-1-k) {
+			break
+		}
+		b = b[1+k+int(v):]
 		n++
 	}
 	return n
@@ -239,7 +270,15 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 	if c.md == nil {
 		c.md = md.Fields().Get(int(df.index)).Message()
 	}
-	return a.take(c, c.md)
+	// take, inlined: a call less for every message a decode makes.
+	a.used += messageBytes + int64(s.slots.Bytes())
+	c.n++
+	if c.c.Spent() {
+		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+	}
+	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
+	m.desc, m.shape, m.block = c.md, s, b
+	return m
 }
 
 // take returns a new empty message of md from c, the chunk of its shape.
@@ -247,7 +286,10 @@ func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message 
 	s := c.s
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
-	m, b := slots.TakeHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+	if c.c.Spent() {
+		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+	}
+	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
 	m.desc, m.shape, m.block = md, s, b
 	return m
 }
@@ -258,9 +300,14 @@ func (a *arena) chunk(s *shape) *shapeChunk {
 	if s == a.last {
 		return &a.blocks[a.lastIndex]
 	}
+	return a.find(s)
+}
+
+// find is chunk past its first test: s is not the shape met last.
+func (a *arena) find(s *shape) *shapeChunk {
 	var x *uint8
 	if t := s.dec.Load(); t != nil {
-		x = &a.index[t.id%uint32(len(a.index))]
+		x = &a.index[t.id%arenaIndex]
 		if i := int(*x) - 1; i >= 0 && a.blocks[i].s == s {
 			a.last, a.lastIndex = s, i
 			return &a.blocks[i]
@@ -300,9 +347,12 @@ func (a *arena) chunk(s *shape) *shapeChunk {
 }
 
 // start makes c the chunk of s's messages, telling it to expect as many
-// as s's hint says.
+// as s's hint says, and notes whether s has required fields.
 func (a *arena) start(c *shapeChunk, s *shape) {
 	c.s = s
+	if len(s.decodeTable().required) > 0 {
+		a.required = true
+	}
 	if a.room > 0 {
 		c.c.Expect(a.ahead(int(s.decodeTable().made.Load()), int(messageBytes)+s.slots.Bytes()))
 	}

@@ -8,35 +8,39 @@ import (
 
 // countRun counts the length-delimited records of one field that follow
 // one another, and stops at the first other record, at a tag written in
-// more bytes than it needs, and at a length past the end.
+// more bytes than it needs, and at a length past the end, for fields
+// whose tags take one byte and two.
 func TestCountRun(t *testing.T) {
 	rec := func(b []byte, num protowire.Number, v string) []byte {
 		b = protowire.AppendTag(b, num, protowire.BytesType)
 		return protowire.AppendString(b, v)
 	}
-	three := rec(rec(rec(nil, 48, "a"), 48, ""), 48, "bcd")
-	for _, c := range []struct {
-		name string
-		in   []byte
-		want int
-	}{
-		{"empty", nil, 0},
-		{"three", three, 3},
-		{"three then another field", rec(three, 49, "x"), 3},
-		{"another field first", rec(rec(nil, 49, "x"), 48, "a"), 0},
-		{"varint of the same number", protowire.AppendVarint(protowire.AppendTag(nil, 48, protowire.VarintType), 1), 0},
-		{"long tag", append([]byte{0x82, 0x83, 0x00, 0x00}, three...), 0},
-		{"length past the end", append(append([]byte(nil), three...), 0x82, 0x03, 0x05, 'a'), 3},
-		{"truncated length", append(append([]byte(nil), three...), 0x82, 0x03, 0xff), 3},
-		{"tag alone", []byte{0x82, 0x03}, 0},
-		{"one-byte tag", rec(rec(nil, 1, "a"), 1, "b"), 2},
-	} {
-		num := protowire.Number(48)
-		if c.name == "one-byte tag" {
-			num = 1
-		}
-		if got := countRun(c.in, num); got != c.want {
-			t.Errorf("%s: countRun = %d, want %d", c.name, got, c.want)
+	for _, num := range []protowire.Number{48, 1, 15} {
+		tag := protowire.AppendTag(nil, num, protowire.BytesType)
+		// The tag in one more byte than it needs, and an empty value.
+		long := append([]byte(nil), tag...)
+		long[len(long)-1] |= 0x80
+		long = append(long, 0x00, 0x00)
+		three := rec(rec(rec(nil, num, "a"), num, ""), num, "bcd")
+		for _, c := range []struct {
+			name string
+			in   []byte
+			want int
+		}{
+			{"empty", nil, 0},
+			{"three", three, 3},
+			{"three then another field", rec(three, num+1, "x"), 3},
+			{"another field first", rec(rec(nil, num+1, "x"), num, "a"), 0},
+			{"varint of the same number", protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.VarintType), 1), 0},
+			{"long tag", append(long, three...), 0},
+			{"length past the end", append(append(append([]byte(nil), three...), tag...), 0x05, 'a'), 3},
+			{"truncated length", append(append(append([]byte(nil), three...), tag...), 0xff), 3},
+			{"long length", append(append(append([]byte(nil), three...), tag...), 0x81, 0x00, 'a'), 4},
+			{"tag alone", tag, 0},
+		} {
+			if got := countRun(c.in, num); got != c.want {
+				t.Errorf("field %d, %s: countRun = %d, want %d", num, c.name, got, c.want)
+			}
 		}
 	}
 }

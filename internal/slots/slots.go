@@ -281,12 +281,28 @@ func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflec
 // side, cut from c's current array as Take cuts blocks: a header and its
 // block in one element, so that a message costs one share of one chunk.
 // A Layout must be used with one H only, and a Chunk with TakeHeaded or
-// Take, not both. It is small enough to be inlined: a new array is the
-// work of refill.
+// Take, not both. It is Spent, RefillHeaded and CutHeaded, which a
+// caller that wants the cut inlined calls itself.
 func TakeHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) (*H, Block) {
-	if c.left == 0 {
-		c.refill(l, reflect.TypeFor[H](), first, limit, maxBytes)
+	if c.Spent() {
+		RefillHeaded[H](c, l, first, limit, maxBytes)
 	}
+	return CutHeaded[H](c, l)
+}
+
+// Spent reports whether c's current array has no element left to cut.
+func (c *Chunk) Spent() bool { return c.left == 0 }
+
+// RefillHeaded starts a new array of headed elements in c, whose current
+// one is spent, as TakeHeaded does.
+func RefillHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) {
+	c.refill(l, reflect.TypeFor[H](), first, limit, maxBytes)
+}
+
+// CutHeaded returns a new zeroed H and block of l cut from c's current
+// array, which must not be spent (see TakeHeaded). It is small enough to
+// be inlined.
+func CutHeaded[H any](c *Chunk, l *Layout) (*H, Block) {
 	p := c.free
 	c.left--
 	if c.left == 0 {

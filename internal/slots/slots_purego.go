@@ -87,6 +87,16 @@ func TakeHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) (*H, Blo
 	return new(H), l.New()
 }
 
+// Spent reports false in this build: CutHeaded allocates.
+func (c *Chunk) Spent() bool { return false }
+
+// RefillHeaded does nothing in this build.
+func RefillHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) {}
+
+// CutHeaded returns a new zeroed H and a new zeroed block of l, each
+// allocated on its own in this build.
+func CutHeaded[H any](c *Chunk, l *Layout) (*H, Block) { return new(H), l.New() }
+
 // NewHeaded returns a new zeroed H and a new zeroed block of l, each
 // allocated on its own in this build.
 func NewHeaded[H any](l *Layout) (*H, Block) { return new(H), l.New() }
