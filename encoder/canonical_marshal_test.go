@@ -302,7 +302,7 @@ func TestMarshalCanonicalExtensionAmongFieldsGenerated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %v: %v", name, p, err)
 			}
-			if nums := fieldNumbers(t, got); !slices.Equal(nums, want) {
+			if nums := numbers(t, got); !slices.Equal(nums, want) {
 				t.Errorf("%s %v: field order %v, want %v", name, p, nums, want)
 			}
 			if ref, err := refCanonical(m.ProtoReflect(), p); err != nil || !bytes.Equal(got, ref) {
@@ -319,23 +319,8 @@ func TestMarshalCanonicalExtensionAmongFieldsGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if nums := fieldNumbers(t, plain); !slices.Equal(nums, []protowire.Number{101, 150, 10, 30, 200, 9}) {
+		if nums := numbers(t, plain); !slices.Equal(nums, []protowire.Number{101, 150, 10, 30, 200, 9}) {
 			t.Errorf("%s: proto.Marshal's field order %v", name, nums)
 		}
 	}
-}
-
-// fieldNumbers returns the numbers of the top-level fields of b in order.
-func fieldNumbers(t *testing.T, b []byte) []protowire.Number {
-	t.Helper()
-	var nums []protowire.Number
-	for len(b) > 0 {
-		num, _, n := protowire.ConsumeField(b)
-		if n < 0 {
-			t.Fatalf("bad encoding: %v", protowire.ParseError(n))
-		}
-		nums = append(nums, num)
-		b = b[n:]
-	}
-	return nums
 }
