@@ -432,11 +432,10 @@ frames:
 				}
 				e := s + int(l)
 				if f.IsMessage() {
-					if fr.depth+1 > maxCheckDepth || f.Message().MessageSet {
-						return c.record(fr)
-					}
 					advance(fr, f, num, repeat)
-					c.push(fr, f, s, e, 0, pos)
+					if !c.push(fr, f, s, e, 0, pos) { // too deep, or a MessageSet
+						return false
+					}
 					fr, pos = &c.frames[len(c.frames)-1], s
 					continue frames
 				}
