@@ -258,7 +258,10 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			return b, false
 		}
 	}
-	return append(b, p.st.Unknown(ptr)...), true
+	if u := p.st.Unknown(ptr); len(u) > 0 {
+		b = append(b, u...)
+	}
+	return b, true
 }
 
 // appendNested appends c, a message of field f at level depth, with its

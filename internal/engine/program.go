@@ -297,6 +297,12 @@ func (f *field) childProgram() *program {
 	if c := f.child.Load(); c != nil {
 		return c
 	}
+	return f.linkChild()
+}
+
+// linkChild builds and links the program childProgram returns, on its
+// first use.
+func (f *field) linkChild() *program {
 	var c *program
 	st, err := f.sf.Child()
 	if err != nil {

@@ -36,6 +36,9 @@ var hot = map[string][]string{
 		"checksUTF8", "delimitedSize", "scalarSize", "packedRecordSize", "wrapped",
 		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
+	"github.com/protolayout/protolayout/internal/engine": {
+		"(*field).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendTag", "appendVarint",
+	},
 	"github.com/protolayout/protolayout/internal/walk": {
 		"(*Options).maxSize", "(*Options).sizing",
 	},
