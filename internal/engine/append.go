@@ -44,7 +44,7 @@ func appendString(b []byte, s string) []byte {
 // then its fields and unknown bytes.
 func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
-	if !e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
+	if !p.simple && !e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
 		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
 			return b, false
 		}
@@ -244,6 +244,22 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			}
 		}
 	}
+	if !p.simple || e.canon {
+		if b, ok = e.appendRest(b, p, ptr, depth); !ok {
+			return b, false
+		}
+	}
+	if u := p.st.Unknown(ptr); len(u) > 0 {
+		b = append(b, u...)
+	}
+	return b, true
+}
+
+// appendRest appends what follows the fields outside real oneofs of the
+// message at ptr of program p, before its unknown bytes: its oneofs,
+// then under Canonical its extensions.
+func (e *enc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
+	ok := true
 	for _, o := range p.oneofs {
 		pos, w := o.Which(ptr)
 		if pos < 0 {
@@ -257,9 +273,6 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
 			return b, false
 		}
-	}
-	if u := p.st.Unknown(ptr); len(u) > 0 {
-		b = append(b, u...)
 	}
 	return b, true
 }

@@ -246,25 +246,30 @@ func (e *enc) release() {
 // writes them first), then its fields and unknown bytes; false means the
 // walk must take the message.
 func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
-	if depth > e.limit || p.messageSet {
+	if depth > e.limit {
 		return 0, false
 	}
 	// end is where the fields stop: the first required field not set
 	// (a fault, after the fields before it), or the oneofs.
 	end := p.regular
-	if !e.partial && len(p.required) > 0 {
-		end = p.firstMissing(ptr)
-	}
-	if e.canon && !e.canonical(p, ptr) {
-		return 0, false
-	}
 	n := 0
-	if !e.canon && p.st.ExtensionsLen(ptr) > 0 {
-		x, ok := e.sizeExtensions(p, ptr, depth)
-		if !ok {
+	if !p.simple || e.canon {
+		if p.messageSet {
 			return 0, false
 		}
-		n = x
+		if !e.partial && len(p.required) > 0 {
+			end = p.firstMissing(ptr)
+		}
+		if e.canon && !e.canonical(p, ptr) {
+			return 0, false
+		}
+		if !e.canon && p.st.ExtensionsLen(ptr) > 0 {
+			x, ok := e.sizeExtensions(p, ptr, depth)
+			if !ok {
+				return 0, false
+			}
+			n = x
+		}
 	}
 	fields := p.fields[:end]
 	for i := range fields {
@@ -473,6 +478,9 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			n += x
 		}
 	}
+	if p.simple && !e.canon {
+		return e.sizeUnknown(p, ptr, n)
+	}
 	if end < p.regular {
 		return 0, e.trail.Fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
 	}
@@ -507,6 +515,12 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n += x
 	}
+	return e.sizeUnknown(p, ptr, n)
+}
+
+// sizeUnknown ends the size pass over the message at ptr of program p,
+// of n bytes so far: it adds its unknown bytes and checks the limit.
+func (e *enc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
 	u := p.st.Unknown(ptr)
 	if e.signing && len(u) > 0 {
 		return 0, false // the walk refuses them

@@ -97,6 +97,11 @@ type program struct {
 	required []int32
 	// messageSet is set for a MessageSet type, which the walk refuses.
 	messageSet bool
+	// simple is set for a program whose type has no required field, no
+	// real oneof and no extensions, and that is not a MessageSet or a
+	// canonical variant: outside Canonical, the passes skip the steps
+	// such types lack.
+	simple bool
 	// variants holds the program's canonical variants (see canonical),
 	// built on first use; base is, in a variant, the program it was
 	// built from.
@@ -206,6 +211,7 @@ func build(st *genstore.Storage, err error) *program {
 	for pos := range l.Fields {
 		p.fields[pos].init(&l.Fields[pos], &st.Fields[pos])
 	}
+	p.simple = !p.messageSet && len(p.required) == 0 && len(p.oneofs) == 0 && st.ExtensionsOffset < 0
 	return p
 }
 
