@@ -17,13 +17,20 @@ import (
 // the fuzzer saved (16 hex digits), kept as regression seeds. go test runs
 // them as ordinary tests; `task fuzz` runs each target for a set time.
 
-// fuzzEquivalence decodes the fuzzer's bytes into the generated and the
-// dynamic forms (dynamicpb and *dynamic.Message) of one test message and,
-// when they decode, holds protolayout to the reference on all three; the
-// two dynamic decodings must be proto.Equal. Seeds are random messages of
-// that type.
+// fuzzEquivalence decodes the fuzzer's bytes into the generated forms of
+// one test message (its open, hybrid and Opaque API structs, where the
+// schema has them) and its dynamic forms (dynamicpb and *dynamic.Message)
+// and, when they decode, holds protolayout to the reference on every one;
+// the two dynamic decodings must be proto.Equal. Seeds are random
+// messages of that type.
 func fuzzEquivalence(f *testing.F, name protoreflect.FullName) {
 	tw := protobuftest.TwinByName(name)
+	var levels []protobuftest.Variant // the hybrid and Opaque forms
+	for _, s := range protobuftest.GeneratedVariants() {
+		if s.Name == name {
+			levels = []protobuftest.Variant{s.Hybrid, s.Opaque}
+		}
+	}
 	for seed := range uint64(8) {
 		g, _ := protobuftest.NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, seed, protobuftest.RandOptions{MaxDepth: 3, Unknown: seed%2 == 0})
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(g)
@@ -39,6 +46,15 @@ func fuzzEquivalence(f *testing.F, name protoreflect.FullName) {
 			return
 		}
 		protobuftest.QuietFloat32NaNs(g)
+		gens := []proto.Message{g}
+		for _, v := range levels {
+			h := v.Type.New().Interface()
+			if err := uo.Unmarshal(b, h); err != nil {
+				t.Fatalf("the open form decodes, the %v form does not: %v", v.Level, err)
+			}
+			protobuftest.QuietFloat32NaNs(h)
+			gens = append(gens, h)
+		}
 		d := tw.Dyn.New().Interface()
 		uo.Resolver = protobuftest.DynamicTypes()
 		panicked, err := unmarshalNoPanic(uo, b, d)
@@ -63,7 +79,7 @@ func fuzzEquivalence(f *testing.F, name protoreflect.FullName) {
 		}
 		// Without Deterministic, map entries may come in any order.
 		for _, o := range []protobuftest.CheckOptions{{Deterministic: true, AllowPartial: true}, {Deterministic: true}, {}} {
-			protobuftest.Equivalent(t, o, nil, g)
+			protobuftest.Equivalent(t, o, nil, gens...)
 			if d != nil {
 				protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
 			}
