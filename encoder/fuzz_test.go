@@ -79,7 +79,9 @@ func fuzzEquivalence(f *testing.F, name protoreflect.FullName) {
 		}
 		// Without Deterministic, map entries may come in any order.
 		for _, o := range []protobuftest.CheckOptions{{Deterministic: true, AllowPartial: true}, {Deterministic: true}, {}} {
-			protobuftest.Equivalent(t, o, nil, gens...)
+			for _, g := range gens { // each to its own reference: map order may differ
+				protobuftest.Equivalent(t, o, nil, g)
+			}
 			if d != nil {
 				protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
 			}
@@ -126,8 +128,10 @@ const (
 
 // randomCase builds the generated and dynamic twins that FuzzRandom checks
 // for seed and bits: the twin is picked by seed modulo the number of twins,
-// so that every message of every test schema is reachable.
-func randomCase(twins []protobuftest.Twin, seed uint64, bits uint16) (g, d proto.Message, o protobuftest.CheckOptions) {
+// so that every message of every test schema is reachable. levels holds
+// the same message's hybrid and Opaque API forms, filled from the same
+// seed, where its schema has them (nil otherwise).
+func randomCase(twins []protobuftest.Twin, seed uint64, bits uint16) (g, d proto.Message, levels []proto.Message, o protobuftest.CheckOptions) {
 	tw := twins[seed%uint64(len(twins))]
 	ro := protobuftest.RandOptions{
 		MaxDepth: 1 + int(bits&fuzzDepthMask),
@@ -137,13 +141,20 @@ func randomCase(twins []protobuftest.Twin, seed uint64, bits uint16) (g, d proto
 		Partial:  bits&fuzzPartial != 0,
 	}
 	g, d = protobuftest.NewPair(tw.Gen, tw.Dyn, tw.GenExts, tw.DynExts, seed, ro)
+	name := tw.Gen.Descriptor().FullName()
+	for _, s := range protobuftest.GeneratedVariants() {
+		if s.Name == name {
+			levels = []proto.Message{s.Hybrid.Random(seed, ro), s.Opaque.Random(seed, ro)}
+		}
+	}
 	o = protobuftest.CheckOptions{AllowPartial: bits&fuzzAllowPartial != 0, Deterministic: bits&fuzzNonDet == 0}
-	return g, d, o
+	return g, d, levels, o
 }
 
 // FuzzRandom builds a random message of any test schema from a seed and
-// option bits, in generated and dynamic forms (dynamicpb and
-// *dynamic.Message), and holds protolayout to the reference on all three:
+// option bits, in generated forms (the open, hybrid and Opaque API
+// structs) and dynamic forms (dynamicpb and *dynamic.Message), and holds
+// protolayout to the reference on every one:
 // bytes (or both fail), Size == len, MarshalAppend hygiene, round trip,
 // and no panic (a panic fails the fuzz run).
 func FuzzRandom(f *testing.F) {
@@ -152,8 +163,11 @@ func FuzzRandom(f *testing.F) {
 		f.Add(i, uint16(i*37))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, bits uint16) {
-		g, d, o := randomCase(twins, seed, bits)
+		g, d, levels, o := randomCase(twins, seed, bits)
 		protobuftest.Equivalent(t, o, nil, g)
+		for _, h := range levels { // each to its own reference: map order may differ
+			protobuftest.Equivalent(t, o, nil, h)
+		}
 		protobuftest.Equivalent(t, o, protobuftest.DynamicTypes(), d)
 		protobuftest.Equivalent(t, o, protobuftest.DynamicMessageTypes(), protobuftest.DynamicMessageTwin(g))
 	})
