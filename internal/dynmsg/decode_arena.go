@@ -51,6 +51,8 @@ type arena struct {
 	lstrs  slab[string]
 	lbytes slab[[]byte]
 	lmsgs  slab[*Message]
+	// types holds the types of the call's messages, one a shape met.
+	types  slab[msgType]
 	blocks [arenaShapes]shapeChunk
 	nblock int
 	// index holds, by a table's id modulo its length, the index in
@@ -93,6 +95,7 @@ type arena struct {
 // The sizes the arena counts in used.
 var (
 	messageBytes = int64(reflect.TypeFor[Message]().Size())
+	typeBytes    = int64(reflect.TypeFor[msgType]().Size())
 	listBytes    = int64(reflect.TypeFor[list]().Size())
 	mapBytes     = int64(reflect.TypeFor[dmap]().Size())
 )
@@ -132,16 +135,17 @@ var (
 	strsLimit   = chunkLimit[string]()
 	bytesLimit  = chunkLimit[[]byte]()
 	msgPtrLimit = chunkLimit[*Message]()
+	typesLimit  = chunkLimit[msgType]()
 )
 
 // shapeChunk is the chunk of headers and blocks of one shape; n counts
-// the messages the call took, and md is the shape's descriptor once
-// newChild has looked it up (a shape is built for one descriptor).
+// the messages the call took, and t is the type of those messages once
+// the first one is made (a shape is built for one descriptor).
 type shapeChunk struct {
-	s  *shape
-	md protoreflect.MessageDescriptor
-	c  slots.Chunk
-	n  int
+	s *shape
+	t *msgType
+	c slots.Chunk
+	n int
 }
 
 // dataAlone is the length beyond which a string or bytes value that does
@@ -255,7 +259,28 @@ func countRun1(b []byte, tag byte) int {
 
 // newMessage returns a new empty message of md, whose shape is s.
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	return a.take(a.chunk(s), md)
+	c := a.chunk(s)
+	if c.t == nil {
+		a.typeOf(c, md)
+	}
+	return a.take(c)
+}
+
+// newMessageOf returns a new empty message of type t (whose messages it
+// shares t with).
+func (a *arena) newMessageOf(t *msgType) *Message {
+	c := a.chunk(t.shape)
+	if c.t == nil {
+		c.t = t
+	}
+	return a.take(c)
+}
+
+// typeOf makes the type of c's messages, of descriptor md.
+func (a *arena) typeOf(c *shapeChunk, md protoreflect.MessageDescriptor) {
+	a.used += typeBytes
+	c.t = &a.types.take(1, 8, typesLimit)[0]
+	c.t.desc, c.t.shape = md, c.s
 }
 
 // newChild returns a new empty message for the message field (or list of
@@ -267,8 +292,8 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 		s = df.rec.childShape(md.Fields().Get(int(df.index)))
 	}
 	c := a.chunk(s)
-	if c.md == nil {
-		c.md = md.Fields().Get(int(df.index)).Message()
+	if c.t == nil {
+		a.typeOf(c, md.Fields().Get(int(df.index)).Message())
 	}
 	// take, inlined: a call less for every message a decode makes.
 	a.used += messageBytes + int64(s.slots.Bytes())
@@ -277,12 +302,13 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	}
 	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
-	m.desc, m.shape, m.block = c.md, s, b
+	m.t, m.block = c.t, b
 	return m
 }
 
-// take returns a new empty message of md from c, the chunk of its shape.
-func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message {
+// take returns a new empty message from c, the chunk of its shape, whose
+// type c has.
+func (a *arena) take(c *shapeChunk) *Message {
 	s := c.s
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
@@ -290,7 +316,7 @@ func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message 
 		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	}
 	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
-	m.desc, m.shape, m.block = md, s, b
+	m.t, m.block = c.t, b
 	return m
 }
 

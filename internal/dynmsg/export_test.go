@@ -23,8 +23,8 @@ func SetBetweenPasses(f func(*Message)) { betweenPasses = f }
 // small (at most 64 fields) and inOrder (the layout emits the regular
 // fields in index order).
 func Paths(m *Message) (small, inOrder bool) {
-	p := m.shape.program()
-	return p.touchedWords == 1, m.shape.inOrder
+	p := m.t.shape.program()
+	return p.touchedWords == 1, m.t.shape.inOrder
 }
 
 // MapEntryBytes is the size of one kept map entry of the direct

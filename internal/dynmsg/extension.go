@@ -50,7 +50,7 @@ func (xt extensionType) Zero() protoreflect.Value {
 	case fd.IsList():
 		return protoreflect.ValueOfList(&list{fd: fd, kind: fd.Kind()})
 	case fd.Message() != nil:
-		return protoreflect.ValueOfMessage(zeroMessage(fd.Message()))
+		return protoreflect.ValueOfMessage(zeroMessage(fd.Message(), shapeOf(fd.Message())))
 	default:
 		return fd.Default()
 	}

@@ -15,8 +15,10 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// A Message header is five words (descriptor, shape, block, rare) and
-// the direct encoder's size stamp (8 bytes), a list six words
+// A Message header is three words (its type, shared with the messages
+// of that type; block; rare) and the direct encoder's size stamp (8
+// bytes), a message type three words (descriptor, shape), a list six
+// words
 // (descriptor, its one slice, kind and validity), and the direct
 // encoder's record of a field 24 bytes and a word.
 func TestHeaderSizes(t *testing.T) {
@@ -24,8 +26,11 @@ func TestHeaderSizes(t *testing.T) {
 	if got := reflect.TypeFor[encField]().Size(); got != 24+word {
 		t.Errorf("encField is %d bytes, want %d", got, 24+word)
 	}
-	if got := reflect.TypeFor[Message]().Size(); got != 5*word+8 {
-		t.Errorf("Message is %d bytes, want %d", got, 5*word+8)
+	if got := reflect.TypeFor[Message]().Size(); got != 3*word+8 {
+		t.Errorf("Message is %d bytes, want %d", got, 3*word+8)
+	}
+	if got := reflect.TypeFor[msgType]().Size(); got != 3*word {
+		t.Errorf("msgType is %d bytes, want %d", got, 3*word)
 	}
 	if got := reflect.TypeFor[list]().Size(); got != 6*word {
 		t.Errorf("list is %d bytes, want %d", got, 6*word)
@@ -143,11 +148,11 @@ func TestListAccessorsOfOtherClasses(t *testing.T) {
 	if err := proto.Unmarshal(chainValue(0, 2, 3), m); err != nil {
 		t.Fatal(err)
 	}
-	ss := m.lists()[m.shape.fields[md.Fields().ByName("ss").Index()].slot]
+	ss := m.lists()[m.t.shape.fields[md.Fields().ByName("ss").Index()].slot]
 	if len(ss.strs()) != 3 || ss.words() != nil || ss.bytes() != nil || ss.msgs() != nil {
 		t.Errorf("list of strings: %d strings, %v %v %v", len(ss.strs()), ss.words(), ss.bytes(), ss.msgs())
 	}
-	ms := m.lists()[m.shape.fields[md.Fields().ByName("ms").Index()].slot]
+	ms := m.lists()[m.t.shape.fields[md.Fields().ByName("ms").Index()].slot]
 	if len(ms.msgs()) != 3 || ms.words() != nil || ms.strs() != nil || ms.bytes() != nil {
 		t.Errorf("list of messages: %d messages, %v %v %v", len(ms.msgs()), ms.words(), ms.strs(), ms.bytes())
 	}
@@ -176,7 +181,7 @@ func TestRareMadeWhenNeeded(t *testing.T) {
 	if m.rare != nil || m.GetUnknown() != nil || !m.IsValid() {
 		t.Fatal("Reset kept the unknown fields, or made the message read-only")
 	}
-	if z := zeroMessage(md); z.IsValid() || z.words() != nil || z.strs() != nil || z.GetUnknown() != nil {
+	if z := zeroMessage(md, shapeOf(md)); z.IsValid() || z.words() != nil || z.strs() != nil || z.GetUnknown() != nil {
 		t.Fatal("a read-only message has storage")
 	}
 }

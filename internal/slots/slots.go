@@ -54,10 +54,10 @@ type Layout struct {
 // class (see lengthClass), the length last asked for in each:
 // reflect.ArrayOf looks its types up in a sync.Map, which cost a tenth of
 // the decoding of small nested messages. It also holds the headed
-// element type (see TakeHeaded), built on first use.
+// element types (see TakeHeaded and NewHeaded), built on first use.
 type arrayTypes struct {
-	blocks [lengthClasses]atomic.Pointer[arrayType]
-	head   atomic.Pointer[headType]
+	blocks      [lengthClasses]atomic.Pointer[arrayType]
+	head, alone atomic.Pointer[headType]
 }
 
 // arrayType is an array type of elements and its length.
@@ -321,7 +321,7 @@ func CutHeaded[H any](c *Chunk, l *Layout) (*H, Block) {
 func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
 	ht := l.arrays.head.Load()
 	if ht == nil {
-		ht = l.headType(h)
+		ht = l.headType(&l.arrays.head, h)
 	}
 	c.size, c.off, c.noBlock = ht.size, ht.off, ht.noBlock
 	// take starts the array and cuts its first element, which TakeHeaded
@@ -332,11 +332,12 @@ func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
 }
 
 // NewHeaded returns a new zeroed H and block of l side by side, in one
-// allocation, as TakeHeaded lays them out.
+// allocation, as TakeHeaded lays them out. A Layout must be used with one
+// H only here too, which may differ from TakeHeaded's.
 func NewHeaded[H any](l *Layout) (*H, Block) {
-	ht := l.arrays.head.Load()
+	ht := l.arrays.alone.Load()
 	if ht == nil {
-		ht = l.headType(reflect.TypeFor[H]())
+		ht = l.headType(&l.arrays.alone, reflect.TypeFor[H]())
 	}
 	p := reflect.New(ht.typ).UnsafePointer()
 	return (*H)(p), ht.block(p)
@@ -350,10 +351,10 @@ func (ht *headType) block(p unsafe.Pointer) Block {
 	return Block{unsafe.Add(p, ht.off)}
 }
 
-// headType returns l's headed element type for headers of type h,
-// building it on first use; it panics if l was used with another header
-// type.
-func (l *Layout) headType(h reflect.Type) *headType {
+// headType returns l's headed element type for headers of type h, kept
+// in cache (l's head or alone), building it on first use; it panics if
+// cache holds another header type's.
+func (l *Layout) headType(cache *atomic.Pointer[headType], h reflect.Type) *headType {
 	fields := []reflect.StructField{{Name: "H", Type: h}}
 	if l.typ != nil {
 		fields = append(fields, reflect.StructField{Name: "B", Type: l.typ})
@@ -363,8 +364,8 @@ func (l *Layout) headType(h reflect.Type) *headType {
 	if l.typ != nil {
 		ht.off = typ.Field(1).Offset
 	}
-	if !l.arrays.head.CompareAndSwap(nil, ht) {
-		ht = l.arrays.head.Load()
+	if !cache.CompareAndSwap(nil, ht) {
+		ht = cache.Load()
 	}
 	if ht.h != h {
 		panic("slots: a layout used with two header types")
