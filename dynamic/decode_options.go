@@ -14,8 +14,8 @@ import (
 // generated messages. Its worst case is small records of message
 // fields: an empty message takes two bytes of input (a tag and a zero
 // length) and, decoded, a 32-byte header, the storage block of its type
-// (8 bytes per scalar, 16 per string, 24 per bytes field, 8 per message,
-// list or map field, and a word per 64 fields) and 8 bytes in its list.
+// (8 bytes per scalar, 16 per string or bytes field, 8 per message, list
+// or map field, and a word per 64 fields) and 8 bytes in its list.
 // 2,000,000 empty google.protobuf.DescriptorProto records in the
 // message_type field of a FileDescriptorProto (4 MB) take 320 MB, 80
 // times the input (the generated type: 534 MB); a type with more fields

@@ -578,7 +578,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					}
 				}
 				df.mark(words)
-				m.bytes()[df.slot] = o.copyBytes(v)
+				m.setBytesAt(df.slot, o.copyBytes(v))
 				i = j + k
 			case opMessage:
 				v, k := shortBytes(b, j)
@@ -749,7 +749,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df, words)
-		m.bytes()[df.slot] = o.copyBytes(v)
+		m.setBytesAt(df.slot, o.copyBytes(v))
 		return n, nil
 	case modeMessage, modeGroup:
 		var v []byte

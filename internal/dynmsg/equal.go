@@ -85,7 +85,7 @@ func equalFields(x, y *Message, f *field, depth int) bool {
 	case classString:
 		return x.strs()[f.slot] == y.strs()[f.slot]
 	case classBytes:
-		return bytes.Equal(x.bytes()[f.slot], y.bytes()[f.slot])
+		return bytes.Equal(x.bytesAt(f.slot), y.bytesAt(f.slot))
 	case classMessage:
 		return equalMessages(x.msgs()[f.slot], y.msgs()[f.slot], depth+1)
 	case classList:

@@ -652,7 +652,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
 	case wire.OpBytes:
-		x := m.bytes()[f.slot]
+		x := m.bytesAt(f.slot)
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
@@ -1046,7 +1046,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
 	case wire.OpBytes:
-		x := m.bytes()[f.slot]
+		x := m.bytesAt(f.slot)
 		if !f.present(words, len(x) > 0) {
 			return b, true
 		}

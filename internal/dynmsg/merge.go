@@ -104,7 +104,7 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 		dst.strs()[f.slot] = src.strs()[f.slot]
 	case classBytes:
 		dst.claim(f, i)
-		dst.bytes()[f.slot] = mg.copyBytes(src.bytes()[f.slot])
+		dst.setBytesAt(f.slot, mg.copyBytes(src.bytesAt(f.slot)))
 	case classMessage:
 		c := src.msgs()[f.slot]
 		if !dst.has(f, i) {

@@ -68,9 +68,30 @@ func (m *Message) strs() []string {
 	return slots.Part[string](m.block, &m.t.shape.slots, int(classString))
 }
 
-// bytes returns m's bytes values.
+// bytes returns m's bytes values, in a build whose strings cannot hold
+// them (see bytesAt); nil in the others.
 func (m *Message) bytes() [][]byte {
 	return slots.Part[[]byte](m.block, &m.t.shape.slots, int(classBytes))
+}
+
+// bytesAt returns the bytes value in slot i: of the strs, where strings
+// can hold bytes values (slots.BytesInStrings, which saves a word a
+// value, and lets a oneof's string and bytes members share a slot), or
+// of the bytes.
+func (m *Message) bytesAt(i int32) []byte {
+	if slots.BytesInStrings {
+		return slots.LoadBytes(&m.strs()[i])
+	}
+	return m.bytes()[i]
+}
+
+// setBytesAt stores b in slot i of the bytes values (see bytesAt).
+func (m *Message) setBytesAt(i int32, b []byte) {
+	if slots.BytesInStrings {
+		slots.StoreBytes(&m.strs()[i], b)
+		return
+	}
+	m.bytes()[i] = b
 }
 
 // msgs returns m's message values.
@@ -285,7 +306,7 @@ func (m *Message) has(f *field, i int) bool {
 	case classString:
 		return m.strs()[f.slot] != ""
 	case classBytes:
-		return len(m.bytes()[f.slot]) > 0
+		return len(m.bytesAt(f.slot)) > 0
 	case classMessage:
 		return m.msgs()[f.slot] != nil
 	case classList:
@@ -333,7 +354,7 @@ func (m *Message) clearSlot(f *field) {
 	case classString:
 		m.strs()[f.slot] = ""
 	case classBytes:
-		m.bytes()[f.slot] = nil
+		m.setBytesAt(f.slot, nil)
 	case classMessage:
 		m.msgs()[f.slot] = nil
 	case classList:
@@ -402,7 +423,7 @@ func (m *Message) value(f *field) protoreflect.Value {
 	case classString:
 		return protoreflect.ValueOfString(m.strs()[f.slot])
 	case classBytes:
-		return protoreflect.ValueOfBytes(m.bytes()[f.slot])
+		return protoreflect.ValueOfBytes(m.bytesAt(f.slot))
 	case classMessage:
 		return protoreflect.ValueOfMessage(m.msgs()[f.slot])
 	case classList:
@@ -473,7 +494,7 @@ func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 			}
 		case classBytes:
 			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
-				return protoreflect.ValueOfBytes(m.bytes()[f.slot])
+				return protoreflect.ValueOfBytes(m.bytesAt(f.slot))
 			}
 		default:
 			if m.has(f, i) {
@@ -533,7 +554,7 @@ func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 		}
 		b := v.Bytes()
 		m.claim(f, i)
-		m.bytes()[f.slot] = b
+		m.setBytesAt(f.slot, b)
 	case classMessage:
 		x := checkMessage(fd, v)
 		m.claim(f, i)

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/internal/slots"
 )
 
 // A Message header is three words (its type, shared with the messages
@@ -183,5 +185,40 @@ func TestRareMadeWhenNeeded(t *testing.T) {
 	}
 	if z := zeroMessage(md, shapeOf(md)); z.IsValid() || z.words() != nil || z.strs() != nil || z.GetUnknown() != nil {
 		t.Fatal("a read-only message has storage")
+	}
+}
+
+// Where strings hold bytes values, a type's bytes fields take slots among
+// its strings, and a oneof's string and bytes members share one: the
+// type has no bytes part.
+func TestBytesAmongStrings(t *testing.T) {
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("sb.proto"),
+		Package: proto.String("sb"),
+		Syntax:  proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("O"),
+			Field: []*descriptorpb.FieldDescriptorProto{
+				{Name: proto.String("s"), Number: proto.Int32(1), Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), OneofIndex: proto.Int32(0), JsonName: proto.String("s")},
+				{Name: proto.String("b"), Number: proto.Int32(2), Type: descriptorpb.FieldDescriptorProto_TYPE_BYTES.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), OneofIndex: proto.Int32(0), JsonName: proto.String("b")},
+				{Name: proto.String("c"), Number: proto.Int32(3), Type: descriptorpb.FieldDescriptorProto_TYPE_BYTES.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), JsonName: proto.String("c")},
+			},
+			OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("v")}},
+		}},
+	}
+	fd, err := protodesc.NewFile(fdp, new(protoregistry.Files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := shapeOf(fd.Messages().Get(0))
+	fs, fb, fc := &s.fields[0], &s.fields[1], &s.fields[2]
+	if !slots.BytesInStrings {
+		if s.counts[classString] != 1 || s.counts[classBytes] != 2 || fb.slot == fc.slot {
+			t.Fatalf("strings %d, bytes %d; b in slot %d, c in %d", s.counts[classString], s.counts[classBytes], fb.slot, fc.slot)
+		}
+		return
+	}
+	if s.counts[classString] != 2 || s.counts[classBytes] != 0 || fs.slot != fb.slot || fc.slot == fs.slot {
+		t.Fatalf("strings %d, bytes %d; s in slot %d, b in %d, c in %d", s.counts[classString], s.counts[classBytes], fs.slot, fb.slot, fc.slot)
 	}
 }

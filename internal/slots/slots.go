@@ -397,3 +397,30 @@ func Get[T any](v *Vec) []T {
 func Set[T any](v *Vec, s []T) {
 	v.p, v.len, v.cap = unsafe.Pointer(unsafe.SliceData(s)), len(s), cap(s)
 }
+
+// BytesInStrings reports whether a string can hold a bytes value
+// (StoreBytes, LoadBytes): true in this build, where a []byte's pointer
+// and length fill a string's header; false in purego builds.
+const BytesInStrings = true
+
+// strHeader is the layout of a string's header.
+type strHeader struct {
+	p unsafe.Pointer
+	n int
+}
+
+// StoreBytes stores b's pointer and length in *s, which then holds a
+// bytes value, not a string: only LoadBytes may read it. b is not copied
+// (a caller that writes b changes what LoadBytes returns), and the
+// collector keeps b's array alive through *s as it would through b.
+func StoreBytes(s *string, b []byte) {
+	*(*strHeader)(unsafe.Pointer(s)) = strHeader{unsafe.Pointer(unsafe.SliceData(b)), len(b)}
+}
+
+// LoadBytes returns the bytes value StoreBytes stored in *s, with no
+// spare capacity: nil if it stored nil (or *s is the zero string), empty
+// and not nil if it stored an empty slice that was not nil.
+func LoadBytes(s *string) []byte {
+	h := (*strHeader)(unsafe.Pointer(s))
+	return asSlice[byte](Vec{h.p, h.n, h.n})
+}
