@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/internal/dynmsg"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -70,5 +71,57 @@ func TestOneofStringAndBytes(t *testing.T) {
 		if !bytes.Equal(clone.Get(fb).Bytes(), []byte("bytes")) || !proto.Equal(clone, one) {
 			t.Fatalf("%s: clone %v", name, clone)
 		}
+	}
+}
+
+// The lists one decode makes have the type of their own field, however
+// the arena's cache of list types collides: storing a decoded list back
+// in its field is allowed. Two messages' lists of one field share one
+// type when the type's list fields fit in the cache, as
+// TestAllTypes's do (fewer than arenaListTypes, with consecutive ids).
+func TestDecodedListTypes(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.Descriptor()
+	one := dynamic.NewMessage(md)
+	protobuftest.Fill(one, 3, protobuftest.RandOptions{})
+	fds := md.Fields()
+	for i := range fds.Len() {
+		if fd := fds.Get(i); fd.IsList() && !one.Has(fd) {
+			l := one.Mutable(fd).List()
+			l.Append(l.NewElement())
+		}
+	}
+	in, err := proto.Marshal(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := md.Fields().ByName("singular_nested_message")
+	corecursive := nested.Message().Fields().ByName("corecursive")
+	two := dynamic.NewMessage(md)
+	two.Mutable(nested).Message().Set(corecursive, protoreflect.ValueOfMessage(one))
+	in2, err := proto.Marshal(two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := dynamic.NewMessage(md)
+	if err := proto.Unmarshal(append(in, in2...), got); err != nil {
+		t.Fatal(err)
+	}
+	inner := got.Get(nested).Message().Get(corecursive).Message().Interface().(*dynamic.Message)
+	lists := 0
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		if !fd.IsList() {
+			continue
+		}
+		lists++
+		l, il := got.Get(fd).List(), inner.Get(fd).List()
+		if dynmsg.ListType(l) != dynmsg.ListType(il) {
+			t.Errorf("%s: two decoded lists of the field have two types", fd.Name())
+		}
+		got.Set(fd, protoreflect.ValueOfList(l)) // panics if l is another field's
+		inner.Set(fd, protoreflect.ValueOfList(il))
+	}
+	if lists < 20 || !proto.Equal(inner, one) {
+		t.Fatalf("%d list fields; the nested message differs from the one encoded", lists)
 	}
 }

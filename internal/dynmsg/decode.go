@@ -60,7 +60,10 @@ type decField struct {
 	packable bool
 	utf8     bool
 	// index is the field's index in its descriptor's Fields.
-	index            int32
+	index int32
+	// id tells the list fields of all tables apart in an arena's cache
+	// of list types: the list fields of one table have consecutive ids.
+	id               uint32
 	slot, bit, oneof int32
 	// touchWord and touchMask are the field's touched bit in a message's
 	// words, posWord and posMask its bit by position, bitWord and
@@ -127,8 +130,8 @@ type decodeTable struct {
 	id uint32
 }
 
-// tableIDs hands out the tables' ids.
-var tableIDs atomic.Uint32
+// tableIDs hands out the tables' ids, fieldIDs their fields'.
+var tableIDs, fieldIDs atomic.Uint32
 
 // decodeTable returns s's table, building it on first use.
 func (s *shape) decodeTable() *decodeTable {
@@ -194,6 +197,20 @@ func buildDecodeTable(s *shape) *decodeTable {
 		}
 	}
 	slices.Sort(t.required)
+	// The list fields' ids, consecutive.
+	var lists uint32
+	for p := range l.Fields {
+		if l.Fields[p].List {
+			lists++
+		}
+	}
+	id := fieldIDs.Add(lists) - lists
+	for p := range l.Fields {
+		if l.Fields[p].List {
+			t.fields[p].id = id
+			id++
+		}
+	}
 	t.check = mayBeUninitialized(l)
 	if t.check {
 		t.checkFields = make([]uint64, (len(l.Fields)+63)/64)
@@ -944,7 +961,7 @@ func (o *decodeOptions) listOf(df *decField, m *Message) *list {
 	lists := m.lists()
 	l := lists[df.slot]
 	if l == nil {
-		l = o.newList(m.t.desc.Fields().Get(int(df.index)), df.kind)
+		l = o.newList(m.t.desc, df)
 		lists[df.slot] = l
 		df.mark(m.words())
 	}

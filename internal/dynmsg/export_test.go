@@ -43,3 +43,7 @@ func KeptEntries(st *EncodeState) int { return cap(st.entries) }
 // SetOnEncode sets the function called at the start of every direct
 // encoding but a write with cached sizes (nil for none).
 func SetOnEncode(f func()) { onEncode = f }
+
+// ListType returns the type l shares with the lists of its field, for
+// comparing by identity.
+func ListType(l protoreflect.List) any { return l.(*list).listType }

@@ -117,7 +117,7 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 		sl := src.lists()[f.slot]
 		if l == nil {
 			dst.touch(i)
-			l = mg.newList(sl.fd, sl.kind)
+			l = mg.newListOf(sl.listType)
 			dst.lists()[f.slot] = l
 		}
 		mg.list(l, sl, depth+1)

@@ -506,7 +506,7 @@ func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	case classMessage:
 		return protoreflect.ValueOfMessage(zeroMessage(fd.Message(), f.childShape(fd)))
 	case classList:
-		return protoreflect.ValueOfList(&list{fd: fd, kind: f.kind})
+		return protoreflect.ValueOfList(readOnlyList(fd, f.kind))
 	case classMap:
 		return protoreflect.ValueOfMap(&dmap{fd: fd})
 	case classBytes:

@@ -19,10 +19,10 @@ import (
 
 // A Message header is three words (its type, shared with the messages
 // of that type; block; rare) and the direct encoder's size stamp (8
-// bytes), a message type three words (descriptor, shape), a list six
-// words
-// (descriptor, its one slice, kind and validity), and the direct
-// encoder's record of a field 24 bytes and a word.
+// bytes), a message type three words (descriptor, shape), a list four
+// words (its type, shared with the lists of its field; its one slice),
+// a list type three words (descriptor; kind and validity), and the
+// direct encoder's record of a field 24 bytes and a word.
 func TestHeaderSizes(t *testing.T) {
 	word := reflect.TypeFor[uintptr]().Size()
 	if got := reflect.TypeFor[encField]().Size(); got != 24+word {
@@ -34,8 +34,11 @@ func TestHeaderSizes(t *testing.T) {
 	if got := reflect.TypeFor[msgType]().Size(); got != 3*word {
 		t.Errorf("msgType is %d bytes, want %d", got, 3*word)
 	}
-	if got := reflect.TypeFor[list]().Size(); got != 6*word {
-		t.Errorf("list is %d bytes, want %d", got, 6*word)
+	if got := reflect.TypeFor[list]().Size(); got != 4*word {
+		t.Errorf("list is %d bytes, want %d", got, 4*word)
+	}
+	if got := reflect.TypeFor[listType]().Size(); got != 3*word {
+		t.Errorf("listType is %d bytes, want %d", got, 3*word)
 	}
 }
 
