@@ -291,7 +291,8 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if depth > e.limit {
 		return 0, false
 	}
-	p := m.t.shape.program()
+	sh := m.t.shape
+	p := sh.program()
 	// end is where the regular fields stop: the first required field not
 	// set (a fault, after the fields before it), or the oneofs.
 	end := p.regular
@@ -333,7 +334,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if p.touchedWords == 1 {
 		// Up to 64 fields: the set regular fields by position, their
 		// commonest cases here rather than through sizeField.
-		set := p.regularSet(words, m.t.shape)
+		set := p.regularSet(words, sh)
 		if end < p.regular {
 			set &= 1<<end - 1
 		}
@@ -891,7 +892,8 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	if !m.IsValid() {
 		return b, true
 	}
-	p := m.t.shape.program()
+	sh := m.t.shape
+	p := sh.program()
 	if p.messageSet {
 		return b, false
 	}
@@ -919,7 +921,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	words := m.words()
 	if p.touchedWords == 1 {
 		// As in size: the commonest cases here.
-		for t := p.regularSet(words, m.t.shape); t != 0; t &= t - 1 {
+		for t := p.regularSet(words, sh); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.Op {
 			case wire.OpVarint:

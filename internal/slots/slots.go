@@ -421,6 +421,6 @@ func StoreBytes(s *string, b []byte) {
 // spare capacity: nil if it stored nil (or *s is the zero string), empty
 // and not nil if it stored an empty slice that was not nil.
 func LoadBytes(s *string) []byte {
-	h := (*strHeader)(unsafe.Pointer(s))
-	return asSlice[byte](Vec{h.p, h.n, h.n})
+	h := *(*strHeader)(unsafe.Pointer(s))
+	return unsafe.Slice((*byte)(h.p), h.n)
 }
