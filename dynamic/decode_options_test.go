@@ -140,7 +140,7 @@ func TestMemoryLimitEmptyMessages(t *testing.T) {
 	if got := m.Get(md.Fields().ByNumber(4)).List().Len(); got != 200_000 {
 		t.Fatalf("decoded %d messages, want 200,000", got)
 	}
-	// 89 times the input on 64-bit platforms, 57 on 32-bit ones.
+	// 80 times the input on 64-bit platforms, 50 on 32-bit ones.
 	if unbounded < limit+limit/4 {
 		t.Errorf("without a bound the input took %d bytes, not a quarter more than the default bound %d", unbounded, limit)
 	}
@@ -149,7 +149,7 @@ func TestMemoryLimitEmptyMessages(t *testing.T) {
 }
 
 // The gateway attack of issue 23: 2,000,000 empty messages, 4 MB, fail
-// within the default bound of 129 MB (358 MB without a bound).
+// within the default bound of 129 MB (320 MB without a bound).
 func TestMemoryLimitGatewayAttack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 129 MB")

@@ -122,7 +122,7 @@
 //
 // proto.Unmarshal bounds nothing but the nesting, for a Message as for
 // generated and dynamicpb messages: small records of empty messages take
-// up to 90 times their input once decoded (see UnmarshalOptions). A
+// up to 80 times their input once decoded (see UnmarshalOptions). A
 // server that decodes what untrusted peers send can use
 // UnmarshalOptions, which takes the same options and bounds the memory a
 // call takes, by default to 32 times the input plus 1 MiB, failing with

@@ -60,7 +60,10 @@ type decField struct {
 	packable bool
 	utf8     bool
 	// index is the field's index in its descriptor's Fields.
-	index            int32
+	index int32
+	// id tells the list fields of all tables apart in an arena's cache
+	// of list types: the list fields of one table have consecutive ids.
+	id               uint32
 	slot, bit, oneof int32
 	// touchWord and touchMask are the field's touched bit in a message's
 	// words, posWord and posMask its bit by position, bitWord and
@@ -127,8 +130,8 @@ type decodeTable struct {
 	id uint32
 }
 
-// tableIDs hands out the tables' ids.
-var tableIDs atomic.Uint32
+// tableIDs hands out the tables' ids, fieldIDs their fields'.
+var tableIDs, fieldIDs atomic.Uint32
 
 // decodeTable returns s's table, building it on first use.
 func (s *shape) decodeTable() *decodeTable {
@@ -194,6 +197,20 @@ func buildDecodeTable(s *shape) *decodeTable {
 		}
 	}
 	slices.Sort(t.required)
+	// The list fields' ids, consecutive.
+	var lists uint32
+	for p := range l.Fields {
+		if l.Fields[p].List {
+			lists++
+		}
+	}
+	id := fieldIDs.Add(lists) - lists
+	for p := range l.Fields {
+		if l.Fields[p].List {
+			t.fields[p].id = id
+			id++
+		}
+	}
 	t.check = mayBeUninitialized(l)
 	if t.check {
 		t.checkFields = make([]uint64, (len(l.Fields)+63)/64)
@@ -368,7 +385,7 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 		// A message that was empty holds only what the call decoded,
 		// which lacks no required field if it made no message of a type
 		// with required fields and stored no extension.
-		if fresh && !o.required && !o.unchecked && len(m.shape.decodeTable().required) == 0 || m.checkInitialized() == nil {
+		if fresh && !o.required && !o.unchecked && len(m.t.shape.decodeTable().required) == 0 || m.checkInitialized() == nil {
 			out.Flags |= protoiface.UnmarshalInitialized
 		}
 	}
@@ -381,7 +398,7 @@ func (m *Message) empty() bool {
 	if !m.IsValid() || len(m.exts()) > 0 {
 		return false
 	}
-	for _, w := range m.words()[m.shape.touched:][:(len(m.shape.fields)+63)/64] {
+	for _, w := range m.words()[m.t.shape.touched:][:(len(m.t.shape.fields)+63)/64] {
 		if w != 0 {
 			return false
 		}
@@ -397,7 +414,7 @@ func (o *decodeOptions) top(b []byte, m *Message, depth int) error {
 	if len(b) < hintMinInput {
 		return o.message(b, m, depth)
 	}
-	h := &m.shape.decodeTable().hint
+	h := &m.t.shape.decodeTable().hint
 	o.plan(h, min(o.limit/4, hintRoomPerByte*int64(len(b))))
 	if err := o.message(b, m, depth); err != nil {
 		return err
@@ -427,11 +444,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		if len(b) == 0 {
 			return nil
 		}
-		m.readOnly(m.desc.FullName())
+		m.readOnly(m.t.desc.FullName())
 	}
-	t := m.shape.dec.Load()
+	t := m.t.shape.dec.Load()
 	if t == nil {
-		t = m.shape.decodeTable()
+		t = m.t.shape.decodeTable()
 	}
 	if t.layout.MessageSet {
 		o.unchecked = true
@@ -578,7 +595,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					}
 				}
 				df.mark(words)
-				m.bytes()[df.slot] = o.copyBytes(v)
+				m.setBytesAt(df.slot, o.copyBytes(v))
 				i = j + k
 			case opMessage:
 				v, k := shortBytes(b, j)
@@ -599,7 +616,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				msgs := m.msgs()
 				sub := msgs[df.slot]
 				if sub == nil {
-					sub = o.newChild(m.desc, df)
+					sub = o.newChild(m.t.desc, df)
 					msgs[df.slot] = sub
 				}
 				if err := o.message(v, sub, depth); err != nil {
@@ -664,7 +681,7 @@ func (o *decodeOptions) other(t *decodeTable, df *decField, tag uint64, b []byte
 	err := errUnknown
 	if df != nil {
 		vn, err = o.field(df, rest, wt, m, words, depth)
-	} else if t.layout.Extendable && m.desc.ExtensionRanges().Has(num) {
+	} else if t.layout.Extendable && m.t.desc.ExtensionRanges().Has(num) {
 		vn, err = o.extension(rest, num, wt, m, depth)
 	}
 	if err != nil {
@@ -749,7 +766,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df, words)
-		m.bytes()[df.slot] = o.copyBytes(v)
+		m.setBytesAt(df.slot, o.copyBytes(v))
 		return n, nil
 	case modeMessage, modeGroup:
 		var v []byte
@@ -772,7 +789,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		msgs := m.msgs()
 		sub := msgs[df.slot]
 		if sub == nil {
-			sub = o.newChild(m.desc, df)
+			sub = o.newChild(m.t.desc, df)
 			msgs[df.slot] = sub
 		}
 		return n, o.message(v, sub, depth)
@@ -814,7 +831,7 @@ func (df *decField) mark(words []uint64) {
 func (m *Message) setCase(df *decField, words []uint64) {
 	if c := words[df.oneof]; c != uint64(df.index)+1 {
 		if c != 0 {
-			m.clearSlot(&m.shape.fields[c-1])
+			m.clearSlot(&m.t.shape.fields[c-1])
 		}
 		words[df.oneof] = uint64(df.index) + 1
 	}
@@ -944,7 +961,7 @@ func (o *decodeOptions) listOf(df *decField, m *Message) *list {
 	lists := m.lists()
 	l := lists[df.slot]
 	if l == nil {
-		l = o.newList(m.desc.Fields().Get(int(df.index)), df.kind)
+		l = o.newList(m.t.desc, df)
 		lists[df.slot] = l
 		df.mark(m.words())
 	}
@@ -969,7 +986,7 @@ func (o *decodeOptions) appendString(df *decField, v, rest []byte, m *Message) {
 // type is wt.
 func (o *decodeOptions) appendMessage(df *decField, v, rest []byte, wt protowire.Type, m *Message, depth int) error {
 	l := o.listOf(df, m)
-	sub := o.newChild(m.desc, df)
+	sub := o.newChild(m.t.desc, df)
 	if err := o.message(v, sub, depth); err != nil {
 		return err
 	}
@@ -1019,7 +1036,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 	mp := m.maps()[df.slot]
 	if mp == nil {
 		o.used += mapBytes
-		mp = newMap(m.desc.Fields().Get(int(df.index)))
+		mp = newMap(m.t.desc.Fields().Get(int(df.index)))
 		m.maps()[df.slot] = mp
 		m.touch(int(df.index))
 	}
@@ -1138,12 +1155,12 @@ func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, valid
 // extension decodes one record of the extension numbered num, if the
 // resolver knows it; otherwise it returns errUnknown.
 func (o *decodeOptions) extension(b []byte, num protowire.Number, wt protowire.Type, m *Message, depth int) (int, error) {
-	xt, err := o.resolver.FindExtensionByNumber(m.desc.FullName(), num)
+	xt, err := o.resolver.FindExtensionByNumber(m.t.desc.FullName(), num)
 	if err != nil {
 		if err == protoregistry.NotFound {
 			return 0, errUnknown
 		}
-		return 0, &decodeError{string(m.desc.FullName()) + ": unable to resolve extension " + strconv.Itoa(int(num)) + ": " + err.Error()}
+		return 0, &decodeError{string(m.t.desc.FullName()) + ": unable to resolve extension " + strconv.Itoa(int(num)) + ": " + err.Error()}
 	}
 	if xt == nil {
 		return 0, errUnknown
@@ -1258,19 +1275,19 @@ func checkInitializedMethod(in protoiface.CheckInitializedInput) (protoiface.Che
 // first, then its messages in Range order (fields in declaration order,
 // then extensions).
 func (m *Message) checkInitialized() error {
-	t := m.shape.decodeTable()
+	t := m.t.shape.decodeTable()
 	if !t.check {
 		return nil
 	}
 	for _, i := range t.required {
-		if !m.IsValid() || !m.has(&m.shape.fields[i], int(i)) {
-			return errRequiredNotSet(m.desc.Fields().Get(int(i)).FullName())
+		if !m.IsValid() || !m.has(&m.t.shape.fields[i], int(i)) {
+			return errRequiredNotSet(m.t.desc.Fields().Get(int(i)).FullName())
 		}
 	}
 	if !m.IsValid() {
 		return nil
 	}
-	touched := m.words()[m.shape.touched:]
+	touched := m.words()[m.t.shape.touched:]
 	for k, mask := range t.checkFields {
 		// The fields to look into that were stored to, by index.
 		for w := touched[k] & mask; w != 0; w &= w - 1 {
@@ -1300,7 +1317,7 @@ func (m *Message) checkInitialized() error {
 // checkField checks the messages of the field at index i of m, a
 // message field, a list of messages or a map of messages.
 func (m *Message) checkField(i int) error {
-	f := &m.shape.fields[i]
+	f := &m.t.shape.fields[i]
 	var err error
 	switch f.class {
 	case classMessage:

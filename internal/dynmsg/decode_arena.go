@@ -51,6 +51,14 @@ type arena struct {
 	lstrs  slab[string]
 	lbytes slab[[]byte]
 	lmsgs  slab[*Message]
+	// types holds the types of the call's messages, one a shape met;
+	// lts those of its lists, which listTypes caches by field.
+	types     slab[msgType]
+	lts       slab[listType]
+	listTypes [arenaListTypes]struct {
+		df *decField
+		t  *listType
+	}
 	blocks [arenaShapes]shapeChunk
 	nblock int
 	// index holds, by a table's id modulo its length, the index in
@@ -92,9 +100,11 @@ type arena struct {
 
 // The sizes the arena counts in used.
 var (
-	messageBytes = int64(reflect.TypeFor[Message]().Size())
-	listBytes    = int64(reflect.TypeFor[list]().Size())
-	mapBytes     = int64(reflect.TypeFor[dmap]().Size())
+	messageBytes  = int64(reflect.TypeFor[Message]().Size())
+	typeBytes     = int64(reflect.TypeFor[msgType]().Size())
+	listTypeBytes = int64(reflect.TypeFor[listType]().Size())
+	listBytes     = int64(reflect.TypeFor[list]().Size())
+	mapBytes      = int64(reflect.TypeFor[dmap]().Size())
 )
 
 // The sizes of list elements, by class, that the arena counts.
@@ -109,6 +119,9 @@ const (
 // besides the copies of its strings and bytes and its messages: a
 // protoreflect.Value and its key in a Go map, with the map's overhead.
 const entryBytes = 64
+
+// arenaListTypes is how many fields' list types an arena caches.
+const arenaListTypes = 64
 
 // arenaShapes is how many shapes' block chunks an arena finds by a scan.
 const arenaShapes = 24
@@ -127,21 +140,23 @@ func chunkLimit[T any]() int {
 
 // Each slab's most values a chunk holds.
 var (
-	wordsLimit  = chunkLimit[uint64]()
-	listsLimit  = chunkLimit[list]()
-	strsLimit   = chunkLimit[string]()
-	bytesLimit  = chunkLimit[[]byte]()
-	msgPtrLimit = chunkLimit[*Message]()
+	wordsLimit     = chunkLimit[uint64]()
+	listsLimit     = chunkLimit[list]()
+	strsLimit      = chunkLimit[string]()
+	bytesLimit     = chunkLimit[[]byte]()
+	msgPtrLimit    = chunkLimit[*Message]()
+	typesLimit     = chunkLimit[msgType]()
+	listTypesLimit = chunkLimit[listType]()
 )
 
 // shapeChunk is the chunk of headers and blocks of one shape; n counts
-// the messages the call took, and md is the shape's descriptor once
-// newChild has looked it up (a shape is built for one descriptor).
+// the messages the call took, and t is the type of those messages once
+// the first one is made (a shape is built for one descriptor).
 type shapeChunk struct {
-	s  *shape
-	md protoreflect.MessageDescriptor
-	c  slots.Chunk
-	n  int
+	s *shape
+	t *msgType
+	c slots.Chunk
+	n int
 }
 
 // dataAlone is the length beyond which a string or bytes value that does
@@ -255,7 +270,28 @@ func countRun1(b []byte, tag byte) int {
 
 // newMessage returns a new empty message of md, whose shape is s.
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	return a.take(a.chunk(s), md)
+	c := a.chunk(s)
+	if c.t == nil {
+		a.typeOf(c, md)
+	}
+	return a.take(c)
+}
+
+// newMessageOf returns a new empty message of type t (whose messages it
+// shares t with).
+func (a *arena) newMessageOf(t *msgType) *Message {
+	c := a.chunk(t.shape)
+	if c.t == nil {
+		c.t = t
+	}
+	return a.take(c)
+}
+
+// typeOf makes the type of c's messages, of descriptor md.
+func (a *arena) typeOf(c *shapeChunk, md protoreflect.MessageDescriptor) {
+	a.used += typeBytes
+	c.t = &a.types.take(1, 2, typesLimit)[0]
+	c.t.desc, c.t.shape = md, c.s
 }
 
 // newChild returns a new empty message for the message field (or list of
@@ -267,8 +303,8 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 		s = df.rec.childShape(md.Fields().Get(int(df.index)))
 	}
 	c := a.chunk(s)
-	if c.md == nil {
-		c.md = md.Fields().Get(int(df.index)).Message()
+	if c.t == nil {
+		a.typeOf(c, md.Fields().Get(int(df.index)).Message())
 	}
 	// take, inlined: a call less for every message a decode makes.
 	a.used += messageBytes + int64(s.slots.Bytes())
@@ -277,12 +313,13 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	}
 	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
-	m.desc, m.shape, m.block = c.md, s, b
+	m.t, m.block = c.t, b
 	return m
 }
 
-// take returns a new empty message of md from c, the chunk of its shape.
-func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message {
+// take returns a new empty message from c, the chunk of its shape, whose
+// type c has.
+func (a *arena) take(c *shapeChunk) *Message {
 	s := c.s
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
@@ -290,7 +327,7 @@ func (a *arena) take(c *shapeChunk, md protoreflect.MessageDescriptor) *Message 
 		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	}
 	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
-	m.desc, m.shape, m.block = md, s, b
+	m.t, m.block = c.t, b
 	return m
 }
 
@@ -374,11 +411,27 @@ func (a *arena) ahead(n, size int) int {
 	return n
 }
 
-// newList returns a new empty list for fd, of elements of kind k.
-func (a *arena) newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
+// newList returns a new empty list for the repeated field df of a
+// message of md, whose type it shares with the call's other lists of df:
+// found in the arena's cache of list types by df's id, or made (from the
+// call's chunk of them) and cached, replacing the field that had the
+// entry (which is made again if it comes back).
+func (a *arena) newList(md protoreflect.MessageDescriptor, df *decField) *list {
+	e := &a.listTypes[df.id%arenaListTypes]
+	if e.df != df {
+		a.used += listTypeBytes
+		t := &a.lts.take(1, 2, listTypesLimit)[0]
+		t.fd, t.kind, t.valid = md.Fields().Get(int(df.index)), df.kind, true
+		e.df, e.t = df, t
+	}
+	return a.newListOf(e.t)
+}
+
+// newListOf returns a new empty list of type t.
+func (a *arena) newListOf(t *listType) *list {
 	a.used += listBytes
 	l := &a.ls.take(1, 4, listsLimit)[0]
-	l.fd, l.kind, l.valid = fd, k, true
+	l.listType = t
 	return l
 }
 
@@ -445,7 +498,7 @@ func (a *arena) copy(v []byte) []byte {
 // shape's decodeTable, made). Calls from several goroutines overwrite
 // one another's: a hint is a guess, never a bound.
 type arenaHint struct {
-	words, ls, lstrs, lbytes, lmsgs, data atomic.Int32
+	words, ls, lstrs, lbytes, lmsgs, data, types, lts atomic.Int32
 }
 
 // plan sizes the arena's first chunks by the hint h, within room bytes.
@@ -457,6 +510,8 @@ func (a *arena) plan(h *arenaHint, room int64) {
 	a.lbytes.expect = a.ahead(int(h.lbytes.Load()), bytesBytes)
 	a.lmsgs.expect = a.ahead(int(h.lmsgs.Load()), ptrBytes)
 	a.dataExpect = a.ahead(int(h.data.Load()), 1)
+	a.types.expect = a.ahead(int(h.types.Load()), int(typeBytes))
+	a.lts.expect = a.ahead(int(h.lts.Load()), int(listTypeBytes))
 }
 
 // record stores in h, and in each shape's table, what the call used.
@@ -467,6 +522,8 @@ func (a *arena) record(h *arenaHint) {
 	store(&h.lbytes, a.lbytes.taken)
 	store(&h.lmsgs, a.lmsgs.taken)
 	store(&h.data, a.dataTaken)
+	store(&h.types, a.types.taken)
+	store(&h.lts, a.lts.taken)
 	for i := range a.nblock {
 		c := &a.blocks[i]
 		store(&c.s.decodeTable().made, c.n)

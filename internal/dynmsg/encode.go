@@ -106,10 +106,10 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 // the proto package encodes only in a build with the protolegacy tag.
 // The answer is kept in the shape.
 func reachesMessageSet(m *Message) bool {
-	if m == nil || m.shape == nil {
+	if m == nil || m.t == nil {
 		return false
 	}
-	s := m.shape
+	s := m.t.shape
 	switch s.messageSet.Load() {
 	case 1:
 		return false

@@ -39,17 +39,17 @@ func equalMessages(x, y *Message, depth int) bool {
 	if x == y {
 		return true
 	}
-	if x.desc != y.desc {
+	if x.t.desc != y.t.desc {
 		return false
 	}
 	if depth > maxMergeDepth {
-		panic(errorf("%v: comparing messages nested more than %d levels deep: they contain themselves", x.desc.FullName(), maxMergeDepth))
+		panic(errorf("%v: comparing messages nested more than %d levels deep: they contain themselves", x.t.desc.FullName(), maxMergeDepth))
 	}
 	if !x.IsValid() || !y.IsValid() {
 		// A read-only message has nothing set: the other must not either.
 		return empty(x) && empty(y)
 	}
-	s := x.shape
+	s := x.t.shape
 	xw, yw := x.words(), y.words()
 	n := (len(s.fields) + 63) / 64
 	for k := range n {
@@ -85,7 +85,7 @@ func equalFields(x, y *Message, f *field, depth int) bool {
 	case classString:
 		return x.strs()[f.slot] == y.strs()[f.slot]
 	case classBytes:
-		return bytes.Equal(x.bytes()[f.slot], y.bytes()[f.slot])
+		return bytes.Equal(x.bytesAt(f.slot), y.bytesAt(f.slot))
 	case classMessage:
 		return equalMessages(x.msgs()[f.slot], y.msgs()[f.slot], depth+1)
 	case classList:

@@ -23,8 +23,8 @@ func SetBetweenPasses(f func(*Message)) { betweenPasses = f }
 // small (at most 64 fields) and inOrder (the layout emits the regular
 // fields in index order).
 func Paths(m *Message) (small, inOrder bool) {
-	p := m.shape.program()
-	return p.touchedWords == 1, m.shape.inOrder
+	p := m.t.shape.program()
+	return p.touchedWords == 1, m.t.shape.inOrder
 }
 
 // MapEntryBytes is the size of one kept map entry of the direct
@@ -43,3 +43,7 @@ func KeptEntries(st *EncodeState) int { return cap(st.entries) }
 // SetOnEncode sets the function called at the start of every direct
 // encoding but a write with cached sizes (nil for none).
 func SetOnEncode(f func()) { onEncode = f }
+
+// ListType returns the type l shares with the lists of its field, for
+// comparing by identity.
+func ListType(l protoreflect.List) any { return l.(*list).listType }

@@ -48,9 +48,9 @@ func (xt extensionType) Zero() protoreflect.Value {
 	fd := xt.desc
 	switch {
 	case fd.IsList():
-		return protoreflect.ValueOfList(&list{fd: fd, kind: fd.Kind()})
+		return protoreflect.ValueOfList(readOnlyList(fd, fd.Kind()))
 	case fd.Message() != nil:
-		return protoreflect.ValueOfMessage(zeroMessage(fd.Message()))
+		return protoreflect.ValueOfMessage(zeroMessage(fd.Message(), shapeOf(fd.Message())))
 	default:
 		return fd.Default()
 	}

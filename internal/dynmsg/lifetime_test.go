@@ -89,7 +89,7 @@ func TestReleasedWithSchema(t *testing.T) {
 	kept := loadAllTypes(t)
 	m := NewMessage(kept)
 	m.Mutable(kept.Fields().ByName("optional_nested_message"))
-	keptShape := m.shape
+	keptShape := m.t.shape
 	held := cached() - base
 	if held < 2 {
 		t.Fatalf("%d shapes cached for a message and its child, want 2 or more", held)
@@ -103,7 +103,7 @@ func TestReleasedWithSchema(t *testing.T) {
 		x := NewMessage(md)
 		x.Mutable(md.Fields().ByName("optional_nested_message")).Message().
 			Mutable(md.Fields().ByName("optional_nested_message").Message().Fields().ByName("corecursive"))
-		if x.shape == keptShape {
+		if x.t.shape == keptShape {
 			t.Fatal("a new load got the shape of another")
 		}
 	}

@@ -9,15 +9,31 @@ import (
 // list is the protoreflect.List of a repeated field (or extension): its
 // elements in a slice of their class, as a message keeps its fields
 // (scalars as words, see toWord), which words, strs, bytes or msgs
-// returns, by kind.
+// returns, by kind; and its type, which lists of one field share.
 type list struct {
-	fd protoreflect.FieldDescriptor
+	*listType
 	// elems holds the one slice of the list's class.
 	elems slots.Vec
-	kind  protoreflect.Kind
+}
+
+// listType is what the lists of one field share: the field, the kind of
+// its elements, and whether the lists can be modified. As a message's
+// msgType, it cannot be kept with the field's compiled records, which
+// must not reach the descriptor: a decode or a Merge call makes one per
+// field it makes lists of (or shares the source's), and a list made on
+// its own is allocated with its own.
+type listType struct {
+	fd   protoreflect.FieldDescriptor
+	kind protoreflect.Kind
 	// valid is false for the read-only empty list Get returns for an
 	// unset field.
 	valid bool
+}
+
+// aloneList is a list made on its own, with its type.
+type aloneList struct {
+	t listType
+	l list
 }
 
 // words returns the elements of a list of scalars; strs, bytes and msgs
@@ -74,7 +90,17 @@ func (l *list) setMsgs(s []*Message) { slots.Set(&l.elems, s) }
 
 // newList returns a new empty list for fd, whose elements are of kind k.
 func newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
-	return &list{fd: fd, kind: k, valid: true}
+	a := &aloneList{t: listType{fd: fd, kind: k, valid: true}}
+	a.l.listType = &a.t
+	return &a.l
+}
+
+// readOnlyList returns the read-only empty list of fd, whose elements are
+// of kind k.
+func readOnlyList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
+	a := &aloneList{t: listType{fd: fd, kind: k}}
+	a.l.listType = &a.t
+	return &a.l
 }
 
 // listOf returns v's list if it is one of this package's.

@@ -277,9 +277,9 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		if depth > e.limit {
 			return 0, false
 		}
-		if !e.partial && m.shape != nil && len(m.shape.layout.RequiredFields) > 0 {
+		if !e.partial && m.t != nil && len(m.t.shape.layout.RequiredFields) > 0 {
 			// No storage: none of its required fields is set.
-			l := m.shape.layout
+			l := m.t.shape.layout
 			return 0, e.trail.Fail(fault.RequiredNotSet, &l.Fields[l.RequiredFields[0]], 0)
 		}
 		return 0, true
@@ -291,7 +291,8 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if depth > e.limit {
 		return 0, false
 	}
-	p := m.shape.program()
+	sh := m.t.shape
+	p := sh.program()
 	// end is where the regular fields stop: the first required field not
 	// set (a fault, after the fields before it), or the oneofs.
 	end := p.regular
@@ -333,7 +334,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if p.touchedWords == 1 {
 		// Up to 64 fields: the set regular fields by position, their
 		// commonest cases here rather than through sizeField.
-		set := p.regularSet(words, m.shape)
+		set := p.regularSet(words, sh)
 		if end < p.regular {
 			set &= 1<<end - 1
 		}
@@ -403,7 +404,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		n += x
 	}
 	if end < p.regular {
-		return 0, e.trail.Fail(fault.RequiredNotSet, &m.shape.layout.Fields[end], n)
+		return 0, e.trail.Fail(fault.RequiredNotSet, &m.t.shape.layout.Fields[end], n)
 	}
 	if len(p.oneofs) > 0 {
 		x, ok := e.sizeOneofs(m, words, p, depth)
@@ -470,7 +471,7 @@ func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int
 			}
 			n += k
 		}
-		if i == len(p.canon) || !p.canonSet(words, m.shape, p.canon[i]) {
+		if i == len(p.canon) || !p.canonSet(words, m.t.shape, p.canon[i]) {
 			continue
 		}
 		k, ok := e.sizeField(m, words, &p.fields[p.canon[i].pos], depth)
@@ -508,7 +509,7 @@ func (e *enc) appendCanonical(b []byte, m *Message, words []uint64, p *encProgra
 				return b, false
 			}
 		}
-		if i == len(p.canon) || !p.canonSet(words, m.shape, p.canon[i]) {
+		if i == len(p.canon) || !p.canonSet(words, m.t.shape, p.canon[i]) {
 			continue
 		}
 		if b, ok = e.appendField(b, m, words, &p.fields[p.canon[i].pos], depth); !ok {
@@ -554,7 +555,7 @@ func (e *enc) sizeOneofs(m *Message, words []uint64, p *encProgram, depth int) (
 // of m, a message of more than 64 fields, of program p and words words.
 func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, end, depth int) (int, bool) {
 	n := 0
-	ok := p.eachWide(words, m.shape, end, func(f *encField) bool {
+	ok := p.eachWide(words, m.t.shape, end, func(f *encField) bool {
 		x, ok := e.sizeField(m, words, f, depth)
 		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return false
@@ -568,7 +569,7 @@ func (e *enc) sizeWide(m *Message, words []uint64, p *encProgram, end, depth int
 // appendWide appends the regular fields of m, a message of more than 64
 // fields, of program p and words words.
 func (e *enc) appendWide(b []byte, m *Message, words []uint64, p *encProgram, depth int) ([]byte, bool) {
-	ok := p.eachWide(words, m.shape, p.regular, func(f *encField) bool {
+	ok := p.eachWide(words, m.t.shape, p.regular, func(f *encField) bool {
 		var fine bool
 		b, fine = e.appendField(b, m, words, f, depth)
 		return fine
@@ -618,7 +619,7 @@ func (p *encProgram) eachWide(words []uint64, s *shape, end int, visit func(*enc
 func (m *Message) firstMissing(p *encProgram) int {
 	for _, pos := range p.requiredPos {
 		f := &p.fields[pos]
-		if !m.has(&m.shape.fields[f.index], int(f.index)) {
+		if !m.has(&m.t.shape.fields[f.index], int(f.index)) {
 			return int(pos)
 		}
 	}
@@ -630,7 +631,7 @@ func (m *Message) fieldOf(f *encField) *layout.Field {
 	if f.index < 0 {
 		return f.more.ext
 	}
-	return &m.shape.layout.Fields[m.shape.prog.position[f.index]]
+	return &m.t.shape.layout.Fields[m.t.shape.prog.position[f.index]]
 }
 
 // sizeField returns the size of field f of m, 0 if it is not set.
@@ -652,7 +653,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
 	case wire.OpBytes:
-		x := m.bytes()[f.slot]
+		x := m.bytesAt(f.slot)
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
@@ -891,7 +892,8 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	if !m.IsValid() {
 		return b, true
 	}
-	p := m.shape.program()
+	sh := m.t.shape
+	p := sh.program()
 	if p.messageSet {
 		return b, false
 	}
@@ -919,7 +921,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	words := m.words()
 	if p.touchedWords == 1 {
 		// As in size: the commonest cases here.
-		for t := p.regularSet(words, m.shape); t != 0; t &= t - 1 {
+		for t := p.regularSet(words, sh); t != 0; t &= t - 1 {
 			f := &fields[bits.TrailingZeros64(t)]
 			switch f.Op {
 			case wire.OpVarint:
@@ -1046,7 +1048,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
 	case wire.OpBytes:
-		x := m.bytes()[f.slot]
+		x := m.bytesAt(f.slot)
 		if !f.present(words, len(x) > 0) {
 			return b, true
 		}

@@ -41,7 +41,7 @@ func merge(in protoiface.MergeInput) protoiface.MergeOutput {
 		return protoiface.MergeOutput{}
 	}
 	src, ok := in.Source.(*Message)
-	if !ok || src == nil || dst.desc != src.desc {
+	if !ok || src == nil || dst.t.desc != src.t.desc {
 		return protoiface.MergeOutput{}
 	}
 	mg := new(merger)
@@ -67,9 +67,9 @@ func (mg *merger) message(dst, src *Message, depth int) {
 		return
 	}
 	if depth > maxMergeDepth {
-		panic(errorf("%v: merging a message nested more than %d levels deep: it contains itself", src.desc.FullName(), maxMergeDepth))
+		panic(errorf("%v: merging a message nested more than %d levels deep: it contains itself", src.t.desc.FullName(), maxMergeDepth))
 	}
-	s := src.shape
+	s := src.t.shape
 	fields := s.fields
 	srcWords := src.words()
 	touched := srcWords[s.touched:][:(len(fields)+63)/64]
@@ -104,12 +104,12 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 		dst.strs()[f.slot] = src.strs()[f.slot]
 	case classBytes:
 		dst.claim(f, i)
-		dst.bytes()[f.slot] = mg.copyBytes(src.bytes()[f.slot])
+		dst.setBytesAt(f.slot, mg.copyBytes(src.bytesAt(f.slot)))
 	case classMessage:
 		c := src.msgs()[f.slot]
 		if !dst.has(f, i) {
 			dst.claim(f, i)
-			dst.msgs()[f.slot] = mg.newMessage(c.desc, c.shape)
+			dst.msgs()[f.slot] = mg.newMessageOf(c.t)
 		}
 		mg.into(dst.msgs()[f.slot], c, depth+1)
 	case classList:
@@ -117,7 +117,7 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 		sl := src.lists()[f.slot]
 		if l == nil {
 			dst.touch(i)
-			l = mg.newList(sl.fd, sl.kind)
+			l = mg.newListOf(sl.listType)
 			dst.lists()[f.slot] = l
 		}
 		mg.list(l, sl, depth+1)
@@ -138,8 +138,8 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 // then holds a message of another load of the schema, which Set accepts
 // by its name).
 func (mg *merger) into(d, c *Message, depth int) {
-	if d.desc != c.desc {
-		panic(errorf("%v: merging a message into one of another descriptor of that name", c.desc.FullName()))
+	if d.t.desc != c.t.desc {
+		panic(errorf("%v: merging a message into one of another descriptor of that name", c.t.desc.FullName()))
 	}
 	mg.message(d, c, depth)
 }
@@ -147,7 +147,7 @@ func (mg *merger) into(d, c *Message, depth int) {
 // clone returns a copy of c, a message element (at level depth) of a
 // list or a map.
 func (mg *merger) clone(c *Message, depth int) *Message {
-	d := mg.newMessage(c.desc, c.shape)
+	d := mg.newMessageOf(c.t)
 	mg.message(d, c, depth)
 	return d
 }

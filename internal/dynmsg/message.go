@@ -20,8 +20,10 @@ type Message struct {
 	// cursor.Stored); it takes no space.
 	//lint:ignore U1000 read through its promoted method, by cursor.StoredOf
 	stored
-	desc  protoreflect.MessageDescriptor
-	shape *shape
+	// t is the message's type: its descriptor and shape, which the
+	// messages of one type share, so that a message holds one pointer
+	// for both (see msgType).
+	t *msgType
 	// block holds the message's storage, laid out by shape.slots: the
 	// parts that words, strs, bytes, msgs, lists and maps return. It is
 	// nil for a read-only empty message (Zero, or Get of an unset message
@@ -32,6 +34,17 @@ type Message struct {
 	rare *rare
 	// size is the size the direct encoder last counted (marshal.go).
 	size sizeStamp
+}
+
+// msgType is what the messages of one type share: the descriptor and
+// its shape. It cannot be kept in the shape, which the shape cache holds
+// and which so must not reach the descriptor (see internal/weakcache):
+// each call that makes messages of a type makes one for them (a decode
+// or Merge call cuts them from a chunk of its own), or shares another
+// message's, and the messages keep it, and so their descriptor, alive.
+type msgType struct {
+	desc  protoreflect.MessageDescriptor
+	shape *shape
 }
 
 // rare is the part of a Message's state that most messages lack.
@@ -47,32 +60,53 @@ type rare struct {
 // values each. A part whose class the message type lacks, or any part of
 // a read-only message, is nil.
 func (m *Message) words() []uint64 {
-	return slots.Part[uint64](m.block, &m.shape.slots, int(classScalar))
+	return slots.Part[uint64](m.block, &m.t.shape.slots, int(classScalar))
 }
 
 // strs returns m's string values.
 func (m *Message) strs() []string {
-	return slots.Part[string](m.block, &m.shape.slots, int(classString))
+	return slots.Part[string](m.block, &m.t.shape.slots, int(classString))
 }
 
-// bytes returns m's bytes values.
+// bytes returns m's bytes values, in a build whose strings cannot hold
+// them (see bytesAt); nil in the others.
 func (m *Message) bytes() [][]byte {
-	return slots.Part[[]byte](m.block, &m.shape.slots, int(classBytes))
+	return slots.Part[[]byte](m.block, &m.t.shape.slots, int(classBytes))
+}
+
+// bytesAt returns the bytes value in slot i: of the strs, where strings
+// can hold bytes values (slots.BytesInStrings, which saves a word a
+// value, and lets a oneof's string and bytes members share a slot), or
+// of the bytes.
+func (m *Message) bytesAt(i int32) []byte {
+	if slots.BytesInStrings {
+		return slots.LoadBytes(&m.strs()[i])
+	}
+	return m.bytes()[i]
+}
+
+// setBytesAt stores b in slot i of the bytes values (see bytesAt).
+func (m *Message) setBytesAt(i int32, b []byte) {
+	if slots.BytesInStrings {
+		slots.StoreBytes(&m.strs()[i], b)
+		return
+	}
+	m.bytes()[i] = b
 }
 
 // msgs returns m's message values.
 func (m *Message) msgs() []*Message {
-	return slots.Part[*Message](m.block, &m.shape.slots, int(classMessage))
+	return slots.Part[*Message](m.block, &m.t.shape.slots, int(classMessage))
 }
 
 // lists returns m's lists.
 func (m *Message) lists() []*list {
-	return slots.Part[*list](m.block, &m.shape.slots, int(classList))
+	return slots.Part[*list](m.block, &m.t.shape.slots, int(classList))
 }
 
 // maps returns m's maps.
 func (m *Message) maps() []*dmap {
-	return slots.Part[*dmap](m.block, &m.shape.slots, int(classMap))
+	return slots.Part[*dmap](m.block, &m.t.shape.slots, int(classMap))
 }
 
 // exts returns m's extensions in ascending number, or nil.
@@ -157,17 +191,27 @@ func NewMessage(md protoreflect.MessageDescriptor) *Message {
 	return newMessage(md, shapeOf(md))
 }
 
-// newMessage returns a new empty message of md, whose shape is s: its
-// header and block in one allocation.
-func newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	m, b := slots.NewHeaded[Message](&s.slots)
-	m.desc, m.shape, m.block = md, s, b
-	return m
+// alone is a message made on its own, with its type.
+type alone struct {
+	t msgType
+	m Message
 }
 
-// zeroMessage returns the read-only empty message of md.
-func zeroMessage(md protoreflect.MessageDescriptor) *Message {
-	return &Message{desc: md, shape: shapeOf(md)}
+// newMessage returns a new empty message of md, whose shape is s: its
+// type, header and block in one allocation.
+func newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
+	a, b := slots.NewHeaded[alone](&s.slots)
+	a.t = msgType{md, s}
+	a.m.t, a.m.block = &a.t, b
+	return &a.m
+}
+
+// zeroMessage returns the read-only empty message of md, whose shape is
+// s.
+func zeroMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
+	a := &alone{t: msgType{md, s}}
+	a.m.t = &a.t
+	return &a.m
 }
 
 // ProtoMessage implements the legacy message interface.
@@ -184,7 +228,7 @@ func (m *Message) String() string { return protoimpl.X.MessageStringOf(m) }
 // message becomes an empty message that can be set.
 func (m *Message) Reset() {
 	if !m.IsValid() {
-		m.block = m.shape.slots.New()
+		m.block = m.t.shape.slots.New()
 	} else {
 		clear(m.words())
 		clear(m.strs())
@@ -197,13 +241,13 @@ func (m *Message) Reset() {
 }
 
 // Descriptor returns the message descriptor.
-func (m *Message) Descriptor() protoreflect.MessageDescriptor { return m.desc }
+func (m *Message) Descriptor() protoreflect.MessageDescriptor { return m.t.desc }
 
 // Type returns the message type, which is NewMessageType(m.Descriptor()).
-func (m *Message) Type() protoreflect.MessageType { return messageType{m.desc} }
+func (m *Message) Type() protoreflect.MessageType { return messageType{m.t.desc} }
 
 // New returns a new empty message of the same type.
-func (m *Message) New() protoreflect.Message { return newMessage(m.desc, m.shape) }
+func (m *Message) New() protoreflect.Message { return newMessage(m.t.desc, m.t.shape) }
 
 // Interface returns m.
 func (m *Message) Interface() protoreflect.ProtoMessage { return m }
@@ -224,8 +268,8 @@ func (m *Message) ProtoMethods() *protoiface.Methods { return Methods }
 // same message from another load of its schema.
 func (m *Message) field(fd protoreflect.FieldDescriptor) *field {
 	if fd.IsExtension() {
-		if fd.ContainingMessage().FullName() != m.desc.FullName() {
-			panic(errorf("%v: extension field descriptor does not extend %v", fd.FullName(), m.desc.FullName()))
+		if fd.ContainingMessage().FullName() != m.t.desc.FullName() {
+			panic(errorf("%v: extension field descriptor does not extend %v", fd.FullName(), m.t.desc.FullName()))
 		}
 		if _, ok := fd.(protoreflect.ExtensionTypeDescriptor); !ok {
 			panic(errorf("%v: extension field descriptor does not implement ExtensionTypeDescriptor", fd.FullName()))
@@ -233,13 +277,13 @@ func (m *Message) field(fd protoreflect.FieldDescriptor) *field {
 		return nil
 	}
 	i := fd.Index()
-	if fd.Parent() != m.desc {
-		fields := m.desc.Fields()
+	if fd.Parent() != m.t.desc {
+		fields := m.t.desc.Fields()
 		if i < 0 || i >= fields.Len() || fields.Get(i) != fd {
 			panic(errorf("%v: field descriptor does not belong to this message", fd.FullName()))
 		}
 	}
-	return &m.shape.fields[i]
+	return &m.t.shape.fields[i]
 }
 
 // readOnly panics: m cannot be modified.
@@ -262,7 +306,7 @@ func (m *Message) has(f *field, i int) bool {
 	case classString:
 		return m.strs()[f.slot] != ""
 	case classBytes:
-		return len(m.bytes()[f.slot]) > 0
+		return len(m.bytesAt(f.slot)) > 0
 	case classMessage:
 		return m.msgs()[f.slot] != nil
 	case classList:
@@ -281,7 +325,7 @@ func (m *Message) claim(f *field, i int) {
 	m.touch(i)
 	if f.oneof >= 0 {
 		if c := m.words()[f.oneof]; c != 0 && c != uint64(i)+1 {
-			m.clearSlot(&m.shape.fields[c-1])
+			m.clearSlot(&m.t.shape.fields[c-1])
 		}
 		m.words()[f.oneof] = uint64(i) + 1
 		return
@@ -294,7 +338,7 @@ func (m *Message) claim(f *field, i int) {
 // touch marks the field at index i as stored to: its touched bit, and
 // its bit by position where the shape keeps those.
 func (m *Message) touch(i int) {
-	words, s := m.words(), m.shape
+	words, s := m.words(), m.t.shape
 	words[int(s.touched)+i>>6] |= 1 << (i & 63)
 	if s.posTouched >= 0 {
 		p := int(s.fields[i].pos)
@@ -310,7 +354,7 @@ func (m *Message) clearSlot(f *field) {
 	case classString:
 		m.strs()[f.slot] = ""
 	case classBytes:
-		m.bytes()[f.slot] = nil
+		m.setBytesAt(f.slot, nil)
 	case classMessage:
 		m.msgs()[f.slot] = nil
 	case classList:
@@ -328,9 +372,9 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 	if !m.IsValid() {
 		return
 	}
-	fields := m.shape.fields
+	fields := m.t.shape.fields
 	var fds protoreflect.FieldDescriptors
-	touched := m.words()[m.shape.touched:][:(len(fields)+63)/64]
+	touched := m.words()[m.t.shape.touched:][:(len(fields)+63)/64]
 	for k, t := range touched {
 		for t != 0 {
 			i := k*64 + bits.TrailingZeros64(t)
@@ -340,7 +384,7 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 				continue
 			}
 			if fds == nil {
-				fds = m.desc.Fields()
+				fds = m.t.desc.Fields()
 			}
 			if !f(fds.Get(i), m.value(r)) {
 				return
@@ -379,7 +423,7 @@ func (m *Message) value(f *field) protoreflect.Value {
 	case classString:
 		return protoreflect.ValueOfString(m.strs()[f.slot])
 	case classBytes:
-		return protoreflect.ValueOfBytes(m.bytes()[f.slot])
+		return protoreflect.ValueOfBytes(m.bytesAt(f.slot))
 	case classMessage:
 		return protoreflect.ValueOfMessage(m.msgs()[f.slot])
 	case classList:
@@ -450,7 +494,7 @@ func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 			}
 		case classBytes:
 			if f.bit < 0 && f.oneof < 0 || m.has(f, i) {
-				return protoreflect.ValueOfBytes(m.bytes()[f.slot])
+				return protoreflect.ValueOfBytes(m.bytesAt(f.slot))
 			}
 		default:
 			if m.has(f, i) {
@@ -460,9 +504,9 @@ func (m *Message) Get(fd protoreflect.FieldDescriptor) protoreflect.Value {
 	}
 	switch f.class {
 	case classMessage:
-		return protoreflect.ValueOfMessage(&Message{desc: fd.Message(), shape: f.childShape(fd)})
+		return protoreflect.ValueOfMessage(zeroMessage(fd.Message(), f.childShape(fd)))
 	case classList:
-		return protoreflect.ValueOfList(&list{fd: fd, kind: f.kind})
+		return protoreflect.ValueOfList(readOnlyList(fd, f.kind))
 	case classMap:
 		return protoreflect.ValueOfMap(&dmap{fd: fd})
 	case classBytes:
@@ -510,7 +554,7 @@ func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 		}
 		b := v.Bytes()
 		m.claim(f, i)
-		m.bytes()[f.slot] = b
+		m.setBytesAt(f.slot, b)
 	case classMessage:
 		x := checkMessage(fd, v)
 		m.claim(f, i)
@@ -620,13 +664,13 @@ func (m *Message) NewField(fd protoreflect.FieldDescriptor) protoreflect.Value {
 // WhichOneof returns the populated field of od, or nil if none is. It
 // panics if od is not a oneof of m's type.
 func (m *Message) WhichOneof(od protoreflect.OneofDescriptor) protoreflect.FieldDescriptor {
-	if od.Parent() != m.desc {
-		ods := m.desc.Oneofs()
+	if od.Parent() != m.t.desc {
+		ods := m.t.desc.Oneofs()
 		if i := od.Index(); i < 0 || i >= ods.Len() || ods.Get(i) != od {
 			panic(errorf("%v: oneof descriptor does not belong to this message", od.FullName()))
 		}
 	}
-	w := m.shape.oneofs[od.Index()]
+	w := m.t.shape.oneofs[od.Index()]
 	if w < 0 {
 		// A synthetic oneof: its one member.
 		fds := od.Fields()
@@ -640,7 +684,7 @@ func (m *Message) WhichOneof(od protoreflect.OneofDescriptor) protoreflect.Field
 	if !m.IsValid() || m.words()[w] == 0 {
 		return nil
 	}
-	return m.desc.Fields().Get(int(m.words()[w] - 1))
+	return m.t.desc.Fields().Get(int(m.words()[w] - 1))
 }
 
 // GetUnknown returns the raw unknown fields.
@@ -654,7 +698,7 @@ func (m *Message) GetUnknown() protoreflect.RawFields {
 // SetUnknown stores the raw unknown fields. It panics if m is read-only.
 func (m *Message) SetUnknown(raw protoreflect.RawFields) {
 	if !m.IsValid() {
-		m.readOnly(m.desc.FullName())
+		m.readOnly(m.t.desc.FullName())
 	}
 	if m.rare == nil {
 		if raw == nil {
@@ -683,7 +727,7 @@ func NewMessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType 
 }
 
 func (mt messageType) New() protoreflect.Message                  { return NewMessage(mt.desc) }
-func (mt messageType) Zero() protoreflect.Message                 { return zeroMessage(mt.desc) }
+func (mt messageType) Zero() protoreflect.Message                 { return zeroMessage(mt.desc, shapeOf(mt.desc)) }
 func (mt messageType) Descriptor() protoreflect.MessageDescriptor { return mt.desc }
 
 func (mt messageType) Enum(i int) protoreflect.EnumType {

@@ -29,10 +29,10 @@ const (
 type field struct {
 	kind  protoreflect.Kind
 	class class
-	// slot is the index of the value in the slice of its class (for
-	// scalars, in words, past the presence and oneof words). The members
-	// of a oneof share one slot per class, since one of them at most is
-	// set.
+	// slot is the index of the value in the slice of its class, or of
+	// the class whose part holds it (see partOf; for scalars, in words,
+	// past the presence and oneof words). The members of a oneof share
+	// one slot per part, since one of them at most is set.
 	slot int32
 	// bit is the index in words of the presence bit of a scalar, string
 	// or bytes field with explicit presence outside real oneofs, or -1:
@@ -72,7 +72,8 @@ type shape struct {
 	// a shape that is not inOrder; -1 in one that is, whose bits by
 	// index are by position already (for the regular fields).
 	posTouched int32
-	// counts holds the length of each other storage slice, by class.
+	// counts holds the length of each other storage slice, by class
+	// (0 for bytes where the strings' part holds them: see partOf).
 	counts [numClasses]int32
 	// slots lays out a message's storage block: one part per class, by
 	// class, of words and counts elements.
@@ -155,7 +156,7 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	}
 
 	// shared[k][c] is the slot the members of real oneof k keep their
-	// values of class c in, plus one; 0 until one is needed.
+	// values in part c in, plus one; 0 until one is needed.
 	shared := make([][numClasses]int32, len(l.Oneofs))
 	bits = 0
 	for i := range l.Fields {
@@ -169,16 +170,17 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 			f.bit = bits
 			bits++
 		}
+		part := partOf(f.class)
 		if lf.Oneof >= 0 {
 			f.oneof = cases + int32(lf.Oneof)
-			if p := shared[lf.Oneof][f.class]; p > 0 {
+			if p := shared[lf.Oneof][part]; p > 0 {
 				f.slot = p - 1
 				continue
 			}
 		}
-		f.slot = s.alloc(f.class)
+		f.slot = s.alloc(part)
 		if lf.Oneof >= 0 {
-			shared[lf.Oneof][f.class] = f.slot + 1
+			shared[lf.Oneof][part] = f.slot + 1
 		}
 	}
 	lens := make([]int, numClasses)
@@ -201,7 +203,17 @@ var partTypes = []reflect.Type{
 	classMap:     reflect.TypeFor[*dmap](),
 }
 
-// alloc returns a new slot of class c.
+// partOf returns the class of the part that holds the values of class
+// c: c's own, but for bytes values, which the strings' part holds where
+// strings can hold them (see Message.bytesAt).
+func partOf(c class) class {
+	if c == classBytes && slots.BytesInStrings {
+		return classString
+	}
+	return c
+}
+
+// alloc returns a new slot in the part of class c.
 func (s *shape) alloc(c class) int32 {
 	if c == classScalar {
 		s.words++

@@ -13,22 +13,32 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/internal/slots"
 )
 
-// A Message header is five words (descriptor, shape, block, rare) and
-// the direct encoder's size stamp (8 bytes), a list six words
-// (descriptor, its one slice, kind and validity), and the direct
-// encoder's record of a field 24 bytes and a word.
+// A Message header is three words (its type, shared with the messages
+// of that type; block; rare) and the direct encoder's size stamp (8
+// bytes), a message type three words (descriptor, shape), a list four
+// words (its type, shared with the lists of its field; its one slice),
+// a list type three words (descriptor; kind and validity), and the
+// direct encoder's record of a field 24 bytes and a word.
 func TestHeaderSizes(t *testing.T) {
 	word := reflect.TypeFor[uintptr]().Size()
 	if got := reflect.TypeFor[encField]().Size(); got != 24+word {
 		t.Errorf("encField is %d bytes, want %d", got, 24+word)
 	}
-	if got := reflect.TypeFor[Message]().Size(); got != 5*word+8 {
-		t.Errorf("Message is %d bytes, want %d", got, 5*word+8)
+	if got := reflect.TypeFor[Message]().Size(); got != 3*word+8 {
+		t.Errorf("Message is %d bytes, want %d", got, 3*word+8)
 	}
-	if got := reflect.TypeFor[list]().Size(); got != 6*word {
-		t.Errorf("list is %d bytes, want %d", got, 6*word)
+	if got := reflect.TypeFor[msgType]().Size(); got != 3*word {
+		t.Errorf("msgType is %d bytes, want %d", got, 3*word)
+	}
+	if got := reflect.TypeFor[list]().Size(); got != 4*word {
+		t.Errorf("list is %d bytes, want %d", got, 4*word)
+	}
+	if got := reflect.TypeFor[listType]().Size(); got != 3*word {
+		t.Errorf("listType is %d bytes, want %d", got, 3*word)
 	}
 }
 
@@ -143,11 +153,11 @@ func TestListAccessorsOfOtherClasses(t *testing.T) {
 	if err := proto.Unmarshal(chainValue(0, 2, 3), m); err != nil {
 		t.Fatal(err)
 	}
-	ss := m.lists()[m.shape.fields[md.Fields().ByName("ss").Index()].slot]
+	ss := m.lists()[m.t.shape.fields[md.Fields().ByName("ss").Index()].slot]
 	if len(ss.strs()) != 3 || ss.words() != nil || ss.bytes() != nil || ss.msgs() != nil {
 		t.Errorf("list of strings: %d strings, %v %v %v", len(ss.strs()), ss.words(), ss.bytes(), ss.msgs())
 	}
-	ms := m.lists()[m.shape.fields[md.Fields().ByName("ms").Index()].slot]
+	ms := m.lists()[m.t.shape.fields[md.Fields().ByName("ms").Index()].slot]
 	if len(ms.msgs()) != 3 || ms.words() != nil || ms.strs() != nil || ms.bytes() != nil {
 		t.Errorf("list of messages: %d messages, %v %v %v", len(ms.msgs()), ms.words(), ms.strs(), ms.bytes())
 	}
@@ -176,7 +186,42 @@ func TestRareMadeWhenNeeded(t *testing.T) {
 	if m.rare != nil || m.GetUnknown() != nil || !m.IsValid() {
 		t.Fatal("Reset kept the unknown fields, or made the message read-only")
 	}
-	if z := zeroMessage(md); z.IsValid() || z.words() != nil || z.strs() != nil || z.GetUnknown() != nil {
+	if z := zeroMessage(md, shapeOf(md)); z.IsValid() || z.words() != nil || z.strs() != nil || z.GetUnknown() != nil {
 		t.Fatal("a read-only message has storage")
+	}
+}
+
+// Where strings hold bytes values, a type's bytes fields take slots among
+// its strings, and a oneof's string and bytes members share one: the
+// type has no bytes part.
+func TestBytesAmongStrings(t *testing.T) {
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("sb.proto"),
+		Package: proto.String("sb"),
+		Syntax:  proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("O"),
+			Field: []*descriptorpb.FieldDescriptorProto{
+				{Name: proto.String("s"), Number: proto.Int32(1), Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), OneofIndex: proto.Int32(0), JsonName: proto.String("s")},
+				{Name: proto.String("b"), Number: proto.Int32(2), Type: descriptorpb.FieldDescriptorProto_TYPE_BYTES.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), OneofIndex: proto.Int32(0), JsonName: proto.String("b")},
+				{Name: proto.String("c"), Number: proto.Int32(3), Type: descriptorpb.FieldDescriptorProto_TYPE_BYTES.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), JsonName: proto.String("c")},
+			},
+			OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("v")}},
+		}},
+	}
+	fd, err := protodesc.NewFile(fdp, new(protoregistry.Files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := shapeOf(fd.Messages().Get(0))
+	fs, fb, fc := &s.fields[0], &s.fields[1], &s.fields[2]
+	if !slots.BytesInStrings {
+		if s.counts[classString] != 1 || s.counts[classBytes] != 2 || fb.slot == fc.slot {
+			t.Fatalf("strings %d, bytes %d; b in slot %d, c in %d", s.counts[classString], s.counts[classBytes], fb.slot, fc.slot)
+		}
+		return
+	}
+	if s.counts[classString] != 2 || s.counts[classBytes] != 0 || fs.slot != fb.slot || fc.slot == fs.slot {
+		t.Fatalf("strings %d, bytes %d; s in slot %d, b in %d, c in %d", s.counts[classString], s.counts[classBytes], fs.slot, fb.slot, fc.slot)
 	}
 }

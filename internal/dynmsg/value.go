@@ -132,8 +132,8 @@ func checkMessage(fd protoreflect.FieldDescriptor, v protoreflect.Value) *Messag
 	if !ok {
 		wrongType(fd, v)
 	}
-	if m.desc.FullName() != fd.Message().FullName() {
-		panic(errorf("%v: assigning invalid message type %v", fd.FullName(), m.desc.FullName()))
+	if m.t.desc.FullName() != fd.Message().FullName() {
+		panic(errorf("%v: assigning invalid message type %v", fd.FullName(), m.t.desc.FullName()))
 	}
 	if !m.IsValid() {
 		panic(errorf("%v: assigning invalid zero-value message", fd.FullName()))

@@ -54,10 +54,10 @@ type Layout struct {
 // class (see lengthClass), the length last asked for in each:
 // reflect.ArrayOf looks its types up in a sync.Map, which cost a tenth of
 // the decoding of small nested messages. It also holds the headed
-// element type (see TakeHeaded), built on first use.
+// element types (see TakeHeaded and NewHeaded), built on first use.
 type arrayTypes struct {
-	blocks [lengthClasses]atomic.Pointer[arrayType]
-	head   atomic.Pointer[headType]
+	blocks      [lengthClasses]atomic.Pointer[arrayType]
+	head, alone atomic.Pointer[headType]
 }
 
 // arrayType is an array type of elements and its length.
@@ -321,7 +321,7 @@ func CutHeaded[H any](c *Chunk, l *Layout) (*H, Block) {
 func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
 	ht := l.arrays.head.Load()
 	if ht == nil {
-		ht = l.headType(h)
+		ht = l.headType(&l.arrays.head, h)
 	}
 	c.size, c.off, c.noBlock = ht.size, ht.off, ht.noBlock
 	// take starts the array and cuts its first element, which TakeHeaded
@@ -332,11 +332,12 @@ func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
 }
 
 // NewHeaded returns a new zeroed H and block of l side by side, in one
-// allocation, as TakeHeaded lays them out.
+// allocation, as TakeHeaded lays them out. A Layout must be used with one
+// H only here too, which may differ from TakeHeaded's.
 func NewHeaded[H any](l *Layout) (*H, Block) {
-	ht := l.arrays.head.Load()
+	ht := l.arrays.alone.Load()
 	if ht == nil {
-		ht = l.headType(reflect.TypeFor[H]())
+		ht = l.headType(&l.arrays.alone, reflect.TypeFor[H]())
 	}
 	p := reflect.New(ht.typ).UnsafePointer()
 	return (*H)(p), ht.block(p)
@@ -350,10 +351,10 @@ func (ht *headType) block(p unsafe.Pointer) Block {
 	return Block{unsafe.Add(p, ht.off)}
 }
 
-// headType returns l's headed element type for headers of type h,
-// building it on first use; it panics if l was used with another header
-// type.
-func (l *Layout) headType(h reflect.Type) *headType {
+// headType returns l's headed element type for headers of type h, kept
+// in cache (l's head or alone), building it on first use; it panics if
+// cache holds another header type's.
+func (l *Layout) headType(cache *atomic.Pointer[headType], h reflect.Type) *headType {
 	fields := []reflect.StructField{{Name: "H", Type: h}}
 	if l.typ != nil {
 		fields = append(fields, reflect.StructField{Name: "B", Type: l.typ})
@@ -363,8 +364,8 @@ func (l *Layout) headType(h reflect.Type) *headType {
 	if l.typ != nil {
 		ht.off = typ.Field(1).Offset
 	}
-	if !l.arrays.head.CompareAndSwap(nil, ht) {
-		ht = l.arrays.head.Load()
+	if !cache.CompareAndSwap(nil, ht) {
+		ht = cache.Load()
 	}
 	if ht.h != h {
 		panic("slots: a layout used with two header types")
@@ -395,4 +396,31 @@ func Get[T any](v *Vec) []T {
 // Set stores s in v.
 func Set[T any](v *Vec, s []T) {
 	v.p, v.len, v.cap = unsafe.Pointer(unsafe.SliceData(s)), len(s), cap(s)
+}
+
+// BytesInStrings reports whether a string can hold a bytes value
+// (StoreBytes, LoadBytes): true in this build, where a []byte's pointer
+// and length fill a string's header; false in purego builds.
+const BytesInStrings = true
+
+// strHeader is the layout of a string's header.
+type strHeader struct {
+	p unsafe.Pointer
+	n int
+}
+
+// StoreBytes stores b's pointer and length in *s, which then holds a
+// bytes value, not a string: only LoadBytes may read it. b is not copied
+// (a caller that writes b changes what LoadBytes returns), and the
+// collector keeps b's array alive through *s as it would through b.
+func StoreBytes(s *string, b []byte) {
+	*(*strHeader)(unsafe.Pointer(s)) = strHeader{unsafe.Pointer(unsafe.SliceData(b)), len(b)}
+}
+
+// LoadBytes returns the bytes value StoreBytes stored in *s, with no
+// spare capacity: nil if it stored nil (or *s is the zero string), empty
+// and not nil if it stored an empty slice that was not nil.
+func LoadBytes(s *string) []byte {
+	h := *(*strHeader)(unsafe.Pointer(s))
+	return unsafe.Slice((*byte)(h.p), h.n)
 }

@@ -130,3 +130,14 @@ func Set[T any](v *Vec, s []T) {
 	}
 	v.len = len(s)
 }
+
+// BytesInStrings reports whether a string can hold a bytes value
+// (StoreBytes, LoadBytes): false in this build, which keeps bytes values
+// as []byte.
+const BytesInStrings = false
+
+// StoreBytes panics in this build (see BytesInStrings).
+func StoreBytes(s *string, b []byte) { panic("slots: StoreBytes in a purego build") }
+
+// LoadBytes panics in this build (see BytesInStrings).
+func LoadBytes(s *string) []byte { panic("slots: LoadBytes in a purego build") }
