@@ -1018,18 +1018,6 @@ func putTag(b []byte, k int, wf *wslot) int {
 	return k + int(wf.ntag)
 }
 
-// putVarint writes x as a varint at b[k:], into the capacity of b, and
-// returns the offset after it.
-func putVarint(b []byte, k int, x uint64) int {
-	for x >= 0x80 {
-		b[k] = byte(x) | 0x80
-		x >>= 7
-		k++
-	}
-	b[k] = byte(x)
-	return k + 1
-}
-
 // fits reports whether a fast path may write a value of n bytes (plus a
 // tag and length prefix) now: the output stays within the size limit
 // (room), and the buffer has the capacity (fastCap) without growing.

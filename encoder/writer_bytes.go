@@ -52,7 +52,7 @@ func writeLen[S string | []byte](w *Writer, num protowire.Number, s S) {
 		b[k] = byte(len(s))
 		k++
 	} else {
-		k = putVarint(b, k, uint64(len(s)))
+		k = wire.PutVarint(b, k, uint64(len(s)))
 	}
 	w.buf = w.buf[:k+len(s)] // a reslice of itself: only the length is stored
 	copy(b[k:], s)

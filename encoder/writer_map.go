@@ -55,7 +55,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 		b[k] = byte(len(key))
 		k++
 	} else {
-		k = putVarint(b, k, uint64(len(key)))
+		k = wire.PutVarint(b, k, uint64(len(key)))
 	}
 	w.buf = w.buf[:k+len(key)]
 	copy(b[k:], key)
@@ -79,7 +79,7 @@ func openEntry(c *wframe) {
 
 // beginEntryFast is the fast path of BeginEntryInt, BeginEntryUint and
 // BeginEntryBool, called by next's accepting the map field: for a key of
-// wire value x (fitting the key's kind) and order ord (keyOrd), it
+// word x (fitting the key's kind) and order ord (keyOrd), it
 // begins the entry and writes the key, or reports false, having changed
 // nothing, when the general path must decide.
 func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
@@ -95,7 +95,7 @@ func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
 	kf := &child.lay.Fields[0]
 	k := start
 	b[k] = kf.Tag[0] // field 1: a one-byte tag
-	k = putWire(b, k+1, kf.WireType, x)
+	k = wire.PutWord(b, k+1, kf.Elem, x)
 	w.buf = w.buf[:k]
 	openEntry(w.pushFast(fr, child, n, start, r, true, true))
 	w.depth++
@@ -123,8 +123,8 @@ func (w *Writer) beginEntryStringSlow(num protowire.Number, key string) {
 // integers, and writes its key, as one call.
 func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
 	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.flags&wf32 == 0 || key == int64(int32(key))) {
-		// The order of a signed key of any kind is keyOrd's: key, offset.
-		if w.beginEntryFast(fr, wf, signedFast(wf, key), uint64(key)^1<<63) {
+		// The order of a signed key of any kind is keyOrd's.
+		if w.beginEntryFast(fr, wf, uint64(key), wire.OrderSigned.Rank(uint64(key))) {
 			w.check()
 			return
 		}
@@ -139,7 +139,7 @@ func (w *Writer) beginEntryIntSlow(num protowire.Number, key int64) {
 	if !ok {
 		return
 	}
-	x, ok := signedWire(kf.Kind, key)
+	x, ok := signedWord(kf.Kind, key)
 	if !ok {
 		w.fail(ErrOutOfRange, kf, "key "+itoa(key)+" does not fit "+kf.Kind.String())
 		return
@@ -168,7 +168,7 @@ func (w *Writer) beginEntryUintSlow(num protowire.Number, key uint64) {
 	if !ok {
 		return
 	}
-	x, ok := unsignedWire(kf.Kind, key)
+	x, ok := unsignedWord(kf.Kind, key)
 	if !ok {
 		w.fail(ErrOutOfRange, kf, "key "+utoa(key)+" does not fit "+kf.Kind.String())
 		return
@@ -183,7 +183,7 @@ func (w *Writer) beginEntryUintSlow(num protowire.Number, key uint64) {
 // and writes its key, as one call.
 func (w *Writer) BeginEntryBool(num protowire.Number, key bool) {
 	if fr, wf := w.next(num, fastMapBool); wf != nil {
-		x, _ := boolWire(protoreflect.BoolKind, key)
+		x, _ := boolWord(protoreflect.BoolKind, key)
 		if w.beginEntryFast(fr, wf, x, x) {
 			w.check()
 			return
@@ -199,7 +199,7 @@ func (w *Writer) beginEntryBoolSlow(num protowire.Number, key bool) {
 	if !ok {
 		return
 	}
-	x, _ := boolWire(protoreflect.BoolKind, key)
+	x, _ := boolWord(protoreflect.BoolKind, key)
 	if w.keyAfter(t, x, "") {
 		w.begin(t)
 		w.Bool(MapKey, key)
@@ -309,10 +309,10 @@ func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte
 	p.keyS = append(p.keyS[:0], s...)
 }
 
-// keyOrd maps wire value x of a map key of kind k to a number whose
-// unsigned order is the key order proto.Marshal sorts by (wire.KeyOrder).
+// keyOrd maps word x of a map key of kind k to a number whose unsigned
+// order is the key order proto.Marshal sorts by (wire.KeyOrder).
 func keyOrd(k protoreflect.Kind, x uint64) uint64 {
-	return wire.KeyOrderOf(k).Rank(wire.WireWord(k, x))
+	return wire.KeyOrderOf(k).Rank(x)
 }
 
 // cmpBytes compares a and b bytewise, as Go compares strings.

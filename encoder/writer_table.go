@@ -3,7 +3,6 @@ package encoder
 import (
 	"sync/atomic"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/layout"
@@ -178,7 +177,7 @@ type wslot struct {
 	// canonicalLast's.
 	last  int32
 	kind  protoreflect.Kind
-	wt    protowire.Type
+	op    wire.Op // f.Elem: how the fast paths write a scalar value (wire.PutWord)
 	flags uint8
 	ntag  uint8 // len(f.Tag)
 	// tag is f.Tag, little-endian, in the low ntag bytes: a whole word,
@@ -193,12 +192,11 @@ const (
 	wfImplicit uint8 = 1 << iota // a zero value is skipped (outside map entries)
 	wfUTF8                       // strings are validated
 	wf32                         // a 32-bit integer kind
-	wfZigZag                     // sint32 or sint64: zigzag-encoded
 )
 
 func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 	f := &l.Fields[i]
-	wf.f, wf.idx, wf.kind, wf.wt = f, int32(i), f.Kind, f.WireType
+	wf.f, wf.idx, wf.kind, wf.op = f, int32(i), f.Kind, f.Elem
 	switch {
 	case f.List || f.Map:
 		wf.last = int32(i) // never in a oneof
@@ -210,8 +208,7 @@ func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 		wf.last = int32(i) - 1
 	}
 	entry := l.MapEntry
-	// For a map field, kind (and so wf32 and wfZigZag below) is its
-	// key's.
+	// For a map field, kind (and so wf32 below) is its key's.
 	kind := f.Kind
 	if f.Map {
 		kind = f.MapKey.Kind
@@ -236,9 +233,6 @@ func (wf *wslot) init(l *layout.Layout, i int, p Profile) {
 	}
 	if is32(kind) {
 		wf.flags |= wf32
-	}
-	if kind == protoreflect.Sint32Kind || kind == protoreflect.Sint64Kind {
-		wf.flags |= wfZigZag
 	}
 	if len(f.Tag) <= 4 {
 		wf.ntag, wf.tag = uint8(len(f.Tag)), f.TagWord
@@ -382,5 +376,8 @@ func appendDefault(b []byte, f *layout.Field) []byte {
 	case protoreflect.GroupKind:
 		return append(b, f.EndTag...)
 	}
-	return appendWire(b, f, 0)
+	if f.Elem.IsScalar() {
+		return wire.AppendWord(b, f.Elem, 0)
+	}
+	return append(b, 0) // an empty string, bytes or message: its zero length
 }
