@@ -33,12 +33,12 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 		w.check()
 		return
 	}
-	child := wf.child.Load()
+	child := wf.Child.Load()
 	n := len(w.frames)
-	same := int(wf.idx) == fr.pos // another entry of the current map
+	same := int(wf.Idx) == fr.pos // another entry of the current map
 	if child == nil || n == cap(w.frames) || w.depth >= w.fastDepth || !w.fits(len(key)) ||
 		same && fr.keyValid && key <= string(fr.keyS) ||
-		wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
+		wf.Flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
 		w.beginEntryStringSlow(num, key)
 		w.check()
 		return
@@ -83,16 +83,16 @@ func openEntry(c *wframe) {
 // begins the entry and writes the key, or reports false, having changed
 // nothing, when the general path must decide.
 func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
-	child := wf.child.Load()
+	child := wf.Child.Load()
 	n := len(w.frames)
 	if child == nil || n == cap(w.frames) || w.depth >= w.fastDepth || !w.fits(0) ||
-		int(wf.idx) == fr.pos && fr.keyValid && ord <= fr.keyU {
+		int(wf.Idx) == fr.pos && fr.keyValid && ord <= fr.keyU {
 		return false
 	}
 	fr.commitFast(wf)
 	b := w.buf[:cap(w.buf)]
 	start, r := w.putHead(b, len(w.buf), wf)
-	kf := &child.lay.Fields[0]
+	kf := &child.Layout.Fields[0]
 	k := start
 	b[k] = kf.Tag[0] // field 1: a one-byte tag
 	k = wire.PutWord(b, k+1, kf.Elem, x)
@@ -122,7 +122,7 @@ func (w *Writer) beginEntryStringSlow(num protowire.Number, key string) {
 // BeginEntryInt starts an entry of map field num, whose keys are signed
 // integers, and writes its key, as one call.
 func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
-	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.flags&wf32 == 0 || key == int64(int32(key))) {
+	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.Flags&wf32 == 0 || key == int64(int32(key))) {
 		// The order of a signed key of any kind is keyOrd's.
 		if w.beginEntryFast(fr, wf, uint64(key), wire.OrderSigned.Rank(uint64(key))) {
 			w.check()
@@ -153,7 +153,7 @@ func (w *Writer) beginEntryIntSlow(num protowire.Number, key int64) {
 // BeginEntryUint starts an entry of map field num, whose keys are
 // unsigned integers, and writes its key, as one call.
 func (w *Writer) BeginEntryUint(num protowire.Number, key uint64) {
-	if fr, wf := w.next(num, fastMapUnsigned); wf != nil && (wf.flags&wf32 == 0 || key <= math.MaxUint32) &&
+	if fr, wf := w.next(num, fastMapUnsigned); wf != nil && (wf.Flags&wf32 == 0 || key <= math.MaxUint32) &&
 		w.beginEntryFast(fr, wf, key, key) {
 		w.check()
 		return
@@ -217,7 +217,7 @@ func (w *Writer) prepareEntry(num protowire.Number, mask uint32) (target, *layou
 		w.fail(ErrKindMismatch, t.f, "not a map field")
 		return t, nil, false
 	}
-	kf := &childTab(&w.frames[len(w.frames)-1], t).lay.Fields[0]
+	kf := &childTab(&w.frames[len(w.frames)-1], t).Layout.Fields[0]
 	if kindBit(kf.Kind)&mask == 0 {
 		w.failKind(kf, mask)
 		return t, nil, false
@@ -265,14 +265,14 @@ func entryPre[S string | []byte](w *Writer, fr *wframe, t target, ord uint64, s 
 		if t.idx != 1 || fr.isWritten(0) {
 			return nil, true
 		}
-		defKey, ord, s = fr.tab.defKey, fr.tab.zeroKey, s[:0]
+		defKey, ord, s = fr.tab.DefKey, fr.tab.ZeroKey, s[:0]
 	}
 	p := &w.frames[len(w.frames)-2]
 	if !p.keyValid {
 		return defKey, true
 	}
 	var c int
-	if fr.tab.lay.Fields[0].Kind == protoreflect.StringKind {
+	if fr.tab.Layout.Fields[0].Kind == protoreflect.StringKind {
 		c = cmpBytes(s, p.keyS)
 	} else if ord > p.keyU {
 		c = 1
@@ -301,7 +301,7 @@ func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte
 		fr.setWritten(0)
 		fr.zeroKey = true
 		fr.pos, fr.phase = 0, phaseFields
-		ord, s = fr.tab.zeroKey, s[:0]
+		ord, s = fr.tab.ZeroKey, s[:0]
 	}
 	p := &w.frames[len(w.frames)-2]
 	p.keyValid = true

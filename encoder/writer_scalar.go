@@ -37,7 +37,7 @@ func (w *Writer) Int64(num protowire.Number, v int64) {
 			w.check()
 			return
 		}
-		if (wf.flags&wf32 == 0 || v == int64(int32(v))) && w.fits(0) {
+		if (wf.Flags&wf32 == 0 || v == int64(int32(v))) && w.fits(0) {
 			w.putFast(fr, wf, uint64(v))
 			w.check()
 			return
@@ -87,7 +87,7 @@ func (w *Writer) Uint64(num protowire.Number, v uint64) {
 			w.check()
 			return
 		}
-		if (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.fits(0) {
+		if (wf.Flags&wf32 == 0 || v <= math.MaxUint32) && w.fits(0) {
 			w.putFast(fr, wf, v)
 			w.check()
 			return
@@ -114,7 +114,7 @@ func (w *Writer) unsigned(num protowire.Number, v uint64) {
 // Float32 writes v to field num, a float or double field.
 func (w *Writer) Float32(num protowire.Number, v float32) {
 	if fr, wf := w.next(num, maskFloat); wf != nil {
-		if x, _ := float32Word(wf.kind, v); w.fits(0) {
+		if x, _ := float32Word(wf.Kind, v); w.fits(0) {
 			w.putFast(fr, wf, x)
 			w.check()
 			return
@@ -135,7 +135,7 @@ func (w *Writer) Float32(num protowire.Number, v float32) {
 // with ErrOutOfRange.
 func (w *Writer) Float64(num protowire.Number, v float64) {
 	if fr, wf := w.next(num, maskFloat); wf != nil && w.fits(0) {
-		if wf.kind == protoreflect.DoubleKind {
+		if wf.Kind == protoreflect.DoubleKind {
 			w.putFast(fr, wf, math.Float64bits(v))
 			w.check()
 			return
@@ -171,7 +171,7 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 			w.check()
 			return
 		}
-		if x, _ := boolWord(wf.kind, v); w.fits(0) {
+		if x, _ := boolWord(wf.Kind, v); w.fits(0) {
 			w.putFast(fr, wf, x)
 			w.check()
 			return
@@ -237,17 +237,17 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 // once fits(0) holds, as the field's value op writes it (wire.PutWord). It
 // skips a zero x of an implicit-presence field: the integer, bool and enum
 // methods take theirs before (skipFast), but a float's zero is known only
-// once converted (+0.0, or a value that rounds to it in a float field). Callers call it last, so that nothing is live
-// across the call.
+// once converted (+0.0, or a value that rounds to it in a float field).
+// Callers call it last, so that nothing is live across the call.
 func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) {
 	fr.commitFast(wf)
-	if x == 0 && wf.flags&wfImplicit != 0 {
+	if x == 0 && wf.Flags&wfImplicit != 0 {
 		return
 	}
 	b := w.buf
 	k := len(b)
 	b = b[:cap(b)]
-	k = wire.PutWord(b, putTag(b, k, wf), wf.op, x)
+	k = wire.PutWord(b, putTag(b, k, wf), wf.Op, x)
 	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
 }
 
@@ -269,7 +269,7 @@ func (w *Writer) put(t target, x uint64) {
 	}
 	add := w.closeDelta(fr, t) + len(defKey)
 	skip := x == 0 && implicitZero(fr, f)
-	packed := fr.tab.packs(f)
+	packed := profileOf(fr.tab).packs(f)
 	if !skip {
 		if packed {
 			if !t.same || fr.pack < 0 {

@@ -87,7 +87,7 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 		body += wire.SizeWord(f.Elem, x)
 	}
 	add := w.closeDelta(fr, t)
-	packed := fr.tab.packs(f)
+	packed := profileOf(fr.tab).packs(f)
 	if len(vs) > 0 {
 		if packed {
 			if !t.same || fr.pack < 0 {

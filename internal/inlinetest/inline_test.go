@@ -23,6 +23,8 @@ var hot = map[string][]string{
 	},
 	"github.com/protolayout/protolayout/internal/layout": {
 		"(*Field).IsMessage", "(*Layout).Lookup",
+		// the Writer's records: the learned width its fast paths read
+		"(*LearnedWidth).Guess", "(*Layout).WriterTable", "(*Field).WriterExt",
 	},
 	"github.com/protolayout/protolayout/internal/cursor": {
 		"(*Walker).pop", "(*Walker).Skip", "(*Walker).Depth", "(*Walker).appendEntry", "(*Walker).appendExt",
@@ -46,7 +48,7 @@ var hot = map[string][]string{
 		"(*Writer).putHead", "(*Writer).pushFast", "openEntry",
 		"utf8x.ShortASCII[go.shape.string]", "utf8x.ShortASCII[go.shape.[]uint8]",
 		"(*wframe).setWritten", "(*Writer).setFast", "(*Writer).addSlack",
-		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
+		"(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
 		// the invariant check, empty without the protolayout_debug tag
 		"(*Writer).check",
 	},
