@@ -1,6 +1,7 @@
 package encoder
 
 import (
+	"encoding/binary"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -275,9 +276,13 @@ func (w *Writer) put(t target, x uint64) {
 			if !t.same || fr.pack < 0 {
 				add += len(f.PackedTag) + 1
 			}
-			add += wire.SizeWord(f.Elem, x)
 		} else {
-			add += len(f.Tag) + wire.SizeWord(f.Elem, x)
+			add += len(f.Tag)
+		}
+		// The value's own size (SizeWord's) matters only near the size
+		// limit, no value taking more than a varint's longest.
+		if w.over(add + binary.MaxVarintLen64) {
+			add += wire.SizeWord(f.Elem, x)
 		}
 	}
 	if w.over(add) {
