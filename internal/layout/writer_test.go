@@ -1,6 +1,8 @@
 package layout_test
 
 import (
+	"math/bits"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -56,5 +58,16 @@ func TestLearnedWidth(t *testing.T) {
 	}
 	if g := s.Guess(); g != 2 {
 		t.Fatalf("after many 2s: guess %d, want 2", g)
+	}
+}
+
+// TestWriterSlotSize checks that a Writer slot takes 64 bytes where
+// pointers take 8, so that the fast paths index the slots with a shift.
+func TestWriterSlotSize(t *testing.T) {
+	if bits.UintSize != 64 {
+		t.Skip("the slot is sized for 64-bit pointers")
+	}
+	if n := reflect.TypeFor[layout.WriterSlot]().Size(); n != 64 {
+		t.Errorf("a slot takes %d bytes, want 64", n)
 	}
 }
