@@ -55,7 +55,7 @@ func Corrupt(w *Writer, what string) bool {
 		}
 		w.buf[w.tagAt(n-1)] ^= 0xff
 	case "written": // the last field marked written, before its turn
-		last := len(top.tab.lay.Fields) - 1
+		last := len(top.tab.Layout.Fields) - 1
 		if top.pos >= last {
 			return false
 		}
@@ -64,11 +64,11 @@ func Corrupt(w *Writer, what string) bool {
 		if top.phase != phaseFields {
 			return false
 		}
-		f := &top.tab.lay.Fields[top.pos]
-		if f.Oneof < 0 || top.tab.lay.Oneofs[f.Oneof].First == top.pos {
+		f := &top.tab.Layout.Fields[top.pos]
+		if f.Oneof < 0 || top.tab.Layout.Oneofs[f.Oneof].First == top.pos {
 			return false
 		}
-		top.setWritten(top.tab.lay.Oneofs[f.Oneof].First)
+		top.setWritten(top.tab.Layout.Oneofs[f.Oneof].First)
 	case "entry": // a map entry's value marked written, not its key
 		if !top.entry {
 			return false

@@ -317,10 +317,10 @@ type wframe struct {
 func (fr *wframe) current() *layout.Field {
 	switch fr.phase {
 	case phaseFields:
-		return &fr.tab.lay.Fields[fr.pos]
+		return &fr.tab.Layout.Fields[fr.pos]
 	case phaseExt:
 		if fr.ext != 0 {
-			return fr.curExt.f
+			return fr.curExt.F
 		}
 	}
 	return nil
@@ -367,7 +367,7 @@ func (fr *wframe) open(t *wtable, start, width int, entry, slowEnd bool) {
 
 // checksRequired reports whether End and Finish check t's required fields.
 func (w *Writer) checksRequired(t *wtable) bool {
-	return t.hasRequired && !w.opts.AllowPartial
+	return t.HasRequired && !w.opts.AllowPartial
 }
 
 // tagAt returns the offset in buf of the tag of frame i (i >= 1); a move
@@ -503,7 +503,7 @@ func (w *Writer) reset(b []byte, base int, appendMode bool) {
 	}
 	w.state = stateOpen
 	w.push(w.root, 0, false)
-	if w.root.lay.MessageSet {
+	if w.root.Layout.MessageSet {
 		w.fail(ErrMessageSet, nil, "")
 	}
 	w.setTop()
@@ -535,8 +535,8 @@ func (w *Writer) push(t *wtable, width int, entry bool) {
 	}
 	fr.written = 0
 	fr.zeroKey = false
-	if t.wide {
-		words := (len(t.fields) - 1) >> 6 // beyond the first 64 fields
+	if t.Wide {
+		words := (len(t.Fields) - 1) >> 6 // beyond the first 64 fields
 		if cap(fr.writtenHi) < words {
 			fr.writtenHi = make([]uint64, words)
 		} else {
@@ -652,9 +652,9 @@ func (w *Writer) requiredOK(fr *wframe) bool {
 	if w.opts.AllowPartial {
 		return true
 	}
-	for _, i := range fr.tab.lay.RequiredFields {
+	for _, i := range fr.tab.Layout.RequiredFields {
 		if !fr.isWritten(int(i)) {
-			w.fail(ErrRequiredNotSet, &fr.tab.lay.Fields[i], "")
+			w.fail(ErrRequiredNotSet, &fr.tab.Layout.Fields[i], "")
 			return false
 		}
 	}
@@ -707,16 +707,16 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		}
 		return t, true
 	}
-	idx := fr.tab.lay.PositionOfNumber(num)
+	idx := fr.tab.Layout.PositionOfNumber(num)
 	if idx < 0 {
 		return w.prepareExt(fr, num, mask)
 	}
-	f := &fr.tab.lay.Fields[idx]
+	f := &fr.tab.Layout.Fields[idx]
 	if kindBit(f.Kind)&mask == 0 {
 		w.failKind(f, mask)
 		return target{}, false
 	}
-	if f.Map && fr.tab.profile == Signing {
+	if f.Map && profileOf(fr.tab) == Signing {
 		detail, err := fault.Reason(fault.MapRefused)
 		w.fail(err, f, detail)
 		return target{}, false
@@ -729,7 +729,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 		if fr.isWritten(idx) {
 			w.fail(ErrDuplicateField, f, "")
 		} else {
-			w.fail(ErrOneofConflict, f, "oneof "+string(fr.tab.lay.Oneofs[f.Oneof].Name)+" already has a member")
+			w.fail(ErrOneofConflict, f, "oneof "+string(fr.tab.Layout.Oneofs[f.Oneof].Name)+" already has a member")
 		}
 		return target{}, false
 	}
@@ -754,7 +754,7 @@ func (w *Writer) prepare(num protowire.Number, mask uint32) (target, bool) {
 // order its table checks, so that writing it now breaks the order. The
 // callers check unknown fields, which come last in both orders.
 func precedes(fr *wframe, f *layout.Field, idx int) bool {
-	if fr.tab.profile != 0 {
+	if profileOf(fr.tab) != 0 {
 		// Strict field-number order, extensions and oneof members among
 		// the other fields.
 		cur := fr.current()
@@ -771,7 +771,7 @@ func precedes(fr *wframe, f *layout.Field, idx int) bool {
 // oneofTaken reports whether a member of oneof o of the frame's message
 // was written.
 func (w *Writer) oneofTaken(fr *wframe, o int) bool {
-	od := &fr.tab.lay.Oneofs[o]
+	od := &fr.tab.Layout.Oneofs[o]
 	for i := od.First; i < od.End; i++ {
 		if fr.isWritten(i) {
 			return true
@@ -785,10 +785,10 @@ func (w *Writer) oneofTaken(fr *wframe, o int) bool {
 func (w *Writer) prepareExt(fr *wframe, num protowire.Number, mask uint32) (target, bool) {
 	x := w.extension(fr.tab, num)
 	if x == nil {
-		w.fail(ErrUnknownField, nil, "field "+itoa(int64(num))+" of "+string(fr.tab.lay.FullName))
+		w.fail(ErrUnknownField, nil, "field "+itoa(int64(num))+" of "+string(fr.tab.Layout.FullName))
 		return target{}, false
 	}
-	f := x.f
+	f := x.F
 	if kindBit(f.Kind)&mask == 0 {
 		w.failKind(f, mask)
 		return target{}, false
@@ -802,7 +802,7 @@ func (w *Writer) prepareExt(fr *wframe, num protowire.Number, mask uint32) (targ
 
 // extension returns the record of extension num of t's message, or nil.
 func (w *Writer) extension(t *wtable, num protowire.Number) *extInfo {
-	if w.opts.Extensions == nil || !t.lay.Extendable || num <= 0 || num > protowire.MaxValidNumber {
+	if w.opts.Extensions == nil || !t.Layout.Extendable || num <= 0 || num > protowire.MaxValidNumber {
 		return nil
 	}
 	k := extKey{t, num}
@@ -810,7 +810,7 @@ func (w *Writer) extension(t *wtable, num protowire.Number) *extInfo {
 		return x
 	}
 	var x *extInfo
-	if xt, err := w.opts.Extensions.FindExtensionByNumber(t.lay.FullName, num); err == nil {
+	if xt, err := w.opts.Extensions.FindExtensionByNumber(t.Layout.FullName, num); err == nil {
 		x = extInfoOf(layout.Extension(xt.TypeDescriptor()))
 	}
 	if w.exts == nil {
@@ -878,7 +878,7 @@ func (w *Writer) commit(fr *wframe, t target) {
 		fr.phase = phaseFields
 	} else {
 		fr.curExt, fr.ext = t.x, t.f.Number
-		if fr.tab.profile != 0 {
+		if profileOf(fr.tab) != 0 {
 			fr.phase, fr.pos = phaseExt, posExt // among the fields
 		}
 	}
@@ -936,7 +936,7 @@ func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 	if fr == nil {
 		return nil, nil
 	}
-	x, s := fr.tab.numIndex, fr.tab.slots
+	x, s := fr.tab.NumIndex, fr.tab.Slots
 	if i := uint(num); i < uint(len(x)) { // a negative num wraps above len
 		// x[i] is the field's slot: its position plus one, or 0, the
 		// zero slot, for a number no field has. It is always below
@@ -949,7 +949,7 @@ func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 			// first), compared as an int32 as last is, for a load with
 			// no extension. One comparison, so that the outcome does not
 			// hang on two branches.
-			if wf.fast&mask != 0 && int32(fr.pos) <= wf.last {
+			if wf.Fast&mask != 0 && int32(fr.pos) <= wf.Last {
 				return fr, wf
 			}
 		}
@@ -962,7 +962,7 @@ func (w *Writer) next(num protowire.Number, mask uint32) (*wframe, *wslot) {
 // for a repeated field's first element (for a singular field count is not
 // read).
 func (fr *wframe) commitFast(wf *wslot) {
-	i := int(wf.idx)
+	i := int(wf.Idx)
 	if i == fr.pos {
 		fr.count++ // another element
 		return
@@ -981,7 +981,7 @@ func (fr *wframe) commitFast(wf *wslot) {
 // repeated): the field is started and nothing is written, so no room is
 // needed. It reports false, having changed nothing, for other fields.
 func (fr *wframe) skipFast(wf *wslot) bool {
-	if wf.flags&wfImplicit == 0 {
+	if wf.Flags&wfImplicit == 0 {
 		return false
 	}
 	fr.commitFast(wf)
@@ -1014,20 +1014,8 @@ const fastCap = 24
 // putTag writes the field's tag at b[k:], and zeros up to b[k+8], into
 // the capacity of b; it returns the offset after the tag.
 func putTag(b []byte, k int, wf *wslot) int {
-	binary.LittleEndian.PutUint64(b[k:k+8], wf.tag)
-	return k + int(wf.ntag)
-}
-
-// putVarint writes x as a varint at b[k:], into the capacity of b, and
-// returns the offset after it.
-func putVarint(b []byte, k int, x uint64) int {
-	for x >= 0x80 {
-		b[k] = byte(x) | 0x80
-		x >>= 7
-		k++
-	}
-	b[k] = byte(x)
-	return k + 1
+	binary.LittleEndian.PutUint64(b[k:k+8], wf.Tag)
+	return k + int(wf.NTag)
 }
 
 // fits reports whether a fast path may write a value of n bytes (plus a

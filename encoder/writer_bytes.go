@@ -39,7 +39,7 @@ func writeLen[S string | []byte](w *Writer, num protowire.Number, s S) {
 		writeLenSlow(w, num, s)
 		return
 	}
-	if wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(s) && !utf8x.ValidText(s) {
+	if wf.Flags&wfUTF8 != 0 && !utf8x.ShortASCII(s) && !utf8x.ValidText(s) {
 		writeLenSlow(w, num, s) // fails
 		return
 	}
@@ -52,7 +52,7 @@ func writeLen[S string | []byte](w *Writer, num protowire.Number, s S) {
 		b[k] = byte(len(s))
 		k++
 	} else {
-		k = putVarint(b, k, uint64(len(s)))
+		k = wire.PutVarint(b, k, uint64(len(s)))
 	}
 	w.buf = w.buf[:k+len(s)] // a reslice of itself: only the length is stored
 	copy(b[k:], s)
@@ -199,7 +199,7 @@ func (w *Writer) Unknown(b []byte) {
 		w.check()
 		return
 	}
-	if fr.tab.profile == Signing && len(b) > 0 {
+	if profileOf(fr.tab) == Signing && len(b) > 0 {
 		detail, err := fault.Reason(fault.UnknownRefused)
 		w.fail(err, nil, detail)
 		w.check()

@@ -45,7 +45,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 		return
 	}
 	fr := &w.frames[len(w.frames)-1]
-	want := childTab(fr, t).lay
+	want := childTab(fr, t).Layout
 	if !absent(m) {
 		if reason := embedMismatch(m.ProtoReflect().Descriptor(), want, t.idx >= 0); reason != "" {
 			w.fail(ErrKindMismatch, f, reason)
@@ -83,7 +83,7 @@ func (w *Writer) Message(num protowire.Number, m proto.Message) {
 	at := len(out)
 	if !absent(m) && room > 0 {
 		o := MarshalOptions{Deterministic: true, AllowPartial: w.opts.AllowPartial, MaxDepth: w.maxDepth - w.depth, MaxSize: room,
-			Canonical: fr.tab.profile}
+			Canonical: profileOf(fr.tab)}
 		var err error
 		out, err = o.MarshalAppend(out, m)
 		if err != nil {

@@ -77,9 +77,9 @@ func (w *Writer) failAt(err error, f, at *layout.Field, detail string) {
 	}
 	e := &Error{Err: err, Detail: detail}
 	if len(w.frames) > 0 {
-		e.Message = w.frames[0].tab.lay.FullName
+		e.Message = w.frames[0].tab.Layout.FullName
 	} else if w.root != nil {
-		e.Message = w.root.lay.FullName
+		e.Message = w.root.Layout.FullName
 	}
 	if f != nil {
 		e.Field = f.FullName
@@ -108,7 +108,7 @@ func (w *Writer) appendPath(b []byte, f *layout.Field) []byte {
 		case !fr.entry && prev.entry:
 			return fault.PathStep{} // a map value: its entry already named it
 		case fr.entry && fr.isWritten(0) && prev.keyValid:
-			kind := fr.tab.lay.Fields[0].Kind
+			kind := fr.tab.Layout.Fields[0].Kind
 			return fault.PathStep{Field: w.via(i + 1), Index: -1, Key: func(b []byte) []byte { return prev.appendKey(b, kind) }}
 		}
 		return fault.PathStep{Field: w.via(i + 1), Index: w.index(i + 1)}
@@ -129,11 +129,11 @@ func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) 
 		b = append(b, " after field "...)
 		b = appendNumName(b, cur.Number, cur)
 	}
-	if fr.tab.profile != 0 {
+	if profileOf(fr.tab) != 0 {
 		return string(w.canonicalNext(b, fr, cur))
 	}
 	b = append(b, "; proto.Marshal's order is extensions by ascending number, then fields outside oneofs by ascending number, then one member per oneof, oneofs in declaration order, then unknown fields"...)
-	lay := fr.tab.lay
+	lay := fr.tab.Layout
 	if len(lay.Oneofs) > 0 {
 		b = append(b, " (oneofs: "...)
 		for i, o := range lay.Oneofs {
@@ -166,7 +166,7 @@ func (w *Writer) orderDetail(fr *wframe, f *layout.Field, num protowire.Number) 
 func (w *Writer) canonicalNext(b []byte, fr *wframe, cur *layout.Field) []byte {
 	b = append(b, "; canonical order is strictly ascending field number, extensions and oneof members among the other fields, then unknown fields"...)
 	b = append(b, "; expected next: "...)
-	lay := fr.tab.lay
+	lay := fr.tab.Layout
 	above := protowire.Number(0)
 	if cur != nil {
 		above = cur.Number

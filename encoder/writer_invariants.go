@@ -60,8 +60,8 @@ func (w *Writer) invariantError() error {
 		return err
 	}
 	for k, x := range w.exts {
-		if x != nil && (x.f.Number != k.num || !x.f.Extension) {
-			return fmt.Errorf("extension record of %s filed under number %d", x.f.FullName, k.num)
+		if x != nil && (x.F.Number != k.num || !x.F.Extension) {
+			return fmt.Errorf("extension record of %s filed under number %d", x.F.FullName, k.num)
 		}
 	}
 	return nil
@@ -163,7 +163,7 @@ func (w *Writer) bufferError() error {
 		return fmt.Errorf("last item [%d:+%d] outside the message [%d:%d]", w.lastAt, w.lastN, w.base, len(w.buf))
 	}
 	num, _, n := protowire.ConsumeTag(w.buf[w.lastAt : w.lastAt+w.lastN])
-	if n < 0 || w.root.lay.ByNumber(num) == nil && !w.root.lay.Extendable {
+	if n < 0 || w.root.Layout.ByNumber(num) == nil && !w.root.Layout.Extendable {
 		return fmt.Errorf("last item at %d does not start with a tag of the top message's", w.lastAt)
 	}
 	return nil
@@ -230,11 +230,11 @@ func (w *Writer) openedError(i int) error {
 	if f.Map {
 		want = f.Entry()
 	}
-	if fr.tab.lay != want || fr.entry != f.Map || fr.tab.entry != f.Map {
-		return fmt.Errorf("frame %d: table %s (entry %v) for field %s", i, fr.tab.lay.FullName, fr.entry, f.FullName)
+	if fr.tab.Layout != want || fr.entry != f.Map || fr.tab.Entry != f.Map {
+		return fmt.Errorf("frame %d: table %s (entry %v) for field %s", i, fr.tab.Layout.FullName, fr.entry, f.FullName)
 	}
-	if fr.tab.profile != p.tab.profile {
-		return fmt.Errorf("frame %d: table for profile %v below one for %v", i, fr.tab.profile, p.tab.profile)
+	if profileOf(fr.tab) != profileOf(p.tab) {
+		return fmt.Errorf("frame %d: table for profile %v below one for %v", i, profileOf(fr.tab), profileOf(p.tab))
 	}
 	if fr.entry && p.entry {
 		return fmt.Errorf("frame %d: a map entry in a map entry", i)
@@ -269,16 +269,16 @@ func (w *Writer) openedError(i int) error {
 // open packed record.
 func (w *Writer) frameError(i int) error {
 	fr := &w.frames[i]
-	lay := fr.tab.lay
+	lay := fr.tab.Layout
 	nf := len(lay.Fields)
 	switch fr.phase {
 	case phaseExt:
 		// Under a canonical profile an extension among the fields leaves
 		// posExt.
-		if fr.pos != -1 && (fr.pos != posExt || fr.tab.profile == 0 || fr.ext == 0) {
+		if fr.pos != -1 && (fr.pos != posExt || profileOf(fr.tab) == 0 || fr.ext == 0) {
 			return fmt.Errorf("frame %d: field %d current among extensions", i, fr.pos)
 		}
-		if fr.ext != 0 && (!lay.Extendable || fr.curExt == nil || fr.curExt.f.Number != fr.ext) {
+		if fr.ext != 0 && (!lay.Extendable || fr.curExt == nil || fr.curExt.F.Number != fr.ext) {
 			return fmt.Errorf("frame %d: current extension %d without its record", i, fr.ext)
 		}
 	case phaseFields:
@@ -286,19 +286,19 @@ func (w *Writer) frameError(i int) error {
 			return fmt.Errorf("frame %d: current field %d not written", i, fr.pos)
 		}
 	case phaseUnknown:
-		if fr.pos < -1 || fr.pos >= nf && (fr.pos != posExt || fr.tab.profile == 0) || fr.entry {
+		if fr.pos < -1 || fr.pos >= nf && (fr.pos != posExt || profileOf(fr.tab) == 0) || fr.entry {
 			return fmt.Errorf("frame %d: unknown fields after field %d (entry %v)", i, fr.pos, fr.entry)
 		}
 	default:
 		return fmt.Errorf("frame %d: phase %d", i, fr.phase)
 	}
-	if fr.tab.wide && len(fr.writtenHi) != (nf-1)>>6 {
+	if fr.tab.Wide && len(fr.writtenHi) != (nf-1)>>6 {
 		return fmt.Errorf("frame %d: %d words of written bits beyond the first for %d fields", i, len(fr.writtenHi), nf)
 	}
 	if nf < 64 && fr.written>>uint(nf) != 0 {
 		return fmt.Errorf("frame %d: written bits %#x beyond its %d fields", i, fr.written, nf)
 	}
-	if fr.tab.profile == 0 {
+	if profileOf(fr.tab) == 0 {
 		for j := max(fr.pos+1, 0); j < nf; j++ {
 			if fr.isWritten(j) {
 				return fmt.Errorf("frame %d: field %s written, after the current field %d", i, lay.Fields[j].FullName, fr.pos)
@@ -339,7 +339,7 @@ func (w *Writer) frameError(i int) error {
 		return fmt.Errorf("frame %d: packed record at %d", i, fr.pack)
 	case fr.pack >= 0:
 		f := fr.current()
-		if f == nil || !fr.tab.packs(f) {
+		if f == nil || !profileOf(fr.tab).packs(f) {
 			return fmt.Errorf("frame %d: packed record open for a field not packed", i)
 		}
 		head := fr.pack - fr.packWidth - len(f.PackedTag)
@@ -397,33 +397,33 @@ func (w *Writer) statsError() error {
 // layout's, the slots follow it (slot p+1 is field p's, slot 0 the zero
 // slot), the flags are the layout's.
 func tableError(t *wtable) error {
-	lay := t.lay
+	lay := t.Layout
 	nf := len(lay.Fields)
-	if tableFor(lay, t.profile) != t {
-		return fmt.Errorf("table of %s for profile %v not its layout's", lay.FullName, t.profile)
+	if tableFor(lay, profileOf(t)) != t {
+		return fmt.Errorf("table of %s for profile %v not its layout's", lay.FullName, profileOf(t))
 	}
-	if len(t.fields) != nf || t.entry != lay.MapEntry || t.messageSet != lay.MessageSet || t.wide != (nf > 64) {
+	if len(t.Fields) != nf || t.Entry != lay.MapEntry || t.MessageSet != lay.MessageSet || t.Wide != (nf > 64) {
 		return fmt.Errorf("table of %s: flags or records disagree with the layout", lay.FullName)
 	}
-	if t.hasRequired != lay.Required {
-		return fmt.Errorf("table of %s: required fields %v, the layout says %v", lay.FullName, t.hasRequired, lay.Required)
+	if t.HasRequired != lay.Required {
+		return fmt.Errorf("table of %s: required fields %v, the layout says %v", lay.FullName, t.HasRequired, lay.Required)
 	}
-	if !sameSlice(t.numIndex, lay.NumberIndex()) {
+	if !sameSlice(t.NumIndex, lay.NumberIndex()) {
 		return fmt.Errorf("table of %s: index by number not the layout's", lay.FullName)
 	}
-	if len(t.slots) != nf+1 || t.slots[0].f != nil || t.slots[0].fast != 0 {
-		return fmt.Errorf("table of %s: %d slots for %d fields, or a zero slot in use", lay.FullName, len(t.slots), nf)
+	if len(t.Slots) != nf+1 || t.Slots[0].F != nil || t.Slots[0].Fast != 0 {
+		return fmt.Errorf("table of %s: %d slots for %d fields, or a zero slot in use", lay.FullName, len(t.Slots), nf)
 	}
 	for p := range lay.Fields {
-		s, f := &t.slots[p+1], &lay.Fields[p]
-		if s.f != f || int(s.idx) != p || s.rec != &t.fields[p] {
+		s, f := &t.Slots[p+1], &lay.Fields[p]
+		if s.F != f || int(s.Idx) != p || s.Rec != &t.Fields[p] {
 			return fmt.Errorf("table of %s: slot %d not field %d's", lay.FullName, p+1, p)
 		}
-		if c := s.child.Load(); c != nil && c != t.fields[p].child.Load() {
+		if c := s.Child.Load(); c != nil && c != t.Fields[p].Child.Load() {
 			return fmt.Errorf("table of %s: slot %d has another child table than field %d", lay.FullName, p+1, p)
 		}
-		if c := t.fields[p].child.Load(); c != nil && c.profile != t.profile {
-			return fmt.Errorf("table of %s for profile %v: field %d's child table is for %v", lay.FullName, t.profile, p, c.profile)
+		if c := t.Fields[p].Child.Load(); c != nil && c.Profile != t.Profile {
+			return fmt.Errorf("table of %s for profile %v: field %d's child table is for %v", lay.FullName, profileOf(t), p, profileOf(c))
 		}
 	}
 	return nil

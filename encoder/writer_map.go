@@ -33,12 +33,12 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 		w.check()
 		return
 	}
-	child := wf.child.Load()
+	child := wf.Child.Load()
 	n := len(w.frames)
-	same := int(wf.idx) == fr.pos // another entry of the current map
+	same := int(wf.Idx) == fr.pos // another entry of the current map
 	if child == nil || n == cap(w.frames) || w.depth >= w.fastDepth || !w.fits(len(key)) ||
 		same && fr.keyValid && key <= string(fr.keyS) ||
-		wf.flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
+		wf.Flags&wfUTF8 != 0 && !utf8x.ShortASCII(key) && !utf8x.ValidString(key) {
 		w.beginEntryStringSlow(num, key)
 		w.check()
 		return
@@ -55,7 +55,7 @@ func (w *Writer) BeginEntryString(num protowire.Number, key string) {
 		b[k] = byte(len(key))
 		k++
 	} else {
-		k = putVarint(b, k, uint64(len(key)))
+		k = wire.PutVarint(b, k, uint64(len(key)))
 	}
 	w.buf = w.buf[:k+len(key)]
 	copy(b[k:], key)
@@ -79,23 +79,23 @@ func openEntry(c *wframe) {
 
 // beginEntryFast is the fast path of BeginEntryInt, BeginEntryUint and
 // BeginEntryBool, called by next's accepting the map field: for a key of
-// wire value x (fitting the key's kind) and order ord (keyOrd), it
+// word x (fitting the key's kind) and order ord (keyOrd), it
 // begins the entry and writes the key, or reports false, having changed
 // nothing, when the general path must decide.
 func (w *Writer) beginEntryFast(fr *wframe, wf *wslot, x, ord uint64) bool {
-	child := wf.child.Load()
+	child := wf.Child.Load()
 	n := len(w.frames)
 	if child == nil || n == cap(w.frames) || w.depth >= w.fastDepth || !w.fits(0) ||
-		int(wf.idx) == fr.pos && fr.keyValid && ord <= fr.keyU {
+		int(wf.Idx) == fr.pos && fr.keyValid && ord <= fr.keyU {
 		return false
 	}
 	fr.commitFast(wf)
 	b := w.buf[:cap(w.buf)]
 	start, r := w.putHead(b, len(w.buf), wf)
-	kf := &child.lay.Fields[0]
+	kf := &child.Layout.Fields[0]
 	k := start
 	b[k] = kf.Tag[0] // field 1: a one-byte tag
-	k = putWire(b, k+1, kf.WireType, x)
+	k = wire.PutWord(b, k+1, kf.Elem, x)
 	w.buf = w.buf[:k]
 	openEntry(w.pushFast(fr, child, n, start, r, true, true))
 	w.depth++
@@ -122,9 +122,9 @@ func (w *Writer) beginEntryStringSlow(num protowire.Number, key string) {
 // BeginEntryInt starts an entry of map field num, whose keys are signed
 // integers, and writes its key, as one call.
 func (w *Writer) BeginEntryInt(num protowire.Number, key int64) {
-	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.flags&wf32 == 0 || key == int64(int32(key))) {
-		// The order of a signed key of any kind is keyOrd's: key, offset.
-		if w.beginEntryFast(fr, wf, signedFast(wf, key), uint64(key)^1<<63) {
+	if fr, wf := w.next(num, fastMapSigned); wf != nil && (wf.Flags&wf32 == 0 || key == int64(int32(key))) {
+		// The order of a signed key of any kind is keyOrd's.
+		if w.beginEntryFast(fr, wf, uint64(key), wire.OrderSigned.Rank(uint64(key))) {
 			w.check()
 			return
 		}
@@ -139,7 +139,7 @@ func (w *Writer) beginEntryIntSlow(num protowire.Number, key int64) {
 	if !ok {
 		return
 	}
-	x, ok := signedWire(kf.Kind, key)
+	x, ok := signedWord(kf.Kind, key)
 	if !ok {
 		w.fail(ErrOutOfRange, kf, "key "+itoa(key)+" does not fit "+kf.Kind.String())
 		return
@@ -153,7 +153,7 @@ func (w *Writer) beginEntryIntSlow(num protowire.Number, key int64) {
 // BeginEntryUint starts an entry of map field num, whose keys are
 // unsigned integers, and writes its key, as one call.
 func (w *Writer) BeginEntryUint(num protowire.Number, key uint64) {
-	if fr, wf := w.next(num, fastMapUnsigned); wf != nil && (wf.flags&wf32 == 0 || key <= math.MaxUint32) &&
+	if fr, wf := w.next(num, fastMapUnsigned); wf != nil && (wf.Flags&wf32 == 0 || key <= math.MaxUint32) &&
 		w.beginEntryFast(fr, wf, key, key) {
 		w.check()
 		return
@@ -168,7 +168,7 @@ func (w *Writer) beginEntryUintSlow(num protowire.Number, key uint64) {
 	if !ok {
 		return
 	}
-	x, ok := unsignedWire(kf.Kind, key)
+	x, ok := unsignedWord(kf.Kind, key)
 	if !ok {
 		w.fail(ErrOutOfRange, kf, "key "+utoa(key)+" does not fit "+kf.Kind.String())
 		return
@@ -183,7 +183,7 @@ func (w *Writer) beginEntryUintSlow(num protowire.Number, key uint64) {
 // and writes its key, as one call.
 func (w *Writer) BeginEntryBool(num protowire.Number, key bool) {
 	if fr, wf := w.next(num, fastMapBool); wf != nil {
-		x, _ := boolWire(protoreflect.BoolKind, key)
+		x, _ := boolWord(protoreflect.BoolKind, key)
 		if w.beginEntryFast(fr, wf, x, x) {
 			w.check()
 			return
@@ -199,7 +199,7 @@ func (w *Writer) beginEntryBoolSlow(num protowire.Number, key bool) {
 	if !ok {
 		return
 	}
-	x, _ := boolWire(protoreflect.BoolKind, key)
+	x, _ := boolWord(protoreflect.BoolKind, key)
 	if w.keyAfter(t, x, "") {
 		w.begin(t)
 		w.Bool(MapKey, key)
@@ -217,7 +217,7 @@ func (w *Writer) prepareEntry(num protowire.Number, mask uint32) (target, *layou
 		w.fail(ErrKindMismatch, t.f, "not a map field")
 		return t, nil, false
 	}
-	kf := &childTab(&w.frames[len(w.frames)-1], t).lay.Fields[0]
+	kf := &childTab(&w.frames[len(w.frames)-1], t).Layout.Fields[0]
 	if kindBit(kf.Kind)&mask == 0 {
 		w.failKind(kf, mask)
 		return t, nil, false
@@ -265,14 +265,14 @@ func entryPre[S string | []byte](w *Writer, fr *wframe, t target, ord uint64, s 
 		if t.idx != 1 || fr.isWritten(0) {
 			return nil, true
 		}
-		defKey, ord, s = fr.tab.defKey, fr.tab.zeroKey, s[:0]
+		defKey, ord, s = fr.tab.DefKey, fr.tab.ZeroKey, s[:0]
 	}
 	p := &w.frames[len(w.frames)-2]
 	if !p.keyValid {
 		return defKey, true
 	}
 	var c int
-	if fr.tab.lay.Fields[0].Kind == protoreflect.StringKind {
+	if fr.tab.Layout.Fields[0].Kind == protoreflect.StringKind {
 		c = cmpBytes(s, p.keyS)
 	} else if ord > p.keyU {
 		c = 1
@@ -301,7 +301,7 @@ func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte
 		fr.setWritten(0)
 		fr.zeroKey = true
 		fr.pos, fr.phase = 0, phaseFields
-		ord, s = fr.tab.zeroKey, s[:0]
+		ord, s = fr.tab.ZeroKey, s[:0]
 	}
 	p := &w.frames[len(w.frames)-2]
 	p.keyValid = true
@@ -309,10 +309,10 @@ func entryPost[S string | []byte](w *Writer, fr *wframe, t target, defKey []byte
 	p.keyS = append(p.keyS[:0], s...)
 }
 
-// keyOrd maps wire value x of a map key of kind k to a number whose
-// unsigned order is the key order proto.Marshal sorts by (wire.KeyOrder).
+// keyOrd maps word x of a map key of kind k to a number whose unsigned
+// order is the key order proto.Marshal sorts by (wire.KeyOrder).
 func keyOrd(k protoreflect.Kind, x uint64) uint64 {
-	return wire.KeyOrderOf(k).Rank(wire.WireWord(k, x))
+	return wire.KeyOrderOf(k).Rank(x)
 }
 
 // cmpBytes compares a and b bytewise, as Go compares strings.

@@ -34,7 +34,7 @@ func (w *Writer) Number(path string) protowire.Number {
 		}
 		return 0
 	}
-	num, detail, err := w.lookup(w.frames[len(w.frames)-1].tab.lay, path)
+	num, detail, err := w.lookup(w.frames[len(w.frames)-1].tab.Layout, path)
 	if err != nil {
 		w.fail(err, nil, detail)
 		w.check()
@@ -58,9 +58,9 @@ func (w *Writer) Lookup(path string) (protowire.Number, error) {
 	if w.root == nil {
 		return 0, &Error{Err: ErrNotStarted}
 	}
-	num, detail, err := w.lookup(w.root.lay, path)
+	num, detail, err := w.lookup(w.root.Layout, path)
 	if err != nil {
-		return 0, &Error{Err: err, Message: w.root.lay.FullName, Detail: detail}
+		return 0, &Error{Err: err, Message: w.root.Layout.FullName, Detail: detail}
 	}
 	return num, nil
 }
@@ -93,7 +93,7 @@ func (w *Writer) lookupPath(lay *layout.Layout, path string) (protowire.Number, 
 		}
 		if f == nil {
 			where := "" // the error names the top message
-			if lay != w.root.lay || len(rest) != len(path) {
+			if lay != w.root.Layout || len(rest) != len(path) {
 				where = " in message " + string(lay.FullName)
 			}
 			return 0, quote(name) + where + resolving(path, name), ErrUnknownField

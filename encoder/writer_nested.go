@@ -62,7 +62,7 @@ func (w *Writer) Begin(num protowire.Number) {
 		w.check()
 		return
 	}
-	child := wf.child.Load()
+	child := wf.Child.Load()
 	n := len(w.frames)
 	if child == nil || w.depth >= w.fastDepth || !w.fits(0) || n == cap(w.frames) {
 		w.beginSlow(num)
@@ -87,7 +87,7 @@ func (w *Writer) putHead(b []byte, k int, wf *wslot) (int, int) {
 	k = putTag(b, k, wf)
 	r := 1
 	if w.opts.Lengths == LengthLearned {
-		r = wf.rec.learn.guess()
+		r = wf.Rec.Learn.Guess()
 		w.addSlack(r - 1)
 	}
 	return k + r, r
@@ -119,16 +119,16 @@ func (w *Writer) beginSlow(num protowire.Number) {
 // childTab returns the table of the message target t holds.
 func childTab(fr *wframe, t target) *wtable {
 	if t.idx >= 0 {
-		return fr.tab.child(t.idx)
+		return childOf(fr.tab, t.idx)
 	}
-	return t.x.table(fr.tab.profile)
+	return extTable(t.x, profileOf(fr.tab))
 }
 
 func (w *Writer) begin(t target) {
 	fr := &w.frames[len(w.frames)-1]
 	f := t.f
 	child := childTab(fr, t)
-	if !f.Map && child.lay.MessageSet {
+	if !f.Map && child.Layout.MessageSet {
 		w.fail(ErrMessageSet, f, "")
 		return
 	}
@@ -247,7 +247,7 @@ func (w *Writer) endRare(fr *wframe, n, size int) bool {
 	}
 	// Every strategy samples: the widths bodies need do not depend on it.
 	if w.tick%learnSample == 0 {
-		w.learnOf(n - 1).record(wire.SizeVarint(uint64(size)))
+		w.learnOf(n - 1).Record(wire.SizeVarint(uint64(size)))
 	}
 	if n == 2 {
 		// The tag stays where it was when the body moved.
@@ -289,7 +289,7 @@ func (w *Writer) endSlow() {
 			return
 		}
 		if !fr.isWritten(1) {
-			defVal = fr.tab.defVal
+			defVal = fr.tab.DefVal
 		}
 		grow += len(defKey) + len(defVal)
 		lb += len(defKey) + len(defVal)
@@ -333,16 +333,16 @@ func (w *Writer) endSlow() {
 // learnFor returns the learned-width record of target t.
 func learnFor(fr *wframe, t target) *learnState {
 	if t.idx >= 0 {
-		return &fr.tab.fields[t.idx].learn
+		return &fr.tab.Fields[t.idx].Learn
 	}
-	return t.x.learned
+	return t.x.Learned
 }
 
 // reserve appends room for a length prefix and returns its width.
 func (w *Writer) reserve(l *learnState) int {
 	r := 1
 	if w.opts.Lengths == LengthLearned {
-		r = l.guess()
+		r = l.Guess()
 	}
 	w.buf = append(w.buf, make([]byte, r)...)
 	w.addSlack(r - 1)
@@ -358,7 +358,7 @@ func (w *Writer) patch(start, r int, l *learnState) {
 	if l != nil { // every strategy samples, as End's fast path does
 		w.tick++
 		if w.tick%learnSample == 0 {
-			l.record(wire.SizeVarint(uint64(n)))
+			l.Record(wire.SizeVarint(uint64(n)))
 		}
 	}
 	// The common cases: the width reserved is the width needed.

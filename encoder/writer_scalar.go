@@ -20,7 +20,7 @@ func (w *Writer) Int32(num protowire.Number, v int32) {
 			return
 		}
 		if w.fits(0) {
-			w.putFast(fr, wf, signedFast(wf, int64(v)))
+			w.putFast(fr, wf, uint64(int64(v)))
 			w.check()
 			return
 		}
@@ -38,8 +38,8 @@ func (w *Writer) Int64(num protowire.Number, v int64) {
 			w.check()
 			return
 		}
-		if (wf.flags&wf32 == 0 || v == int64(int32(v))) && w.fits(0) {
-			w.putFast(fr, wf, signedFast(wf, v))
+		if (wf.Flags&wf32 == 0 || v == int64(int32(v))) && w.fits(0) {
+			w.putFast(fr, wf, uint64(v))
 			w.check()
 			return
 		}
@@ -54,7 +54,7 @@ func (w *Writer) signed(num protowire.Number, v int64) {
 	if !ok {
 		return
 	}
-	x, ok := signedWire(t.f.Kind, v)
+	x, ok := signedWord(t.f.Kind, v)
 	if !ok {
 		w.fail(ErrOutOfRange, t.f, "value "+itoa(v)+" does not fit "+t.f.Kind.String())
 		return
@@ -88,7 +88,7 @@ func (w *Writer) Uint64(num protowire.Number, v uint64) {
 			w.check()
 			return
 		}
-		if (wf.flags&wf32 == 0 || v <= math.MaxUint32) && w.fits(0) {
+		if (wf.Flags&wf32 == 0 || v <= math.MaxUint32) && w.fits(0) {
 			w.putFast(fr, wf, v)
 			w.check()
 			return
@@ -104,7 +104,7 @@ func (w *Writer) unsigned(num protowire.Number, v uint64) {
 	if !ok {
 		return
 	}
-	x, ok := unsignedWire(t.f.Kind, v)
+	x, ok := unsignedWord(t.f.Kind, v)
 	if !ok {
 		w.fail(ErrOutOfRange, t.f, "value "+utoa(v)+" does not fit "+t.f.Kind.String())
 		return
@@ -115,7 +115,7 @@ func (w *Writer) unsigned(num protowire.Number, v uint64) {
 // Float32 writes v to field num, a float or double field.
 func (w *Writer) Float32(num protowire.Number, v float32) {
 	if fr, wf := w.next(num, maskFloat); wf != nil {
-		if x, _ := float32Wire(wf.kind, v); w.fits(0) {
+		if x, _ := float32Word(wf.Kind, v); w.fits(0) {
 			w.putFast(fr, wf, x)
 			w.check()
 			return
@@ -126,7 +126,7 @@ func (w *Writer) Float32(num protowire.Number, v float32) {
 		w.check()
 		return
 	}
-	x, _ := float32Wire(t.f.Kind, v)
+	x, _ := float32Word(t.f.Kind, v)
 	w.put(t, x)
 	w.check()
 }
@@ -136,12 +136,12 @@ func (w *Writer) Float32(num protowire.Number, v float32) {
 // with ErrOutOfRange.
 func (w *Writer) Float64(num protowire.Number, v float64) {
 	if fr, wf := w.next(num, maskFloat); wf != nil && w.fits(0) {
-		if wf.kind == protoreflect.DoubleKind {
+		if wf.Kind == protoreflect.DoubleKind {
 			w.putFast(fr, wf, math.Float64bits(v))
 			w.check()
 			return
 		}
-		if x, ok := float64Wire(protoreflect.FloatKind, v); ok {
+		if x, ok := float64Word(protoreflect.FloatKind, v); ok {
 			w.putFast(fr, wf, x)
 			w.check()
 			return
@@ -157,7 +157,7 @@ func (w *Writer) float64Slow(num protowire.Number, v float64) {
 	if !ok {
 		return
 	}
-	x, ok := float64Wire(t.f.Kind, v)
+	x, ok := float64Word(t.f.Kind, v)
 	if !ok {
 		w.fail(ErrOutOfRange, t.f, "float64 beyond float32's range")
 		return
@@ -172,7 +172,7 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 			w.check()
 			return
 		}
-		if x, _ := boolWire(wf.kind, v); w.fits(0) {
+		if x, _ := boolWord(wf.Kind, v); w.fits(0) {
 			w.putFast(fr, wf, x)
 			w.check()
 			return
@@ -183,7 +183,7 @@ func (w *Writer) Bool(num protowire.Number, v bool) {
 		w.check()
 		return
 	}
-	x, _ := boolWire(t.f.Kind, v)
+	x, _ := boolWord(t.f.Kind, v)
 	w.put(t, x)
 	w.check()
 }
@@ -234,35 +234,21 @@ func (w *Writer) EnumName(num protowire.Number, name string) {
 	w.check()
 }
 
-// putWire writes scalar wire value x of wire type wt at b[k:], into the
-// capacity of b, and returns the offset after it.
-func putWire(b []byte, k int, wt protowire.Type, x uint64) int {
-	switch wt {
-	case protowire.Fixed32Type:
-		binary.LittleEndian.PutUint32(b[k:k+4], uint32(x))
-		return k + 4
-	case protowire.Fixed64Type:
-		binary.LittleEndian.PutUint64(b[k:k+8], x)
-		return k + 8
-	}
-	return putVarint(b, k, x)
-}
-
-// putFast writes scalar wire value x to field wf accepted by next, once
-// fits(0) holds. It skips a zero x of an implicit-presence field: the
-// integer, bool and enum methods take theirs before (skipFast), but a
-// float's zero is known only once converted (+0.0, or a value that rounds
-// to it in a float field). Callers call it last, so that nothing is live
-// across the call.
+// putFast writes scalar word x (wire.Word) to field wf accepted by next,
+// once fits(0) holds, as the field's value op writes it (wire.PutWord). It
+// skips a zero x of an implicit-presence field: the integer, bool and enum
+// methods take theirs before (skipFast), but a float's zero is known only
+// once converted (+0.0, or a value that rounds to it in a float field).
+// Callers call it last, so that nothing is live across the call.
 func (w *Writer) putFast(fr *wframe, wf *wslot, x uint64) {
 	fr.commitFast(wf)
-	if x == 0 && wf.flags&wfImplicit != 0 {
+	if x == 0 && wf.Flags&wfImplicit != 0 {
 		return
 	}
 	b := w.buf
 	k := len(b)
 	b = b[:cap(b)]
-	k = putWire(b, putTag(b, k, wf), wf.wt, x)
+	k = wire.PutWord(b, putTag(b, k, wf), wf.Op, x)
 	w.buf = w.buf[:k] // a reslice of itself: only the length is stored
 }
 
@@ -271,7 +257,7 @@ func implicitZero(fr *wframe, f *layout.Field) bool {
 	return !f.Explicit && !f.List && !fr.entry
 }
 
-// put writes scalar wire value x (already checked) to target t.
+// put writes scalar word x (wire.Word, already checked) to target t.
 func (w *Writer) put(t target, x uint64) {
 	fr := &w.frames[len(w.frames)-1]
 	f := t.f
@@ -284,15 +270,19 @@ func (w *Writer) put(t target, x uint64) {
 	}
 	add := w.closeDelta(fr, t) + len(defKey)
 	skip := x == 0 && implicitZero(fr, f)
-	packed := fr.tab.packs(f)
+	packed := profileOf(fr.tab).packs(f)
 	if !skip {
 		if packed {
 			if !t.same || fr.pack < 0 {
 				add += len(f.PackedTag) + 1
 			}
-			add += sizeOf(f, x)
 		} else {
-			add += len(f.Tag) + sizeOf(f, x)
+			add += len(f.Tag)
+		}
+		// The value's own size (SizeWord's) matters only near the size
+		// limit, no value taking more than a varint's longest.
+		if w.over(add + binary.MaxVarintLen64) {
+			add += wire.SizeWord(f.Elem, x)
 		}
 	}
 	if w.over(add) {
@@ -320,71 +310,29 @@ func (w *Writer) put(t target, x uint64) {
 	} else {
 		w.buf = append(w.buf, f.Tag...)
 	}
-	w.buf = appendWire(w.buf, f, x)
+	w.buf = wire.AppendWord(w.buf, f.Elem, x)
 }
 
-// appendWire appends wire value x of field f.
-func appendWire(b []byte, f *layout.Field, x uint64) []byte {
-	switch f.WireType {
-	case protowire.Fixed32Type:
-		return protowire.AppendFixed32(b, uint32(x))
-	case protowire.Fixed64Type:
-		return protowire.AppendFixed64(b, x)
-	}
-	return wire.AppendVarint(b, x)
-}
+// The word (wire.Word) of a Go value for a field of kind k, and whether
+// the value fits the kind.
 
-// sizeOf reports the encoded size of wire value x for field f (without
-// its tag).
-func sizeOf(f *layout.Field, x uint64) int {
-	if f.FixedWidth != 0 {
-		return f.FixedWidth
-	}
-	return wire.SizeVarint(x)
-}
-
-// The wire value of a Go value for a field of kind k, and whether it fits.
-
-// signedFast is signedWire for the fast paths, for a v that fits wf's
-// kind: the wire value of a signed integer kind is v itself (truncated by
-// the fixed-width write of sfixed32), or its zigzag encoding.
-func signedFast(wf *wslot, v int64) uint64 {
-	if wf.flags&wfZigZag != 0 {
-		return protowire.EncodeZigZag(v)
-	}
-	return uint64(v)
-}
-
-func signedWire[T int32 | int64](k protoreflect.Kind, v T) (uint64, bool) {
+func signedWord[T int32 | int64](k protoreflect.Kind, v T) (uint64, bool) {
 	n := int64(v)
-	switch k {
-	case protoreflect.Int32Kind:
-		return uint64(n), n == int64(int32(n))
-	case protoreflect.Sint32Kind:
-		return protowire.EncodeZigZag(n), n == int64(int32(n))
-	case protoreflect.Sfixed32Kind:
-		return uint64(uint32(int32(n))), n == int64(int32(n))
-	case protoreflect.Sint64Kind:
-		return protowire.EncodeZigZag(n), true
-	}
-	return uint64(n), true // int64, sfixed64
+	return uint64(n), !is32(k) || n == int64(int32(n))
 }
 
-func unsignedWire[T uint32 | uint64](k protoreflect.Kind, v T) (uint64, bool) {
-	if is32(k) {
-		return uint64(v), uint64(v) <= math.MaxUint32
-	}
-	return uint64(v), true
+func unsignedWord[T uint32 | uint64](k protoreflect.Kind, v T) (uint64, bool) {
+	return uint64(v), !is32(k) || uint64(v) <= math.MaxUint32
 }
 
-func float32Wire(k protoreflect.Kind, v float32) (uint64, bool) {
+func float32Word(k protoreflect.Kind, v float32) (uint64, bool) {
 	if k == protoreflect.FloatKind {
 		return uint64(math.Float32bits(v)), true
 	}
 	return math.Float64bits(float64(v)), true
 }
 
-func float64Wire(k protoreflect.Kind, v float64) (uint64, bool) {
+func float64Word(k protoreflect.Kind, v float64) (uint64, bool) {
 	if k == protoreflect.FloatKind {
 		f := float32(v)
 		return uint64(math.Float32bits(f)), !math.IsInf(float64(f), 0) || math.IsInf(v, 0)
@@ -392,13 +340,13 @@ func float64Wire(k protoreflect.Kind, v float64) (uint64, bool) {
 	return math.Float64bits(v), true
 }
 
-func boolWire(_ protoreflect.Kind, v bool) (uint64, bool) {
+func boolWord(_ protoreflect.Kind, v bool) (uint64, bool) {
 	if v {
 		return 1, true
 	}
 	return 0, true
 }
 
-func enumWire(_ protoreflect.Kind, v protoreflect.EnumNumber) (uint64, bool) {
+func enumWord(_ protoreflect.Kind, v protoreflect.EnumNumber) (uint64, bool) {
 	return uint64(int64(v)), true
 }

@@ -13,54 +13,54 @@ import (
 // profile packs) gets one record (or extends the record open for it). An
 // empty vs writes nothing.
 func (w *Writer) Int32s(num protowire.Number, vs []int32) {
-	putNums(w, num, maskSigned, vs, signedWire[int32])
+	putNums(w, num, maskSigned, vs, signedWord[int32])
 	w.check()
 }
 
 // Int64s writes the elements of vs to field num, a repeated signed integer
 // field, as Int64 would one by one.
 func (w *Writer) Int64s(num protowire.Number, vs []int64) {
-	putNums(w, num, maskSigned, vs, signedWire[int64])
+	putNums(w, num, maskSigned, vs, signedWord[int64])
 	w.check()
 }
 
 // Uint32s writes the elements of vs to field num, a repeated unsigned
 // integer field, as Uint32 would one by one.
 func (w *Writer) Uint32s(num protowire.Number, vs []uint32) {
-	putNums(w, num, maskUnsigned, vs, unsignedWire[uint32])
+	putNums(w, num, maskUnsigned, vs, unsignedWord[uint32])
 	w.check()
 }
 
 // Uint64s writes the elements of vs to field num, a repeated unsigned
 // integer field, as Uint64 would one by one.
 func (w *Writer) Uint64s(num protowire.Number, vs []uint64) {
-	putNums(w, num, maskUnsigned, vs, unsignedWire[uint64])
+	putNums(w, num, maskUnsigned, vs, unsignedWord[uint64])
 	w.check()
 }
 
 // Float32s writes the elements of vs to field num, a repeated float or
 // double field, as Float32 would one by one.
 func (w *Writer) Float32s(num protowire.Number, vs []float32) {
-	putNums(w, num, maskFloat, vs, float32Wire)
+	putNums(w, num, maskFloat, vs, float32Word)
 	w.check()
 }
 
 // Float64s writes the elements of vs to field num, a repeated double or
 // float field, as Float64 would one by one.
 func (w *Writer) Float64s(num protowire.Number, vs []float64) {
-	putNums(w, num, maskFloat, vs, float64Wire)
+	putNums(w, num, maskFloat, vs, float64Word)
 	w.check()
 }
 
 // Bools writes the elements of vs to field num, a repeated bool field.
 func (w *Writer) Bools(num protowire.Number, vs []bool) {
-	putNums(w, num, maskBool, vs, boolWire)
+	putNums(w, num, maskBool, vs, boolWord)
 	w.check()
 }
 
 // Enums writes the elements of vs to field num, a repeated enum field.
 func (w *Writer) Enums(num protowire.Number, vs []protoreflect.EnumNumber) {
-	putNums(w, num, maskEnum, vs, enumWire)
+	putNums(w, num, maskEnum, vs, enumWord)
 	w.check()
 }
 
@@ -84,10 +84,10 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 			w.fail(ErrOutOfRange, f, "element "+itoa(int64(i))+" does not fit "+f.Kind.String())
 			return
 		}
-		body += sizeOf(f, x)
+		body += wire.SizeWord(f.Elem, x)
 	}
 	add := w.closeDelta(fr, t)
-	packed := fr.tab.packs(f)
+	packed := profileOf(fr.tab).packs(f)
 	if len(vs) > 0 {
 		if packed {
 			if !t.same || fr.pack < 0 {
@@ -119,14 +119,14 @@ func putNums[T any](w *Writer, num protowire.Number, mask uint32, vs []T, conv f
 		}
 		for _, v := range vs {
 			x, _ := conv(f.Kind, v)
-			w.buf = appendWire(w.buf, f, x)
+			w.buf = wire.AppendWord(w.buf, f.Elem, x)
 		}
 		return
 	}
 	for _, v := range vs {
 		x, _ := conv(f.Kind, v)
 		w.buf = append(w.buf, f.Tag...)
-		w.buf = appendWire(w.buf, f, x)
+		w.buf = wire.AppendWord(w.buf, f.Elem, x)
 	}
 }
 

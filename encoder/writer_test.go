@@ -215,3 +215,43 @@ func TestWriterNumberExtensionPath(t *testing.T) {
 		t.Errorf("unknown extension: %v\nwant %s", err, want)
 	}
 }
+
+// TestWriterScalarAtSizeLimit writes one element of a packed field (the
+// general path) under every size limit around the output's size: the
+// call itself fails with ErrSizeExceeded exactly when the limit is below
+// the bytes it writes, whatever the width of the value.
+func TestWriterScalarAtSizeLimit(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(w *encoder.Writer)
+	}{
+		{"int64 1", func(w *encoder.Writer) { w.Int64(32, 1) }},
+		{"int64 300", func(w *encoder.Writer) { w.Int64(32, 300) }},
+		{"int64 -1", func(w *encoder.Writer) { w.Int64(32, -1) }},
+		{"sint64 -1", func(w *encoder.Writer) { w.Int64(36, -1) }},
+		{"sint64 min", func(w *encoder.Writer) { w.Int64(36, -1<<63) }},
+		{"fixed64", func(w *encoder.Writer) { w.Uint64(38, 1) }},
+		{"fixed32", func(w *encoder.Writer) { w.Uint32(37, 1) }},
+	} {
+		w := encoder.NewWriter(test3Desc)
+		c.write(w)
+		want, err := w.Finish()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for limit := max(1, len(want)-12); limit <= len(want)+1; limit++ {
+			w := encoder.NewWriter(test3Desc, encoder.WriterOptions{MaxSize: limit})
+			c.write(w)
+			if limit < len(want) {
+				if err := w.Err(); !errors.Is(err, encoder.ErrSizeExceeded) {
+					t.Errorf("%s, limit %d below %d bytes: %v, want ErrSizeExceeded from the call", c.name, limit, len(want), err)
+				}
+				continue
+			}
+			got, err := w.Finish()
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s, limit %d: % x, %v; want % x", c.name, limit, got, err, want)
+			}
+		}
+	}
+}

@@ -16,13 +16,15 @@ import (
 // hot lists, per package, the functions that must inline.
 var hot = map[string][]string{
 	"github.com/protolayout/protolayout/internal/wire": {
-		"AppendVarint", "AppendKey", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth", "Grow",
+		"AppendVarint", "PutVarint", "PutWord", "AppendKey", "SizeVarint", "SizeTag", "AddSize", "MulSize", "FixedWidth", "Grow",
 	},
 	"github.com/protolayout/protolayout/internal/utf8x": {
 		"ValidString", "Valid",
 	},
 	"github.com/protolayout/protolayout/internal/layout": {
 		"(*Field).IsMessage", "(*Layout).Lookup",
+		// the Writer's records: the learned width its fast paths read
+		"(*LearnedWidth).Guess", "(*Layout).WriterTable", "(*Field).WriterExt",
 	},
 	"github.com/protolayout/protolayout/internal/cursor": {
 		"(*Walker).pop", "(*Walker).Skip", "(*Walker).Depth", "(*Walker).appendEntry", "(*Walker).appendExt",
@@ -45,11 +47,11 @@ var hot = map[string][]string{
 	"github.com/protolayout/protolayout/encoder": {
 		"(*MarshalOptions).maxSize", "(*Encoder).walkOptions",
 		// the Writer's fast paths
-		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "(*Writer).fits", "putTag", "putVarint", "putWire",
+		"(*Writer).next", "(*wframe).commitFast", "(*Writer).room", "(*Writer).fits", "putTag",
 		"(*Writer).putHead", "(*Writer).pushFast", "openEntry",
-		"signedFast", "utf8x.ShortASCII[go.shape.string]", "utf8x.ShortASCII[go.shape.[]uint8]",
+		"utf8x.ShortASCII[go.shape.string]", "utf8x.ShortASCII[go.shape.[]uint8]",
 		"(*wframe).setWritten", "(*Writer).setFast", "(*Writer).addSlack",
-		"(*learnState).guess", "(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
+		"(*Writer).learnOf", "(*Writer).tagAt", "(*wframe).open", "(*Writer).checksRequired",
 		// the invariant check, empty without the protolayout_debug tag
 		"(*Writer).check",
 	},

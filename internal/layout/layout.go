@@ -115,10 +115,10 @@ type Layout struct {
 	byNumber  []uint32
 	numberMap map[protowire.Number]int32
 
-	// Aux holds what another package of this module derives from the
-	// layout and keeps beside it (the encoder's Writer table), built on
-	// first use and released with the layout.
-	Aux atomic.Value
+	// writer is the value Writer's table of the layout (WriterTable),
+	// built by package encoder on first use and released with the
+	// layout.
+	writer atomic.Pointer[WriterTable]
 
 	// id is the identity of the descriptor the layout was built from,
 	// kept without keeping the descriptor (see IsOf).
@@ -239,10 +239,10 @@ type Field struct {
 	// field's entry message. Both are set when the layout is built.
 	child, entry *Layout
 
-	// Aux holds what another package of this module keeps beside an
-	// extension's record (the encoder's Writer record), built on first
-	// use and released with the record.
-	Aux atomic.Value
+	// writerExt is the value Writer's record of an extension
+	// (WriterExt), built by package encoder on first use and released
+	// with the extension's record.
+	writerExt atomic.Pointer[WriterExt]
 }
 
 // Presence is how a field's set-ness is told: the one rule every storage

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -163,6 +164,29 @@ func AppendWord(b []byte, op Op, w uint64) []byte {
 	default:
 		return protowire.AppendFixed64(b, w)
 	}
+}
+
+// PutWord writes the word w as AppendWord appends it, SizeWord(op, w)
+// bytes, at b[k:], into the capacity of b, and returns the offset after
+// them: for writers that make room once and then store without growing.
+// b must have room at k for SizeWord(op, w) bytes, and for eight under
+// OpFixed32: its value is stored with one store of the word's eight
+// bytes, the last four past the returned offset. w must be a word as Word makes it: a
+// sint32's is sign-extended (AppendWord cuts it to 32 bits first, which
+// then changes nothing; PutWord does not, to stay within the inlining
+// budget of the fast paths that call it).
+func PutWord(b []byte, k int, op Op, w uint64) int {
+	if op < OpFixed32 {
+		if op != OpVarint { // OpZigzag32, OpZigzag64
+			w = w<<1 ^ uint64(int64(w)>>63)
+		}
+		return PutVarint(b, k, w)
+	}
+	binary.LittleEndian.PutUint64(b[k:k+8], w)
+	if op == OpFixed32 {
+		return k + 4
+	}
+	return k + 8
 }
 
 // PackedSize returns the size of the body of a packed record of words

@@ -65,8 +65,8 @@ func uint64s() []protoreflect.Value {
 }
 
 // TestWordOps holds the word rules to protowire's encoding of each kind:
-// AppendWord writes what protowire writes for the value, SizeWord counts
-// it, and WireWord gives back the word from the value read off the wire.
+// AppendWord writes what protowire writes for the value, PutWord stores
+// the same bytes, SizeWord counts them, and WireWord gives back the word from the value read off the wire.
 func TestWordOps(t *testing.T) {
 	for _, k := range scalarKinds {
 		op := ValueOp(k.kind)
@@ -81,6 +81,13 @@ func TestWordOps(t *testing.T) {
 			}
 			if SizeWord(op, w) != len(got) {
 				t.Errorf("%v %v: SizeWord %d, appended %d", k.kind, v, SizeWord(op, w), len(got))
+			}
+			// PutWord stores the same bytes into capacity, after a
+			// prefix it leaves alone.
+			buf := slices.Repeat([]byte{0xee}, 16)
+			if end := PutWord(buf, 3, op, w); end != 3+len(got) || string(buf[3:end]) != string(got) ||
+				string(buf[:3]) != "\xee\xee\xee" {
+				t.Errorf("%v %v: PutWord % x (to %d), want % x", k.kind, v, buf, end, got)
 			}
 			var x uint64
 			switch WireType(k.kind) {

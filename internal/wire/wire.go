@@ -35,6 +35,19 @@ func SizeVarint(v uint64) int {
 	return protowire.SizeVarint(v)
 }
 
+// PutVarint writes v as a base-128 varint at b[k:], into the capacity of
+// b, which must have room for SizeVarint(v) bytes there, and returns the
+// offset after it.
+func PutVarint(b []byte, k int, v uint64) int {
+	for v >= 0x80 {
+		b[k] = byte(v) | 0x80
+		v >>= 7
+		k++
+	}
+	b[k] = byte(v)
+	return k + 1
+}
+
 // AppendTag appends the key of field num with wire type typ.
 func AppendTag(b []byte, num protowire.Number, typ protowire.Type) []byte {
 	return AppendVarint(b, protowire.EncodeTag(num, typ))

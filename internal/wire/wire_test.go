@@ -17,6 +17,10 @@ func TestVarintTwins(t *testing.T) {
 		if want := protowire.AppendVarint(nil, v); string(b[1:]) != string(want) {
 			t.Errorf("varint %d: % x, want % x", v, b[1:], want)
 		}
+		p := make([]byte, 12)
+		if end := PutVarint(p, 1, v); string(p[1:end]) != string(b[1:]) {
+			t.Errorf("varint %d: PutVarint % x, want % x", v, p[1:end], b[1:])
+		}
 	}
 }
 
