@@ -209,8 +209,13 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			if b, ok = e.appendNested(b, f, c, depth+1); !ok {
 				return b, false
 			}
-		case codeListMessage:
-			k := f.sf.Len(ptr)
+		case codeListMessage, codePtrListMessage:
+			var k int
+			if f.code == codeListMessage {
+				k = f.sf.SliceLen(ptr) // a slice in place: no call
+			} else {
+				k = f.sf.Len(ptr)
+			}
 			for j := range k {
 				if b, ok = e.appendNested(b, f, f.sf.MessageAt(ptr, j), depth+1); !ok {
 					return b, false

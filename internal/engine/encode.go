@@ -433,8 +433,13 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 				return 0, false
 			}
 			n += int(f.TagLen) + protowire.SizeBytes(x)
-		case codeListMessage:
-			k := f.sf.Len(ptr)
+		case codeListMessage, codePtrListMessage:
+			var k int
+			if f.code == codeListMessage {
+				k = f.sf.SliceLen(ptr) // a slice in place: no call
+			} else {
+				k = f.sf.Len(ptr)
+			}
 			for j := range k {
 				x, ok := e.sizeNested(f, f.sf.MessageAt(ptr, j), depth+1, j)
 				if !e.trail.Counted(n, x, ok, e.maxSize) {

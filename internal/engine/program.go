@@ -20,35 +20,36 @@ import (
 type code uint8
 
 const (
-	codeOther       code = iota
-	codeInt32            // an int32 or enum in place, as a varint
-	codeInt64            // an int64 in place, as a varint
-	codeUint64           // a uint64 in place, as a varint
-	codeUint32           // a uint32 in place, as a varint
-	codeBool             // a bool in place
-	codeFloat64          // a double in place
-	codeFloat32          // a float in place
-	codeString           // a string in place
-	codeBytes            // bytes in place (implicit presence)
-	codeSint32           // an int32 in place, zigzag-encoded
-	codeSint64           // an int64 in place, zigzag-encoded
-	codeFixed32          // a uint32 in place, as 4 bytes
-	codeSfixed32         // an int32 in place, as 4 bytes
-	codeFixed64          // a uint64 in place, as 8 bytes
-	codeSfixed64         // an int64 in place, as 8 bytes
-	codePtrString        // a *string (explicit presence)
-	codePtrInt32         // a *int32 or *Enum, as a varint
-	codePtrInt64         // a *int64, as a varint
-	codePtrBool          // a *bool
-	codeMessage          // a *T message, length-prefixed
-	codeListMessage      // a []*T or *[]*T of messages, length-prefixed
-	codeBitInt32         // an int32 or enum in place with a presence bit, as a varint
-	codeBitInt64         // an int64 in place with a presence bit, as a varint
-	codeBitBool          // a bool in place with a presence bit
-	codeBitString        // a *string with a presence bit (Opaque API)
-	codeList             // a list of scalars, strings or bytes in a slice in place
-	codeMap              // a map
-	codeMember           // a member of a real oneof, in a canonical program (more.oneof)
+	codeOther          code = iota
+	codeInt32               // an int32 or enum in place, as a varint
+	codeInt64               // an int64 in place, as a varint
+	codeUint64              // a uint64 in place, as a varint
+	codeUint32              // a uint32 in place, as a varint
+	codeBool                // a bool in place
+	codeFloat64             // a double in place
+	codeFloat32             // a float in place
+	codeString              // a string in place
+	codeBytes               // bytes in place (implicit presence)
+	codeSint32              // an int32 in place, zigzag-encoded
+	codeSint64              // an int64 in place, zigzag-encoded
+	codeFixed32             // a uint32 in place, as 4 bytes
+	codeSfixed32            // an int32 in place, as 4 bytes
+	codeFixed64             // a uint64 in place, as 8 bytes
+	codeSfixed64            // an int64 in place, as 8 bytes
+	codePtrString           // a *string (explicit presence)
+	codePtrInt32            // a *int32 or *Enum, as a varint
+	codePtrInt64            // a *int64, as a varint
+	codePtrBool             // a *bool
+	codeMessage             // a *T message, length-prefixed
+	codeListMessage         // a []*T of messages, length-prefixed
+	codePtrListMessage      // a *[]*T of messages, length-prefixed
+	codeBitInt32            // an int32 or enum in place with a presence bit, as a varint
+	codeBitInt64            // an int64 in place with a presence bit, as a varint
+	codeBitBool             // a bool in place with a presence bit
+	codeBitString           // a *string with a presence bit (Opaque API)
+	codeList                // a list of scalars, strings or bytes in a slice in place
+	codeMap                 // a map
+	codeMember              // a member of a real oneof, in a canonical program (more.oneof)
 )
 
 // field is the engine's record of one field of a generated message type:
@@ -287,8 +288,10 @@ func codeOf(lf *layout.Field, sf *genstore.Field) code {
 		return codeBytes
 	case sf.Rep == genstore.RepMessage && lf.Op == wire.OpMessage:
 		return codeMessage
-	case (sf.Rep == genstore.RepListMessage || sf.Rep == genstore.RepPtrListMessage) && lf.Elem == wire.OpMessage:
+	case sf.Rep == genstore.RepListMessage && lf.Elem == wire.OpMessage:
 		return codeListMessage
+	case sf.Rep == genstore.RepPtrListMessage && lf.Elem == wire.OpMessage:
+		return codePtrListMessage
 	case sf.Rep >= genstore.RepListBool && sf.Rep <= genstore.RepListBytes:
 		return codeList
 	case sf.Rep == genstore.RepMap:
