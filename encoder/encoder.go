@@ -341,9 +341,15 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		if _, n, ok := e.direct(nil, mr, true); ok {
 			return n, nil
 		}
+		if err := e.trailError(mr); err != nil {
+			return 0, err
+		}
 	default:
 		if _, n, ok := e.generated(nil, m, mr, true); ok {
 			return n, nil
+		}
+		if err := e.trailError(mr); err != nil {
+			return 0, err
 		}
 	}
 	return e.walkSize(mr)
@@ -439,6 +445,9 @@ func (e *Encoder) trailError(mr protoreflect.Message) error {
 	}
 	err := fault.NewError(c, f, mr, e.opts.maxSize())
 	err.Path = path
+	if c == fault.DepthExceeded {
+		err.Limit = e.opts.maxDepth()
+	}
 	return err
 }
 

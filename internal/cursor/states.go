@@ -8,6 +8,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // Next returns the next item of the walk. The item belongs to the Walker
@@ -536,11 +537,12 @@ func (w *Walker) openEntry(f *frame, i int) {
 }
 
 // cycleCheckFrom is the depth, in frames, past which enter checks whether
-// the message it opens is one of its own ancestors: a walk that deep is
-// rare, so ordinary trees pay nothing, and a message that contains itself
-// is found as such whatever the depth limit (MaxDepth far above the
-// memory a cycle can be followed into would otherwise exhaust it).
-const cycleCheckFrom = 64
+// the message it opens is one of its own ancestors (wire.CycleLevel, the
+// rule the recursive encoders share): a walk that deep is rare, so
+// ordinary trees pay nothing, and a message that contains itself is found
+// as such whatever the depth limit (MaxDepth far above the memory a cycle
+// can be followed into would otherwise exhaust it).
+const cycleCheckFrom = wire.CycleLevel - 1
 
 // isAncestor reports whether m is the message of the frame at the highest
 // power of two below n, the number of frames open (or of the frame after

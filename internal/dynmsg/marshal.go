@@ -25,13 +25,16 @@ import (
 // walk encodes, byte for byte, or fails with the fault the walk would
 // report, or gives up and leaves the message to the walk, which then
 // gives the same bytes or its detailed error. Its size pass checks
-// strings and required fields where the walk does, and records the
-// first fault with its path in the caller's fault.Trail (see there for
-// the rule that keeps it the walk's); a fault inside a map of more than
-// one entry under Deterministic, whose entries it visits in map order,
-// is left to the walk, which sorts them. It gives up on anything else
-// out of the ordinary (a MessageSet type, a limit met, a cycle, an
-// extension holding a message or list of another implementation). That
+// strings, required fields, the depth limit and cycles (deepFault, by
+// the walker's rule: wire.CycleLevel) where the walk does, and records
+// the first fault with its path in the caller's fault.Trail (see there
+// for the rule that keeps it the walk's); a fault inside a map of more
+// than one entry under Deterministic, whose entries it visits in map
+// order, is left to the walk, which sorts them. It gives up on anything
+// else out of the ordinary (a MessageSet type, nesting past the levels
+// it follows or the size limit, an extension holding a message or list
+// of another implementation, or a message too deep or a cycle reached
+// through an extension). That
 // includes a message whose written length is not the size its size pass
 // counted: it
 // changed during the call (or holds a stale stamp, below), and the walk,
@@ -42,9 +45,10 @@ import (
 // the epoch of the call that counted them, so that the write pass reads
 // each nested message's size instead of counting it again, and a message
 // reached twice in one call (a shared subtree) is counted once. A message
-// that contains itself is never counted complete: the count goes down
-// until the depth it follows (at most maxDirectDepth), and gives up, and
-// the walk names the cycle. Epochs are unique per call (see epochs): calls on other
+// that contains itself is never counted complete: the size pass finds
+// the cycle, or (when the walk would find it past maxDirectDepth, or
+// the path goes through an extension) gives up at that depth, and the
+// walk names it. Epochs are unique per call (see epochs): calls on other
 // goroutines that encode the same message at the same time stamp it with
 // theirs, and a call that finds another's stamp counts again; a message
 // not changed meanwhile always counts the same, so the sizes written by
@@ -131,7 +135,12 @@ type enc struct {
 	det     bool
 	partial bool
 	limit   int // the deepest level followed
-	maxSize int
+	// maxDepth is Options.MaxDepth; deep the level past which the size
+	// pass checks the limits and cycles (deepFault), and anc the message
+	// the cycle check compares with (wire.CycleLevel).
+	maxDepth, deep int
+	anc            *Message
+	maxSize        int
 	// changed is set when a nested message's written length is not the
 	// size counted for it: the message changed during the call.
 	changed bool
@@ -174,11 +183,12 @@ func (st *EncodeState) epoch() uint32 {
 // scratch space st that the caller (an Encoder) keeps between calls; with
 // o.SizeOnly it appends nothing and returns the size as n. It reports
 // handled false, with b unchanged, whenever it does not encode m: with a
-// fault recorded in o.Trail (invalid UTF-8, a required field not set),
-// or for anything else (a MessageSet type, a limit met, a cycle, an
-// extension holding a value of another implementation, a message that
-// changed during the call), and the encoder then walks m, which gives
-// the same bytes or the detailed error.
+// fault recorded in o.Trail (invalid UTF-8, a required field not set,
+// the depth limit, a cycle), or for anything else (a MessageSet type,
+// the size limit, nesting past maxDirectDepth, an extension holding a
+// value of another implementation, a message that changed during the
+// call), and the encoder then walks m, which gives the same bytes or
+// the detailed error.
 func Append(st *EncodeState, b []byte, m *Message, o engine.Options) (out []byte, n int, handled bool) {
 	if m == nil {
 		return b, 0, false
@@ -193,8 +203,9 @@ func (st *EncodeState) encode(b []byte, m *Message, o engine.Options) ([]byte, i
 		onEncode()
 	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		limit: min(o.MaxDepth, maxDirectDepth), maxSize: min(o.MaxSize, maxDirectSize),
+		limit: min(o.MaxDepth, maxDirectDepth), maxDepth: o.MaxDepth, maxSize: min(o.MaxSize, maxDirectSize),
 		utf8: !o.SizeOnly, trail: o.Trail, canon: o.Canonical, signing: o.Canonical && o.Signing}
+	e.deep = min(e.limit, wire.CycleLevel-1)
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
@@ -263,7 +274,9 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	if stamp&1 == 0 {
 		return b, false
 	}
-	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: maxDirectSize, recheck: true}
+	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxDepth: wire.DefaultMaxDepth,
+		maxSize: maxDirectSize, recheck: true}
+	e.deep = min(e.limit, wire.CycleLevel-1)
 	out, _, ok := e.finish(b, m, n)
 	return out, ok
 }
@@ -271,7 +284,8 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 // size is the size pass: it returns the size of m, at level depth, and
 // stamps it in m, or reads the size this call stamped in m already (so
 // the write pass asks it for the sizes of nested messages); false means
-// the walk must take m.
+// the walk must take m. Its callers check the level first (deepFault, or
+// e.limit for an extension's message).
 func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
 		if depth > e.limit {
@@ -288,9 +302,6 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		return n, true
 	}
 	rare := m.rare
-	if depth > e.limit {
-		return 0, false
-	}
 	sh := m.t.shape
 	p := sh.program()
 	// end is where the regular fields stop: the first required field not
@@ -377,6 +388,10 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				c := m.msgs()[f.slot]
 				if c == nil {
 					continue
+				}
+				if depth >= e.deep && e.deepFault(m.fieldOf(f), c, depth+1, false) {
+					e.trail.Up(n)
+					return 0, false
 				}
 				x, ok := e.size(c, depth+1)
 				if !ok {
@@ -663,6 +678,9 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if c == nil {
 			return 0, true
 		}
+		if depth >= e.deep && e.deepFault(m.fieldOf(f), c, depth+1, false) {
+			return 0, false
+		}
 		x, ok := e.size(c, depth+1)
 		if !ok {
 			e.trail.Enter(m.fieldOf(f), -1)
@@ -691,6 +709,29 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		return e.sizeMap(mp, f, m.fieldOf(f), depth)
 	}
+}
+
+// deepFault is the size pass's check of c, a message of field f at
+// level depth past e.deep, which reports whether the pass stops there:
+// past the levels it follows (the walk takes the message), or, as the
+// walker finds them, past the depth limit (a fault of f, recorded) or
+// back at the message the walker compares with (see wire.CycleLevel; a
+// cycle, recorded too). entryAbove says the level above is a map entry:
+// at wire.CycleLevel+1 its value is the message compared with.
+func (e *enc) deepFault(f *layout.Field, c *Message, depth int, entryAbove bool) bool {
+	switch {
+	case depth > e.maxDepth:
+		e.trail.Fail(fault.DepthExceeded, f, 0)
+	case depth > e.limit:
+	case depth == wire.CycleLevel, depth == wire.CycleLevel+1 && entryAbove:
+		e.anc = c
+		return false
+	case depth > wire.CycleLevel && c == e.anc:
+		e.trail.Fail(fault.Cycle, f, 0)
+	default:
+		return false
+	}
+	return true
 }
 
 // unset reports whether f, a field outside real oneofs, is not set in a
@@ -752,6 +793,10 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 		}
 	case wire.OpMessage, wire.OpGroup:
 		for j, c := range l.msgs() {
+			if depth >= e.deep && e.deepFault(lf, c, depth+1, false) {
+				e.trail.Up(n)
+				return 0, false
+			}
 			x, ok := e.size(c, depth+1)
 			if !ok {
 				e.trail.Enter(lf, j)
@@ -782,7 +827,11 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 // otherwise the walk, which sorts them, finds the first.
 func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, bool) {
 	if mp.Len() > 0 && depth+1 > e.limit {
-		return 0, false // the entries are one level down
+		// The entries are one level down.
+		if depth+1 > e.maxDepth {
+			e.trail.Fail(fault.DepthExceeded, lf, 0)
+		}
+		return 0, false
 	}
 	n := 0
 	if mp.strs != nil {
@@ -835,6 +884,12 @@ func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v pro
 		}
 		if f.Elem == wire.OpString && f.UTF8 && !utf8x.ValidString(v.String()) {
 			e.trail.Fail(fault.InvalidUTF8, lf.MapValue, n)
+			e.trail.EnterEntry(lf, w, s, false)
+			return 0, false
+		}
+	}
+	if f.Elem == wire.OpMessage && depth+2 > e.deep {
+		if c, ok := v.Message().(*Message); ok && e.deepFault(lf.MapValue, c, depth+2, true) {
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
 		}
@@ -1315,8 +1370,8 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		return int(f.TagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
-		if !ok {
-			return 0, false
+		if !ok || depth+1 > e.limit {
+			return 0, false // past the levels followed: the walk names the fault
 		}
 		x, ok := e.size(c, depth+1)
 		if !ok {

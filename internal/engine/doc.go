@@ -21,12 +21,17 @@
 //
 // Faults: its size pass checks strings whose schema asks for valid UTF-8
 // and required fields where the walk checks them (extensions first, then
-// the fields in emission order, a required field at its position), and
-// reports the first it finds with its field and path (State.Fault), as
-// the walk names them, without the message being walked again.
+// the fields in emission order, a required field at its position), the
+// depth limit, and cycles by the walker's rule (wire.CycleLevel: a
+// message entered past that level is compared with the one at it), and
+// reports the first fault it finds with its field and path
+// (Options.Trail), as the walk names them, without the message being
+// walked again.
 //
-// It leaves the message to the walk on any limit met (depth, size, a
-// cycle, which the depth bound catches), on a fault that the walk would
+// It leaves the message to the walk on nesting past the levels it
+// follows (wire.MaxStackDepth; a cycle the walk finds deeper than that),
+// on the size limit, on a message too deep or a cycle reached through an
+// extension, on a fault that the walk would
 // not reach because its running sums pass the size limit first, on a
 // MessageSet type, an extension holding a message of a type it does not
 // read (dynamicpb, package dynamic, a refused type), a nested length

@@ -30,9 +30,10 @@ type Options struct {
 	MaxDepth int
 	MaxSize  int
 	// Trail, if not nil, is where the size pass records the fault it
-	// fails with (invalid UTF-8, a required field not set), with its
-	// path, as the walk would report it; the caller reads it when the
-	// call reports handled false, and resets it.
+	// fails with (invalid UTF-8, a required field not set, and, with
+	// SizeOnly too, the depth limit and a cycle), with its path, as the
+	// walk would report it; the caller reads it when the call reports
+	// handled false, and resets it.
 	Trail *fault.Trail
 	// Canonical asks for field-number order (cursor.Options.Canonical),
 	// with Deterministic; Signing for the Signing profile's rules besides
@@ -138,8 +139,13 @@ type enc struct {
 	det     bool
 	partial bool
 	limit   int // the deepest level followed
-	maxSize int
-	repeats int
+	// maxDepth is Options.MaxDepth; deep the level past which sizeNested
+	// checks the limits and cycles (deepFault), and anc the address of
+	// the message the cycle check compares with (wire.CycleLevel).
+	maxDepth, deep int
+	anc            uintptr
+	maxSize        int
+	repeats        int
 	// mapped is set once the call has read a map (and so filled the
 	// map scratch values, which release clears).
 	mapped bool
@@ -185,7 +191,8 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
-		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
+		limit: min(o.MaxDepth, wire.MaxStackDepth), maxDepth: o.MaxDepth, maxSize: min(o.MaxSize, maxSize)}
+	e.deep = min(e.limit, wire.CycleLevel-1)
 	p = e.variantOf(p)
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot
@@ -244,11 +251,9 @@ func (e *enc) release() {
 // size is the size pass over the message at ptr of program p, at level
 // depth: its set extensions first (recorded for the write pass, which
 // writes them first), then its fields and unknown bytes; false means the
-// walk must take the message.
+// walk must take the message. Its callers check the level first
+// (deepFault, or e.limit for an extension's message).
 func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
-	if depth > e.limit {
-		return 0, false
-	}
 	// end is where the fields stop: the first required field not set
 	// (a fault, after the fields before it), or the oneofs.
 	end := p.regular
@@ -556,6 +561,9 @@ func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
 // depth (element index of a list, or -1), without its key or length, and
 // records it for the write pass.
 func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, bool) {
+	if depth > e.deep && e.deepFault(f.sf.Layout, c.Addr(), depth, false) {
+		return 0, false
+	}
 	if !e.visit(c) {
 		return 0, false
 	}
@@ -568,9 +576,6 @@ func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, b
 	if c.IsNil() {
 		// A nil element or oneof value: written as an empty message, as
 		// protoreflect reads it, which has no required field set.
-		if depth > e.limit {
-			return 0, false
-		}
 		if child.base != nil && !e.partial && len(child.base.required) > 0 {
 			return 0, false // the walk names the field
 		}
@@ -588,6 +593,30 @@ func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, b
 	}
 	e.st.sizes[i] = int32(x)
 	return x, true
+}
+
+// deepFault is the check of a message at level depth past e.deep, of
+// field f and address a (0 for none), which reports whether the pass
+// stops there: past the levels the engine follows (the walk takes the
+// message), or, as the walker finds them, past the depth limit (a fault
+// of f, recorded) or back at the message the walker compares with (see
+// wire.CycleLevel; a cycle, recorded too). entryAbove says the level
+// above is a map entry: at wire.CycleLevel+1 its value is the message
+// compared with.
+func (e *enc) deepFault(f *layout.Field, a uintptr, depth int, entryAbove bool) bool {
+	switch {
+	case depth > e.maxDepth:
+		e.trail.Fail(fault.DepthExceeded, f, 0)
+	case depth > e.limit:
+	case depth == wire.CycleLevel, depth == wire.CycleLevel+1 && entryAbove:
+		e.anc = a
+		return false
+	case depth > wire.CycleLevel && a != 0 && a == e.anc:
+		e.trail.Fail(fault.Cycle, f, 0)
+	default:
+		return false
+	}
+	return true
 }
 
 // visit notes a visit of the nested message c by the size pass, and
@@ -907,7 +936,11 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		return 0, false // the walk refuses it
 	}
 	if depth+1 > e.limit {
-		return 0, false // the entries are one level down
+		// The entries are one level down.
+		if depth+1 > e.maxDepth {
+			e.trail.Fail(fault.DepthExceeded, f.sf.Layout, 0)
+		}
+		return 0, false
 	}
 	x := f.more
 	start := len(e.st.entries)
@@ -991,6 +1024,11 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
 			return 0, false
 		}
+		if child != nil && depth+2 > e.deep && e.deepFault(f.sf.Layout.MapValue, en.vp.Addr(), depth+2, true) {
+			e.trail.Up(n)
+			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
+			return 0, false
+		}
 		y, ok := e.entrySize(f, child, &en, depth)
 		if !ok {
 			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, true)
@@ -1022,9 +1060,6 @@ func (e *enc) entrySize(f *field, child *program, en *entry, depth int) (int, bo
 		} else if !e.partial && len(child.required) > 0 {
 			// A nil value is an empty message, which has no required
 			// field set.
-			if depth+2 > e.limit {
-				return 0, false
-			}
 			return 0, e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
 		}
 		e.st.sizes[i] = int32(vn)

@@ -221,8 +221,8 @@ func (e *enc) variantOf(p *program) *program {
 // records the size for the write pass.
 func (e *enc) sizeExtMessage(m protoreflect.Message, hint *program, depth int) (*program, int, bool) {
 	p, c, ok := extMessage(m, hint)
-	if !ok || !e.visit(c) {
-		return nil, 0, false
+	if !ok || depth > e.limit || !e.visit(c) {
+		return nil, 0, false // past the levels followed: the walk names the fault
 	}
 	p = e.variantOf(p)
 	i := len(e.st.sizes)

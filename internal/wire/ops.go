@@ -20,6 +20,19 @@ const DefaultMaxDepth = 10000
 // than a few tens of kilobytes of stack.
 const MaxStackDepth = 100
 
+// CycleLevel is where the encoders look for a message that contains
+// itself: a message entered past level CycleLevel is compared with the
+// message of its path at level CycleLevel (or, when that level is a map
+// entry, with the entry's value), then, past twice as deep, with the one
+// at level 2*CycleLevel-1, and so on, ancestors at levels a power of two
+// apart (internal/cursor's walker). Ordinary trees pay nothing above it,
+// and a message that contains itself is found by the time the path is
+// three times as deep as where it starts repeating or as its period,
+// whichever is larger, and at least CycleLevel. The recursive encoders
+// follow at most MaxStackDepth levels, which is below 2*CycleLevel: they
+// compare with the message at CycleLevel only.
+const CycleLevel = 65
+
 // An Op is how the field program writes a field, or one of its values:
 // the one classification of a field's kind and cardinality that the
 // encoders, the Writer and the decoder share (internal/layout compiles

@@ -1,0 +1,283 @@
+package encoder_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// recursiveForms returns the message types of one schema's TestRecursive
+// in every storage: generated at each API level, package dynamic (both
+// read by a direct encoder) and dynamicpb (read by the checked walk), the
+// last first.
+func recursiveForms(t *testing.T, name protoreflect.FullName) []protoreflect.MessageType {
+	t.Helper()
+	tw := protobuftest.TwinByName(name)
+	for _, s := range protobuftest.GeneratedVariants() {
+		if s.Name == name {
+			return []protoreflect.MessageType{tw.Dyn, s.Open.Type, s.Hybrid.Type, s.Opaque.Type,
+				dynamic.NewMessageType(tw.Dyn.Descriptor())}
+		}
+	}
+	t.Fatalf("no generated variants of %s", name)
+	return nil
+}
+
+// chain builds a message of type mt nested along via, one step a byte:
+// 'm' the message field child, 'l' the second element of the list
+// children (the first an empty message), 'e' the value of by_name["k"]
+// (a map entry and its message: two levels; by_name["a"], an empty
+// message, sorts first), 'o' the oneof member oneof_child, 'g' the
+// group RecursiveGroup's child (two levels; proto2 only) and 'd' the
+// delimited_child (editions only). With back >= 0 the last step leads
+// back to the back-th message of the chain (0 the root), which then
+// contains itself.
+func chain(mt protoreflect.MessageType, via string, back int) protoreflect.Message {
+	fields := mt.Descriptor().Fields()
+	set := func(m protoreflect.Message, step byte, c protoreflect.Message) {
+		cv := protoreflect.ValueOfMessage(c)
+		switch step {
+		case 'm':
+			m.Set(fields.ByName("child"), cv)
+		case 'l':
+			l := m.Mutable(fields.ByName("children")).List()
+			l.Append(protoreflect.ValueOfMessage(mt.New()))
+			l.Append(cv)
+		case 'e':
+			mp := m.Mutable(fields.ByName("by_name")).Map()
+			mp.Set(protoreflect.ValueOfString("a").MapKey(), protoreflect.ValueOfMessage(mt.New()))
+			mp.Set(protoreflect.ValueOfString("k").MapKey(), cv)
+		case 'o':
+			m.Set(fields.ByName("oneof_child"), cv)
+		case 'g':
+			g := m.Mutable(fields.ByName("recursivegroup")).Message()
+			g.Set(g.Descriptor().Fields().ByName("child"), cv)
+		case 'd':
+			m.Set(fields.ByName("delimited_child"), cv)
+		}
+	}
+	nodes := []protoreflect.Message{mt.New()}
+	for i := range len(via) {
+		var c protoreflect.Message
+		if i == len(via)-1 && back >= 0 {
+			c = nodes[back]
+		} else {
+			c = mt.New()
+			c.Set(fields.ByName("value"), protoreflect.ValueOfInt32(int32(i+1)))
+			nodes = append(nodes, c)
+		}
+		set(nodes[i], via[i], c)
+	}
+	return nodes[0]
+}
+
+// TestDepthAndCyclesAgreeAcrossStorage encodes chains of nested messages
+// around the depth limits, and messages that contain themselves, in every
+// storage, and checks that the direct encoders (generated messages at
+// each API level, package dynamic) fail with the checked walk's error
+// (dynamicpb's, the same reason, field and path) or give its bytes; and
+// that they name the fault themselves, without the walk, wherever the
+// fault is within the levels they follow (wire.MaxStackDepth).
+func TestDepthAndCyclesAgreeAcrossStorage(t *testing.T) {
+	schemas := []struct {
+		name  protoreflect.FullName
+		steps string
+	}{
+		{"protolayout.test2.TestRecursive", "mleog"},
+		{"protolayout.test3.TestRecursive", "mleo"},
+		{"protolayout.testeditions.TestRecursive", "mleod"},
+	}
+	limits := []int{0, 1, 3, 10, 64, 65, 66, 67, 99, 100, 101}
+	for _, s := range schemas {
+		t.Run(string(s.name), func(t *testing.T) {
+			t.Parallel()
+			forms := recursiveForms(t, s.name)
+			r := rand.New(rand.NewPCG(uint64(len(s.name)), 7))
+			var cases []struct {
+				via  string
+				back int
+			}
+			add := func(via string, back int) {
+				cases = append(cases, struct {
+					via  string
+					back int
+				}{via, back})
+			}
+			// Every step as the whole chain, and as the step back.
+			for _, c := range []byte(s.steps) {
+				for _, n := range []int{1, 2, 33, 64, 65, 66, 99, 100, 101} {
+					add(string(bytes.Repeat([]byte{c}, n)), -1)
+				}
+				add(string(c), 0) // contains itself
+				add(string(bytes.Repeat([]byte{c}, 2)), 0)
+				add(string(bytes.Repeat([]byte{c}, 3)), 1)
+			}
+			for range 40 {
+				via := make([]byte, 1+r.IntN(110))
+				for i := range via {
+					via[i] = s.steps[r.IntN(len(s.steps))]
+				}
+				back := -1
+				if r.IntN(2) == 0 {
+					back = r.IntN(len(via))
+				}
+				add(string(via), back)
+			}
+			walked := 0
+			for _, c := range cases {
+				for k, limit := range limits {
+					opts := encoder.MarshalOptions{Deterministic: true, MaxDepth: limit}
+					if k%3 == 1 {
+						// Canonical: the encoders' canonical programs.
+						opts = encoder.MarshalOptions{Canonical: encoder.Canonical, MaxDepth: limit}
+					}
+					var want []byte
+					var wantErr, wantSizeErr error
+					wantSize := 0
+					for i, mt := range forms {
+						m := chain(mt, c.via, c.back)
+						size, sizeErr := encoder.NewEncoder(opts).Size(m.Interface())
+						enc := encoder.NewEncoder(opts)
+						got, err := enc.Marshal(m.Interface())
+						name := fmt.Sprintf("%s, %d levels back to %d, MaxDepth %d, %v", c.via, len(c.via), c.back, limit, mt.Descriptor().FullName())
+						if i == 0 {
+							want, wantErr, wantSize, wantSizeErr = got, err, size, sizeErr
+							if c.back >= 0 && !errors.Is(err, encoder.ErrCycle) && !errors.Is(err, encoder.ErrDepthExceeded) {
+								t.Fatalf("%s: the walk gives %v for a message that contains itself", name, err)
+							}
+							continue
+						}
+						if openNames(err) != openNames(wantErr) || !bytes.Equal(got, want) {
+							t.Fatalf("%s, form %d:\n got % x, %v\nwant % x, %v", name, i, got, err, want, wantErr)
+						}
+						// Size visits a map's entries in map order (the size
+						// does not depend on it), the walk's too: with maps,
+						// only the reason is the same.
+						sameSizeErr := openNames(sizeErr) == openNames(wantSizeErr)
+						if strings.Contains(c.via, "e") {
+							sameSizeErr = reason(sizeErr) == reason(wantSizeErr)
+						}
+						if !sameSizeErr || size != wantSize {
+							t.Fatalf("%s, form %d: Size gives %d, %v; want %d, %v", name, i, size, sizeErr, wantSize, wantSizeErr)
+						}
+						if err == nil {
+							continue
+						}
+						steps := encoder.WalkStats(enc).Steps
+						if steps > 0 {
+							walked++
+						}
+						var fe *encoder.Error
+						if !errors.As(err, &fe) {
+							t.Fatalf("%s: %T is not an *encoder.Error", name, err)
+						}
+						// Faults the encoders follow to name themselves: a
+						// depth fault within MaxStackDepth (the fault's
+						// level is the limit plus one), and a cycle, which
+						// the walk finds from level 66 on, found by then.
+						// Package dynamic's encoder visits a map's entries
+						// in map order, and leaves a fault in a map of more
+						// than one entry to the walk under Deterministic.
+						direct := errors.Is(err, encoder.ErrDepthExceeded) && opts.MaxDepth > 0 && opts.MaxDepth < 100 ||
+							errors.Is(err, encoder.ErrCycle) && cycleFoundBy(c.via, c.back) <= 100
+						if i == len(forms)-1 && strings.Contains(c.via, "e") {
+							direct = false
+						}
+						if direct && steps > 0 {
+							if t.Failed() {
+								continue
+							}
+							t.Errorf("%s, form %d: %v named by the walk (%d steps), not by the direct encoder", name, i, err, steps)
+						}
+					}
+				}
+			}
+			t.Logf("%d cases, %d of the direct encoders' errors named by the walk", len(cases)*len(limits), walked)
+		})
+	}
+}
+
+// reason returns the reason of an *encoder.Error, or err itself.
+func reason(err error) error {
+	var fe *encoder.Error
+	if errors.As(err, &fe) {
+		return fe.Err
+	}
+	return err
+}
+
+// openNames returns the text of err with the names of the hybrid and
+// Opaque copies of the test schemas turned into the open ones'.
+func openNames(err error) string {
+	s := fmt.Sprint(err)
+	for _, l := range []protobuftest.APILevel{protobuftest.APIHybrid, protobuftest.APIOpaque} {
+		prefix := string(protobuftest.VariantName("x", l))
+		s = strings.ReplaceAll(s, prefix[:len(prefix)-1], "")
+	}
+	return s
+}
+
+// cycleFoundBy returns the level of the message at which the walk finds
+// that chain(via, back) contains itself: the first message past level 66
+// that is the message at level 65, or the one at level 66 when level 65
+// is a map entry (see the walker's isAncestor); a large number when the
+// path ends first.
+func cycleFoundBy(via string, back int) int {
+	type node struct {
+		id, level int
+		entry     bool
+	}
+	var path []node
+	level, msg := 1, 0
+	path = append(path, node{id: msg, level: level})
+	for level < 300 {
+		if msg == len(via) {
+			return 1 << 30 // the chain ends without leading back
+		}
+		i, c := msg, via[msg]
+		if i == len(via)-1 && back >= 0 {
+			msg = back
+		} else {
+			msg = i + 1
+		}
+		switch c {
+		case 'e':
+			path = append(path, node{id: -1, level: level + 1, entry: true})
+			level += 2
+		case 'g': // the group's message, one per chain message
+			path = append(path, node{id: 1000 + i, level: level + 1})
+			level += 2
+		default:
+			level++
+		}
+		path = append(path, node{id: msg, level: level})
+	}
+	ref := -1
+	for j, n := range path {
+		if n.level == 65 {
+			ref = j
+			if n.entry {
+				ref = j + 1
+			}
+			break
+		}
+	}
+	if ref < 0 {
+		return 1 << 30
+	}
+	for _, n := range path[ref+1:] {
+		if !n.entry && n.level >= 66 && n.id == path[ref].id {
+			return n.level
+		}
+	}
+	return 1 << 30
+}
