@@ -19,7 +19,7 @@ import (
 // in every storage: generated at each API level, package dynamic (both
 // read by a direct encoder) and dynamicpb (read by the checked walk), the
 // last first.
-func recursiveForms(t *testing.T, name protoreflect.FullName) []protoreflect.MessageType {
+func recursiveForms(t testing.TB, name protoreflect.FullName) []protoreflect.MessageType {
 	t.Helper()
 	tw := protobuftest.TwinByName(name)
 	for _, s := range protobuftest.GeneratedVariants() {
@@ -140,70 +140,112 @@ func TestDepthAndCyclesAgreeAcrossStorage(t *testing.T) {
 						// Canonical: the encoders' canonical programs.
 						opts = encoder.MarshalOptions{Canonical: encoder.Canonical, MaxDepth: limit}
 					}
-					var want []byte
-					var wantErr, wantSizeErr error
-					wantSize := 0
-					for i, mt := range forms {
-						m := chain(mt, c.via, c.back)
-						size, sizeErr := encoder.NewEncoder(opts).Size(m.Interface())
-						enc := encoder.NewEncoder(opts)
-						got, err := enc.Marshal(m.Interface())
-						name := fmt.Sprintf("%s, %d levels back to %d, MaxDepth %d, %v", c.via, len(c.via), c.back, limit, mt.Descriptor().FullName())
-						if i == 0 {
-							want, wantErr, wantSize, wantSizeErr = got, err, size, sizeErr
-							if c.back >= 0 && !errors.Is(err, encoder.ErrCycle) && !errors.Is(err, encoder.ErrDepthExceeded) {
-								t.Fatalf("%s: the walk gives %v for a message that contains itself", name, err)
-							}
-							continue
-						}
-						if openNames(err) != openNames(wantErr) || !bytes.Equal(got, want) {
-							t.Fatalf("%s, form %d:\n got % x, %v\nwant % x, %v", name, i, got, err, want, wantErr)
-						}
-						// Size visits a map's entries in map order (the size
-						// does not depend on it), the walk's too: with maps,
-						// only the reason is the same.
-						sameSizeErr := openNames(sizeErr) == openNames(wantSizeErr)
-						if strings.Contains(c.via, "e") {
-							sameSizeErr = reason(sizeErr) == reason(wantSizeErr)
-						}
-						if !sameSizeErr || size != wantSize {
-							t.Fatalf("%s, form %d: Size gives %d, %v; want %d, %v", name, i, size, sizeErr, wantSize, wantSizeErr)
-						}
-						if err == nil {
-							continue
-						}
-						steps := encoder.WalkStats(enc).Steps
-						if steps > 0 {
-							walked++
-						}
-						var fe *encoder.Error
-						if !errors.As(err, &fe) {
-							t.Fatalf("%s: %T is not an *encoder.Error", name, err)
-						}
-						// Faults the encoders follow to name themselves: a
-						// depth fault within MaxStackDepth (the fault's
-						// level is the limit plus one), and a cycle, which
-						// the walk finds from level 66 on, found by then.
-						// Package dynamic's encoder visits a map's entries
-						// in map order, and leaves a fault in a map of more
-						// than one entry to the walk under Deterministic.
-						direct := errors.Is(err, encoder.ErrDepthExceeded) && opts.MaxDepth > 0 && opts.MaxDepth < 100 ||
-							errors.Is(err, encoder.ErrCycle) && cycleFoundBy(c.via, c.back) <= 100
-						if i == len(forms)-1 && strings.Contains(c.via, "e") {
-							direct = false
-						}
-						if direct && steps > 0 {
-							if t.Failed() {
-								continue
-							}
-							t.Errorf("%s, form %d: %v named by the walk (%d steps), not by the direct encoder", name, i, err, steps)
-						}
-					}
+					walked += depthAgrees(t, forms, c.via, c.back, opts)
 				}
 			}
 			t.Logf("%d cases, %d of the direct encoders' errors named by the walk", len(cases)*len(limits), walked)
 		})
 	}
+}
+
+// depthAgrees encodes chain(via, back) in each of forms (the walk's
+// first) with opts, Marshal and Size, holds every form to the first's
+// error (reason, field and path) and bytes, and the direct encoders to
+// naming a depth or cycle fault themselves where it lies within the
+// levels they follow. It returns how many of the direct encoders' errors
+// the walk named.
+func depthAgrees(t *testing.T, forms []protoreflect.MessageType, via string, back int, opts encoder.MarshalOptions) (walked int) {
+	t.Helper()
+	var want []byte
+	var wantErr, wantSizeErr error
+	wantSize := 0
+	for i, mt := range forms {
+		m := chain(mt, via, back)
+		size, sizeErr := encoder.NewEncoder(opts).Size(m.Interface())
+		enc := encoder.NewEncoder(opts)
+		got, err := enc.Marshal(m.Interface())
+		name := fmt.Sprintf("%s, %d levels back to %d, MaxDepth %d, Canonical %v, %v", via, len(via), back, opts.MaxDepth, opts.Canonical, mt.Descriptor().FullName())
+		if i == 0 {
+			want, wantErr, wantSize, wantSizeErr = got, err, size, sizeErr
+			if back >= 0 && !errors.Is(err, encoder.ErrCycle) && !errors.Is(err, encoder.ErrDepthExceeded) {
+				t.Fatalf("%s: the walk gives %v for a message that contains itself", name, err)
+			}
+			continue
+		}
+		if openNames(err) != openNames(wantErr) || !bytes.Equal(got, want) {
+			t.Fatalf("%s, form %d:\n got % x, %v\nwant % x, %v", name, i, got, err, want, wantErr)
+		}
+		// Size visits a map's entries in map order (the size does not
+		// depend on it), the walk's too: with maps, only the reason is
+		// the same.
+		sameSizeErr := openNames(sizeErr) == openNames(wantSizeErr)
+		if strings.Contains(via, "e") {
+			sameSizeErr = reason(sizeErr) == reason(wantSizeErr)
+		}
+		if !sameSizeErr || size != wantSize {
+			t.Fatalf("%s, form %d: Size gives %d, %v; want %d, %v", name, i, size, sizeErr, wantSize, wantSizeErr)
+		}
+		if err == nil {
+			continue
+		}
+		steps := encoder.WalkStats(enc).Steps
+		if steps > 0 {
+			walked++
+		}
+		var fe *encoder.Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("%s: %T is not an *encoder.Error", name, err)
+		}
+		// Faults the encoders follow to name themselves: a depth fault
+		// within MaxStackDepth (the fault's level is the limit plus one),
+		// and a cycle, which the walk finds from level 66 on, found by
+		// then. Package dynamic's encoder visits a map's entries in map
+		// order, and leaves a fault in a map of more than one entry to the
+		// walk under Deterministic.
+		direct := errors.Is(err, encoder.ErrDepthExceeded) && opts.MaxDepth > 0 && opts.MaxDepth < 100 ||
+			errors.Is(err, encoder.ErrCycle) && cycleFoundBy(via, back) <= 100
+		if i == len(forms)-1 && strings.Contains(via, "e") {
+			direct = false
+		}
+		if direct && steps > 0 {
+			t.Fatalf("%s, form %d: %v named by the walk (%d steps), not by the direct encoder", name, i, err, steps)
+		}
+	}
+	return walked
+}
+
+// FuzzDepthAndCycles holds the direct encoders to the walk on chains of
+// nesting from the input (each byte of pattern a step of chain, repeated
+// to the given number of steps), with or without a step back, under the
+// depth limit given, as TestDepthAndCyclesAgreeAcrossStorage does.
+func FuzzDepthAndCycles(f *testing.F) {
+	f.Add([]byte{0}, uint8(70), int16(-1), uint8(66), false)
+	f.Add([]byte{1, 2}, uint8(40), int16(3), uint8(0), true)
+	f.Add([]byte{0, 1, 2, 3, 4}, uint8(120), int16(0), uint8(100), false)
+	f.Add([]byte{2}, uint8(33), int16(-1), uint8(65), true)
+	const steps = "mleog"
+	forms := recursiveForms(f, "protolayout.test2.TestRecursive")
+	f.Fuzz(func(t *testing.T, pattern []byte, n uint8, back int16, limit uint8, canonical bool) {
+		if len(pattern) == 0 || n == 0 {
+			return
+		}
+		via := make([]byte, n)
+		for i := range via {
+			via[i] = steps[int(pattern[i%len(pattern)])%len(steps)]
+		}
+		b := int(back)
+		if b >= len(via) {
+			b %= len(via)
+		}
+		if b < 0 {
+			b = -1
+		}
+		opts := encoder.MarshalOptions{Deterministic: true, MaxDepth: int(limit)}
+		if canonical {
+			opts = encoder.MarshalOptions{Canonical: encoder.Canonical, MaxDepth: int(limit)}
+		}
+		depthAgrees(t, forms, string(via), b, opts)
+	})
 }
 
 // reason returns the reason of an *encoder.Error, or err itself.
