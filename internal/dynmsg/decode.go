@@ -637,17 +637,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				o.appendString(df, v, b[j+k:], m)
 				i = j + k
 			case opListMessage:
-				v, k := shortBytes(b, j)
-				if k == 0 {
-					v, k = consumeBytes(b[j:])
-				}
-				if k < 0 {
-					return errDecode
-				}
-				if err := o.appendMessage(df, v, b[j+k:], protowire.BytesType, m, depth); err != nil {
+				k, err := o.appendMessages(df, b, i, j, m, depth)
+				if err != nil {
 					return err
 				}
-				i = j + k
+				i = k
 			default:
 				k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
 				if err != nil {
@@ -1001,6 +995,74 @@ func (o *decodeOptions) appendMessage(df *decField, v, rest []byte, wt protowire
 	}
 	l.setMsgs(append(msgs, sub))
 	return nil
+}
+
+// appendMessages decodes the length-delimited record of the list of
+// messages df whose tag is b[i:j] into a new message that it appends to
+// m's list, and then each record that follows it with the same tag bytes
+// (of a tag one or two bytes long), as message would one by one: the
+// list, its array and the chunk of its messages are found once for the
+// run. It returns where the last record
+// decoded ends in b.
+func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Message, depth int) (int, error) {
+	l := o.listOf(df, m)
+	s := df.rec.child.Load()
+	if s == nil {
+		s = df.rec.childShape(m.t.desc.Fields().Get(int(df.index)))
+	}
+	c := o.chunk(s)
+	if c.t == nil {
+		o.typeOf(c, m.t.desc.Fields().Get(int(df.index)).Message())
+	}
+	size := messageBytes + int64(s.slots.Bytes())
+	msgs := slots.Get[*Message](&l.elems)
+	// The tag's bytes: a run continues past a tag of one or two bytes
+	// (fields numbered below 2048) written alike.
+	n, t0, t1 := j-i, b[i], byte(0)
+	if n == 2 {
+		t1 = b[i+1]
+	}
+	for {
+		v, k := shortBytes(b, j)
+		if k == 0 {
+			v, k = consumeBytes(b[j:])
+		}
+		if k < 0 {
+			l.setMsgs(msgs)
+			return 0, errDecode
+		}
+		j += k
+		// newChild's cut, from the run's chunk.
+		o.used += size
+		c.n++
+		if c.c.Spent() {
+			slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+		}
+		sub, blk := slots.CutHeaded[Message](&c.c, &s.slots)
+		sub.t, sub.block = c.t, blk
+		if err := o.message(v, sub, depth); err != nil {
+			l.setMsgs(msgs)
+			return 0, err
+		}
+		if len(msgs) == cap(msgs) {
+			msgs = reserve(&o.lmsgs, msgs, b[j:], df.lf.Number, 8, msgPtrLimit)
+			o.used += int64(cap(msgs)) * ptrBytes
+		}
+		msgs = append(msgs, sub)
+		if o.used > o.limit {
+			l.setMsgs(msgs)
+			return 0, ErrMemoryLimit
+		}
+		if n == 1 && j+1 < len(b) && b[j] == t0 {
+			j++
+		} else if n == 2 && j+2 < len(b) && b[j] == t0 && b[j+1] == t1 {
+			j += 2
+		} else {
+			break
+		}
+	}
+	l.setMsgs(msgs)
+	return j, nil
 }
 
 // countVarints returns how many varints end in b: the bytes without the

@@ -277,12 +277,19 @@ func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message
 	return a.take(c)
 }
 
-// newMessageOf returns a new empty message of type t (whose messages it
-// shares t with).
+// newMessageOf returns a new empty message of type t, which it shares
+// with the call's other messages of t's shape (a record of their own
+// when t is a message's own, which holds its extensions and unknown
+// fields).
 func (a *arena) newMessageOf(t *msgType) *Message {
 	c := a.chunk(t.shape)
 	if c.t == nil {
-		c.t = t
+		if t.rare != nil {
+			// A message's own record: not to be shared.
+			a.typeOf(c, t.desc)
+		} else {
+			c.t = t
+		}
 	}
 	return a.take(c)
 }

@@ -301,7 +301,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if stamp, n := m.size.load(); stamp == e.stamp|1 {
 		return n, true
 	}
-	rare := m.rare
+	rare := m.rareOf()
 	sh := m.t.shape
 	p := sh.program()
 	// end is where the regular fields stop: the first required field not
@@ -438,7 +438,7 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if rare := m.rare; rare != nil {
+	if rare := m.rareOf(); rare != nil {
 		if !wire.Fits(n, len(rare.unknown), e.maxSize) {
 			return 0, false
 		}
@@ -455,7 +455,7 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 // canonical order (see enc.canon); end is where the size pass stops the
 // regular fields (before the first required field missing).
 func (e *enc) canonical(m *Message, p *encProgram, end int) bool {
-	if r := m.rare; r != nil && e.signing && len(r.unknown) > 0 {
+	if r := m.rareOf(); r != nil && e.signing && len(r.unknown) > 0 {
 		return false
 	}
 	return end == p.regular
@@ -952,7 +952,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 	if p.messageSet {
 		return b, false
 	}
-	rare := m.rare
+	rare := m.rareOf()
 	ok := true
 	if e.signing && p.signing != nil {
 		p = p.signing

@@ -29,9 +29,6 @@ type Message struct {
 	// nil for a read-only empty message (Zero, or Get of an unset message
 	// field), which has no storage; that is what IsValid reports.
 	block slots.Block
-	// rare holds what few messages have, the extensions and the unknown
-	// fields; nil until one is stored.
-	rare *rare
 	// size is the size the direct encoder last counted (marshal.go).
 	size sizeStamp
 }
@@ -42,17 +39,67 @@ type Message struct {
 // each call that makes messages of a type makes one for them (a decode
 // or Merge call cuts them from a chunk of its own), or shares another
 // message's, and the messages keep it, and so their descriptor, alive.
+//
+// A message that stores an extension or unknown fields gets a record of
+// its own first, whose rare holds them (see rareOf and ownRare): what
+// few messages have costs the others no word in their headers. A record
+// with rare is never shared with the messages a call makes.
 type msgType struct {
 	desc  protoreflect.MessageDescriptor
 	shape *shape
+	rare  *rare
 }
 
 // rare is the part of a Message's state that most messages lack.
 type rare struct {
+	// owner is the message whose record holds this one: the only one
+	// that may change it in place (a copy of the message's header reads
+	// it, and takes a record of its own before it writes).
+	owner *Message
 	// ext holds the extensions set, in ascending number (the order
 	// they are written in); nil until one is.
 	ext     []extension
 	unknown protoreflect.RawFields
+}
+
+// ownedType is a message's record of its own, with its rare part.
+type ownedType struct {
+	t msgType
+	r rare
+}
+
+// rareOf returns m's extensions and unknown fields, or nil if it has
+// none.
+func (m *Message) rareOf() *rare { return m.t.rare }
+
+// ownRare returns m's extensions and unknown fields for writing: first
+// giving m a record of its own, which starts as a copy of the one it
+// read, unless it has one.
+func (m *Message) ownRare() *rare {
+	if r := m.t.rare; r != nil && r.owner == m {
+		return r
+	}
+	o := new(ownedType)
+	o.t = msgType{desc: m.t.desc, shape: m.t.shape, rare: &o.r}
+	o.r.owner = m
+	if r := m.t.rare; r != nil {
+		o.r.ext = slices.Clone(r.ext)
+		o.r.unknown = slices.Clone(r.unknown)
+	}
+	m.t = &o.t
+	return &o.r
+}
+
+// dropRare removes m's extensions and unknown fields.
+func (m *Message) dropRare() {
+	r := m.t.rare
+	switch {
+	case r == nil:
+	case r.owner == m:
+		m.t.rare = nil
+	default:
+		m.t = &msgType{desc: m.t.desc, shape: m.t.shape}
+	}
 }
 
 // words returns m's presence bits, oneof cases and scalar values (see
@@ -111,10 +158,10 @@ func (m *Message) maps() []*dmap {
 
 // exts returns m's extensions in ascending number, or nil.
 func (m *Message) exts() []extension {
-	if m.rare == nil {
-		return nil
+	if r := m.rareOf(); r != nil {
+		return r.ext
 	}
-	return m.rare.ext
+	return nil
 }
 
 // ext returns the extension numbered num, if m has one.
@@ -140,33 +187,30 @@ func findExt(xs []extension, num protoreflect.FieldNumber) (int, bool) {
 // setExt stores x as the extension numbered x.num.
 func (m *Message) setExt(x extension) {
 	x.rec = extField(x.fd)
-	if m.rare == nil {
-		m.rare = new(rare)
-	}
-	i, ok := findExt(m.rare.ext, x.num)
+	r := m.ownRare()
+	i, ok := findExt(r.ext, x.num)
 	if ok {
-		m.rare.ext[i] = x
+		r.ext[i] = x
 		return
 	}
-	m.rare.ext = slices.Insert(m.rare.ext, i, x)
+	r.ext = slices.Insert(r.ext, i, x)
 }
 
 // clearExt removes the extension numbered num.
 func (m *Message) clearExt(num protoreflect.FieldNumber) {
-	if m.rare == nil {
+	if _, ok := findExt(m.exts(), num); !ok {
 		return
 	}
-	if i, ok := findExt(m.rare.ext, num); ok {
-		m.rare.ext = slices.Delete(m.rare.ext, i, i+1)
+	r := m.ownRare()
+	if i, ok := findExt(r.ext, num); ok {
+		r.ext = slices.Delete(r.ext, i, i+1)
 	}
 }
 
 // appendUnknown appends raw to m's unknown fields.
 func (m *Message) appendUnknown(raw []byte) {
-	if m.rare == nil {
-		m.rare = new(rare)
-	}
-	m.rare.unknown = append(m.rare.unknown, raw...)
+	r := m.ownRare()
+	r.unknown = append(r.unknown, raw...)
 }
 
 // extension is a set extension field: its number, the descriptor it was
@@ -201,7 +245,7 @@ type alone struct {
 // type, header and block in one allocation.
 func newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
 	a, b := slots.NewHeaded[alone](&s.slots)
-	a.t = msgType{md, s}
+	a.t = msgType{desc: md, shape: s}
 	a.m.t, a.m.block = &a.t, b
 	return &a.m
 }
@@ -209,7 +253,7 @@ func newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
 // zeroMessage returns the read-only empty message of md, whose shape is
 // s.
 func zeroMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	a := &alone{t: msgType{md, s}}
+	a := &alone{t: msgType{desc: md, shape: s}}
 	a.m.t = &a.t
 	return &a.m
 }
@@ -237,7 +281,7 @@ func (m *Message) Reset() {
 		clear(m.lists())
 		clear(m.maps())
 	}
-	m.rare = nil
+	m.dropRare()
 }
 
 // Descriptor returns the message descriptor.
@@ -689,10 +733,10 @@ func (m *Message) WhichOneof(od protoreflect.OneofDescriptor) protoreflect.Field
 
 // GetUnknown returns the raw unknown fields.
 func (m *Message) GetUnknown() protoreflect.RawFields {
-	if m.rare == nil {
-		return nil
+	if r := m.rareOf(); r != nil {
+		return r.unknown
 	}
-	return m.rare.unknown
+	return nil
 }
 
 // SetUnknown stores the raw unknown fields. It panics if m is read-only.
@@ -700,13 +744,10 @@ func (m *Message) SetUnknown(raw protoreflect.RawFields) {
 	if !m.IsValid() {
 		m.readOnly(m.t.desc.FullName())
 	}
-	if m.rare == nil {
-		if raw == nil {
-			return
-		}
-		m.rare = new(rare)
+	if m.rareOf() == nil && raw == nil {
+		return
 	}
-	m.rare.unknown = raw
+	m.ownRare().unknown = raw
 }
 
 // IsValid reports whether m is a message that can be set: false for a

@@ -17,9 +17,9 @@ import (
 	"github.com/protolayout/protolayout/internal/slots"
 )
 
-// A Message header is three words (its type, shared with the messages
-// of that type; block; rare) and the direct encoder's size stamp (8
-// bytes), a message type three words (descriptor, shape), a list four
+// A Message header is two words (its type, shared with the messages of
+// that type; block) and the direct encoder's size stamp (8 bytes), a
+// message type four words (descriptor, shape, rare), a list four
 // words (its type, shared with the lists of its field; its one slice),
 // a list type three words (descriptor; kind and validity), and the
 // direct encoder's record of a field 24 bytes and a word.
@@ -28,11 +28,11 @@ func TestHeaderSizes(t *testing.T) {
 	if got := reflect.TypeFor[encField]().Size(); got != 24+word {
 		t.Errorf("encField is %d bytes, want %d", got, 24+word)
 	}
-	if got := reflect.TypeFor[Message]().Size(); got != 3*word+8 {
-		t.Errorf("Message is %d bytes, want %d", got, 3*word+8)
+	if got := reflect.TypeFor[Message]().Size(); got != 2*word+8 {
+		t.Errorf("Message is %d bytes, want %d", got, 2*word+8)
 	}
-	if got := reflect.TypeFor[msgType]().Size(); got != 3*word {
-		t.Errorf("msgType is %d bytes, want %d", got, 3*word)
+	if got := reflect.TypeFor[msgType]().Size(); got != 4*word {
+		t.Errorf("msgType is %d bytes, want %d", got, 4*word)
 	}
 	if got := reflect.TypeFor[list]().Size(); got != 4*word {
 		t.Errorf("list is %d bytes, want %d", got, 4*word)
@@ -172,18 +172,18 @@ func TestRareMadeWhenNeeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.SetUnknown(nil)
-	if m.rare != nil {
+	if m.rareOf() != nil {
 		t.Fatal("a message without unknown fields made its rare record")
 	}
 	unknown := protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1)
 	if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(unknown, m); err != nil {
 		t.Fatal(err)
 	}
-	if m.rare == nil || !bytes.Equal(m.GetUnknown(), unknown) {
+	if m.rareOf() == nil || !bytes.Equal(m.GetUnknown(), unknown) {
 		t.Fatalf("unknown fields %x, want %x", m.GetUnknown(), unknown)
 	}
 	m.Reset()
-	if m.rare != nil || m.GetUnknown() != nil || !m.IsValid() {
+	if m.rareOf() != nil || m.GetUnknown() != nil || !m.IsValid() {
 		t.Fatal("Reset kept the unknown fields, or made the message read-only")
 	}
 	if z := zeroMessage(md, shapeOf(md)); z.IsValid() || z.words() != nil || z.strs() != nil || z.GetUnknown() != nil {

@@ -1,0 +1,86 @@
+package dynmsg_test
+
+import (
+	"bytes"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// A run of records of one list of messages, which the decoder takes in
+// one go, decodes as the records one by one do: runs broken by another
+// field, by the same number with another wire type, by the tag written
+// in more bytes than it needs, by a bad length, runs within runs, and
+// runs of fields whose tags take one byte and two, all as the generated
+// type decodes them.
+func TestListOfMessagesRuns(t *testing.T) {
+	nested := func(a int) []byte {
+		b := protowire.AppendTag(nil, 1, protowire.VarintType)
+		return protowire.AppendVarint(b, uint64(a))
+	}
+	rec := func(b []byte, num protowire.Number, v []byte) []byte {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		return protowire.AppendBytes(b, v)
+	}
+	for _, f := range []struct {
+		name protoreflect.FullName
+		// num is the list's number, msg and scalar those of a message
+		// field and a scalar field.
+		num, msg, scalar protowire.Number
+	}{
+		{"protolayout.test2.TestAllTypes", 48, 18, 1}, // repeated_nested_message
+		{"protolayout.test2.TestAllTypes", 49, 18, 1}, // repeated_foreign_message
+		{"protolayout.test3.TestRecursive", 3, 1, 2},  // children, a tag of one byte
+	} {
+		tw := protobuftest.TwinByName(f.name)
+		md := tw.Dyn.Descriptor()
+		num := f.num
+		// An element holding a run of its own, where it can.
+		inner := rec(rec(nested(2), num, nested(4)), num, nested(5))
+		run := rec(rec(rec(rec(nil, num, nested(1)), num, nil), num, nested(3)), num, inner)
+		long := protowire.AppendTag(nil, num, protowire.BytesType)
+		long[len(long)-1] |= 0x80
+		long = protowire.AppendBytes(append(long, 0x00), nested(7))
+		for _, c := range []struct {
+			name string
+			in   []byte
+		}{
+			{"one", rec(nil, num, nested(1))},
+			{"run", run},
+			{"run, another field, run", append(rec(append([]byte(nil), run...), f.msg, nested(5)), run...)},
+			{"run, a scalar, run", append(protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), run...), f.scalar, protowire.VarintType), 9), run...)},
+			{"run, the number as a varint, run", append(protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), run...), num, protowire.VarintType), 9), run...)},
+			{"run, a long tag, run", append(append(append([]byte(nil), run...), long...), run...)},
+			{"run, a length past the end", append(append(append([]byte(nil), run...), protowire.AppendTag(nil, num, protowire.BytesType)...), 0x05, 0x08)},
+			{"run, a tag alone", append(append([]byte(nil), run...), protowire.AppendTag(nil, num, protowire.BytesType)...)},
+			{"run, a bad element", rec(append([]byte(nil), run...), num, []byte{0x08})},
+		} {
+			gen := tw.Gen.New().Interface()
+			errg := proto.Unmarshal(c.in, gen)
+			dyn := dynamic.NewMessage(md)
+			errd := proto.Unmarshal(c.in, dyn)
+			if (errg == nil) != (errd == nil) {
+				t.Fatalf("%s field %d, %s: generated error %v, dynamic error %v", f.name, num, c.name, errg, errd)
+			}
+			if errg != nil {
+				continue
+			}
+			want, err := proto.MarshalOptions{Deterministic: true}.Marshal(gen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := proto.MarshalOptions{Deterministic: true}.Marshal(dyn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s field %d, %s: dynamic encodes\n%x\nwant\n%x", f.name, num, c.name, got, want)
+			}
+		}
+	}
+}
