@@ -149,7 +149,7 @@ func TestMemoryLimitEmptyMessages(t *testing.T) {
 }
 
 // The gateway attack of issue 23: 2,000,000 empty messages, 4 MB, fail
-// within the default bound of 129 MB (320 MB without a bound).
+// within the default bound of 129 MB (305 MB without a bound).
 func TestMemoryLimitGatewayAttack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 129 MB")

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
+	"github.com/protolayout/protolayout/internal/messagesetpb"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -322,4 +324,69 @@ func cycleFoundBy(via string, back int) int {
 		}
 	}
 	return 1 << 30
+}
+
+// TestRefusalsNamedWithoutTheWalk checks that the direct encoders name
+// the Signing profile's refusals (a non-empty map, unknown fields) and a
+// MessageSet type nested in a message themselves, with the walk's error,
+// without running the walk.
+func TestRefusalsNamedWithoutTheWalk(t *testing.T) {
+	signing := encoder.MarshalOptions{Canonical: encoder.Signing}
+	forms := recursiveForms(t, "protolayout.test3.TestRecursive")
+	fd := func(m protoreflect.Message, name protoreflect.Name) protoreflect.FieldDescriptor {
+		return m.Descriptor().Fields().ByName(name)
+	}
+	cases := []struct {
+		name string
+		opts encoder.MarshalOptions
+		set  func(m protoreflect.Message)
+		want error
+	}{
+		{"a map", signing, func(m protoreflect.Message) {
+			c := m.Mutable(fd(m, "child")).Message()
+			c.Mutable(fd(m, "by_name")).Map().Set(protoreflect.ValueOfString("k").MapKey(), protoreflect.ValueOfMessage(c.New()))
+		}, encoder.ErrMapField},
+		{"unknown fields", signing, func(m protoreflect.Message) {
+			m.Set(fd(m, "value"), protoreflect.ValueOfInt32(3))
+			c := m.Mutable(fd(m, "children")).List().AppendMutable().Message()
+			c.SetUnknown(protoreflect.RawFields{0xa8, 0x1f, 0x01}) // field 501, varint 1
+		}, encoder.ErrUnknownField},
+	}
+	for _, c := range cases {
+		var want error
+		for i, mt := range forms {
+			m := mt.New()
+			c.set(m)
+			enc := encoder.NewEncoder(c.opts)
+			_, err := enc.Marshal(m.Interface())
+			if i == 0 {
+				if want = err; !errors.Is(err, c.want) {
+					t.Fatalf("%s: the walk gives %v, want %v", c.name, err, c.want)
+				}
+				continue
+			}
+			if openNames(err) != openNames(want) {
+				t.Errorf("%s, %v: %v; want %v", c.name, mt.Descriptor().FullName(), err, want)
+			}
+			if steps := encoder.WalkStats(enc).Steps; steps != 0 {
+				t.Errorf("%s, %v: named by the walk (%d steps)", c.name, mt.Descriptor().FullName(), steps)
+			}
+		}
+	}
+
+	// A MessageSet nested in a generated message and in a dynamic one.
+	container := &messagesetpb.MessageSetContainer{MessageSet: &messagesetpb.MessageSet{}}
+	dyn := dynamic.NewMessage(container.ProtoReflect().Descriptor())
+	msd := container.ProtoReflect().Descriptor().Fields().ByName("message_set")
+	dyn.Set(msd, protoreflect.ValueOfMessage(dyn.NewField(msd).Message()))
+	for _, m := range []proto.Message{container, dyn} {
+		enc := encoder.NewEncoder(encoder.MarshalOptions{})
+		_, err := enc.Marshal(m)
+		if !errors.Is(err, encoder.ErrMessageSet) {
+			t.Errorf("%T: %v, want ErrMessageSet", m, err)
+		}
+		if steps := encoder.WalkStats(enc).Steps; steps != 0 {
+			t.Errorf("%T: ErrMessageSet named by the walk (%d steps)", m, steps)
+		}
+	}
 }

@@ -35,6 +35,10 @@ func TestFaultsAgreeAcrossStorage(t *testing.T) {
 	// canonical programs): the first fault in field-number order.
 	canon := encoder.MarshalOptions{Canonical: encoder.Canonical}
 	t.Run("canonical", func(t *testing.T) { faultsAgree(t, n/2+1, canon, &total) })
+	// Under Signing, non-empty maps and unknown fields are refused too,
+	// and the engine and package dynamic's encoder name them.
+	signing := encoder.MarshalOptions{Canonical: encoder.Signing}
+	t.Run("signing", func(t *testing.T) { faultsAgree(t, n/4+1, signing, &total) })
 	if total.Load() < int64(n) {
 		t.Errorf("only %d of the messages failed: the faults planted are not reaching the encoders", total.Load())
 	}
@@ -46,7 +50,7 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 			t.Parallel()
 			faulted := 0
 			for seed := range n {
-				opts := protobuftest.RandOptions{MaxDepth: 3, Partial: seed%4 == 1}
+				opts := protobuftest.RandOptions{MaxDepth: 3, Partial: seed%4 == 1, Unknown: det.Canonical == encoder.Signing && seed%3 == 0}
 				g := s.Open.Random(seed, opts)
 				r := rand.New(rand.NewPCG(seed, 0x5eed))
 				places := faultPlaces(g.ProtoReflect(), nil)

@@ -26,13 +26,15 @@ import (
 // report, or gives up and leaves the message to the walk, which then
 // gives the same bytes or its detailed error. Its size pass checks
 // strings, required fields, the depth limit and cycles (deepFault, by
-// the walker's rule: wire.CycleLevel) where the walk does, and records
+// the walker's rule: wire.CycleLevel), a MessageSet type, and under the
+// Signing profile a non-empty map and unknown fields where the walk
+// does, and records
 // the first fault with its path in the caller's fault.Trail (see there
 // for the rule that keeps it the walk's); a fault inside a map of more
 // than one entry under Deterministic, whose entries it visits in map
 // order, is left to the walk, which sorts them. It gives up on anything
-// else out of the ordinary (a MessageSet type, nesting past the levels
-// it follows or the size limit, an extension holding a message or list
+// else out of the ordinary (nesting past the levels it follows or the
+// size limit, an extension holding a message or list
 // of another implementation, or a message too deep or a cycle reached
 // through an extension). That
 // includes a message whose written length is not the size its size pass
@@ -155,9 +157,9 @@ type enc struct {
 	// canon and signing are engine.Options.Canonical and Signing: the
 	// passes write field-number order (encProgram.canon, extensions
 	// merged), and leave to the walk a message with a required field
-	// missing, and under Signing one with unknown fields, a non-empty map
-	// or an unpacked repeated scalar extension (encProgram.signing packs
-	// the fields).
+	// missing, and under Signing one with an unpacked repeated scalar
+	// extension (encProgram.signing packs the fields); a non-empty map
+	// and unknown fields under Signing are faults.
 	canon, signing bool
 }
 
@@ -184,8 +186,8 @@ func (st *EncodeState) epoch() uint32 {
 // o.SizeOnly it appends nothing and returns the size as n. It reports
 // handled false, with b unchanged, whenever it does not encode m: with a
 // fault recorded in o.Trail (invalid UTF-8, a required field not set,
-// the depth limit, a cycle), or for anything else (a MessageSet type,
-// the size limit, nesting past maxDirectDepth, an extension holding a
+// the depth limit, a cycle, a MessageSet type, the Signing profile's
+// refusals), or for anything else (the size limit, nesting past maxDirectDepth, an extension holding a
 // value of another implementation, a message that changed during the
 // call), and the encoder then walks m, which gives the same bytes or
 // the detailed error.
@@ -309,7 +311,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	end := p.regular
 	if p.refusable {
 		if p.messageSet {
-			return 0, false
+			return 0, e.trail.Fail(fault.MessageSetUnsupported, nil, 0)
 		}
 		if !e.partial {
 			if r := m.firstMissing(p); r >= 0 {
@@ -439,6 +441,10 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 		return 0, false
 	}
 	if rare := m.rareOf(); rare != nil {
+		if e.signing && len(rare.unknown) > 0 {
+			// After the fields, where the walk refuses them.
+			return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
+		}
 		if !wire.Fits(n, len(rare.unknown), e.maxSize) {
 			return 0, false
 		}
@@ -455,9 +461,6 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 // canonical order (see enc.canon); end is where the size pass stops the
 // regular fields (before the first required field missing).
 func (e *enc) canonical(m *Message, p *encProgram, end int) bool {
-	if r := m.rareOf(); r != nil && e.signing && len(r.unknown) > 0 {
-		return false
-	}
 	return end == p.regular
 }
 
@@ -705,7 +708,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 			return 0, true
 		}
 		if e.signing && mp.Len() > 0 {
-			return 0, false // the walk refuses it
+			return 0, e.trail.Fail(fault.MapRefused, m.fieldOf(f), 0)
 		}
 		return e.sizeMap(mp, f, m.fieldOf(f), depth)
 	}

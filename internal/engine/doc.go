@@ -22,9 +22,10 @@
 // Faults: its size pass checks strings whose schema asks for valid UTF-8
 // and required fields where the walk checks them (extensions first, then
 // the fields in emission order, a required field at its position), the
-// depth limit, and cycles by the walker's rule (wire.CycleLevel: a
-// message entered past that level is compared with the one at it), and
-// reports the first fault it finds with its field and path
+// depth limit, cycles by the walker's rule (wire.CycleLevel: a message
+// entered past that level is compared with the one at it), a MessageSet
+// type, and under the Signing profile a non-empty map and unknown
+// fields, and reports the first fault it finds with its field and path
 // (Options.Trail), as the walk names them, without the message being
 // walked again.
 //
@@ -32,8 +33,8 @@
 // follows (wire.MaxStackDepth; a cycle the walk finds deeper than that),
 // on the size limit, on a message too deep or a cycle reached through an
 // extension, on a fault that the walk would
-// not reach because its running sums pass the size limit first, on a
-// MessageSet type, an extension holding a message of a type it does not
+// not reach because its running sums pass the size limit first, on an
+// extension holding a message of a type it does not
 // read (dynamicpb, package dynamic, a refused type), a nested length
 // that disagrees with its count or extensions that differ between the
 // passes (the message changed during the call), or a shared subtree

@@ -31,17 +31,19 @@ type Options struct {
 	MaxSize  int
 	// Trail, if not nil, is where the size pass records the fault it
 	// fails with (invalid UTF-8, a required field not set, and, with
-	// SizeOnly too, the depth limit and a cycle), with its path, as the
-	// walk would report it; the caller reads it when the call reports
-	// handled false, and resets it.
+	// SizeOnly too, the depth limit, a cycle, a MessageSet type and the
+	// Signing profile's refusals), with its path, as the walk would
+	// report it; the caller reads it when the call reports handled
+	// false, and resets it.
 	Trail *fault.Trail
 	// Canonical asks for field-number order (cursor.Options.Canonical),
 	// with Deterministic; Signing for the Signing profile's rules besides
 	// (cursor.Options.Signing). The engine runs a canonical variant of
 	// each program (program.canonical) and leaves to the walk a message
-	// with extensions set or a required field missing, and under Signing
-	// a non-empty map or unknown fields; package dynamic's direct encoder
-	// merges extensions by number, and leaves the rest to the walk too.
+	// with a required field missing or with extensions set numbered
+	// below a field; package dynamic's direct encoder merges extensions
+	// by number, and leaves the rest to the walk too. Both record a
+	// non-empty map and unknown fields under Signing as faults.
 	Canonical, Signing bool
 }
 
@@ -260,7 +262,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	n := 0
 	if !p.simple || e.canon {
 		if p.messageSet {
-			return 0, false
+			return 0, e.trail.Fail(fault.MessageSetUnsupported, nil, 0)
 		}
 		if !e.partial && len(p.required) > 0 {
 			end = p.firstMissing(ptr)
@@ -533,7 +535,7 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 func (e *enc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
 	u := p.st.Unknown(ptr)
 	if e.signing && len(u) > 0 {
-		return 0, false // the walk refuses them
+		return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
 	}
 	if !wire.Fits(n, len(u), e.maxSize) {
 		return 0, false
@@ -547,11 +549,16 @@ func (e *enc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
 
 // canonical reports whether the engine writes the message at ptr of p, a
 // canonical variant, in canonical order (see Options.Canonical): with
-// every required field set (and, the size pass checks after its fields,
-// every extension set numbered above the fields).
+// every required field set, and no extension set in a type whose
+// extension ranges start below its last field (the size pass checks
+// after the fields that the extensions set are numbered above them), so
+// that a fault it finds in the fields is the walk's first.
 func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
 	b := p.base
 	if b == nil {
+		return false
+	}
+	if p.interleaved && p.st.ExtensionsLen(ptr) > 0 {
 		return false
 	}
 	return e.partial || len(b.required) == 0 || b.firstMissing(ptr) == b.regular
@@ -933,7 +940,7 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 		return 0, true
 	}
 	if e.signing {
-		return 0, false // the walk refuses it
+		return 0, e.trail.Fail(fault.MapRefused, f.sf.Layout, 0)
 	}
 	if depth+1 > e.limit {
 		// The entries are one level down.

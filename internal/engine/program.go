@@ -109,8 +109,10 @@ type program struct {
 	variants [variants]atomic.Pointer[program]
 	base     *program
 	// maxNumber is, in a variant, the largest field number of the type:
-	// the extensions set must be numbered above it.
-	maxNumber protowire.Number
+	// the extensions set must be numbered above it. interleaved says its
+	// extension ranges start below it.
+	maxNumber   protowire.Number
+	interleaved bool
 }
 
 // variant is a canonical variant of a program.
@@ -164,6 +166,7 @@ func (p *program) canonical(v variant) *program {
 			f.code, f.more.oneof, f.more.pos = codeMember, &p.st.Oneofs[lf.Oneof], int(pos)
 		}
 	}
+	c.interleaved = l.Extendable && l.FirstExtension < c.maxNumber
 	if !p.variants[v].CompareAndSwap(nil, c) {
 		return p.variants[v].Load()
 	}

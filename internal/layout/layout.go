@@ -89,8 +89,10 @@ type Layout struct {
 	// Oneofs lists the real (non-synthetic) oneofs in declaration order.
 	Oneofs []Oneof
 
-	// Extendable reports whether the message declares extension ranges.
-	Extendable bool
+	// Extendable reports whether the message declares extension ranges;
+	// FirstExtension is the lowest number they start at (0 if none).
+	Extendable     bool
+	FirstExtension protowire.Number
 
 	// MessageSet reports whether the message uses the legacy MessageSet
 	// wire format, which this module does not encode.
@@ -523,6 +525,12 @@ func (b *builder) build(l *Layout, md protoreflect.MessageDescriptor) {
 		Extendable: md.ExtensionRanges().Len() > 0,
 		MessageSet: isMessageSet(md),
 		position:   make([]int32, fds.Len()),
+	}
+	for i := range md.ExtensionRanges().Len() {
+		lo := md.ExtensionRanges().Get(i)[0]
+		if i == 0 || lo < l.FirstExtension {
+			l.FirstExtension = lo
+		}
 	}
 
 	// Emission order (proto's legacy field order): fields outside real
