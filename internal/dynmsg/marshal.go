@@ -375,7 +375,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 					n += 4
 				}
 			case wire.OpString:
-				x := m.strs()[f.slot]
+				x := m.strAt(f.slot)
 				if f.unset(words, x != "") {
 					continue
 				}
@@ -387,7 +387,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				}
 				n += int(f.TagLen) + protowire.SizeBytes(len(x))
 			case wire.OpMessage:
-				c := m.msgs()[f.slot]
+				c := m.msgAt(f.slot)
 				if c == nil {
 					continue
 				}
@@ -662,7 +662,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		return int(f.TagLen) + wire.SizeWord(f.Op, w), true
 	case wire.OpString:
-		x := m.strs()[f.slot]
+		x := m.strAt(f.slot)
 		if !f.present(words, x != "") {
 			return 0, true
 		}
@@ -677,7 +677,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
-		c := m.msgs()[f.slot]
+		c := m.msgAt(f.slot)
 		if c == nil {
 			return 0, true
 		}
@@ -690,20 +690,20 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		return int(f.TagLen) + wrapSize(f, f.Op, x), ok
 	case wire.OpList:
-		l := m.lists()[f.slot]
+		l := m.listAt(f.slot)
 		if l == nil {
 			return 0, true
 		}
 		return e.sizeList(l, f, m.fieldOf(f), depth)
 	case wire.OpPacked:
-		l := m.lists()[f.slot]
+		l := m.listAt(f.slot)
 		if l == nil || len(l.words()) == 0 {
 			return 0, true
 		}
 		body := wire.PackedSize(f.Elem, l.words())
 		return int(f.TagLen) + protowire.SizeBytes(body), true
 	default: // wire.OpMap
-		mp := m.maps()[f.slot]
+		mp := m.mapAt(f.slot)
 		if mp == nil {
 			return 0, true
 		}
@@ -1011,7 +1011,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 					b = protowire.AppendFixed64(b, w)
 				}
 			case wire.OpString:
-				x := m.strs()[f.slot]
+				x := m.strAt(f.slot)
 				if f.unset(words, x != "") {
 					continue
 				}
@@ -1026,7 +1026,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				}
 				b = append(b, x...)
 			case wire.OpMessage:
-				c := m.msgs()[f.slot]
+				c := m.msgAt(f.slot)
 				if c == nil {
 					continue
 				}
@@ -1096,7 +1096,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		}
 		return wire.AppendWord(appendTag(b, f), f.Op, w), true
 	case wire.OpString:
-		x := m.strs()[f.slot]
+		x := m.strAt(f.slot)
 		if !f.present(words, x != "") {
 			return b, true
 		}
@@ -1113,25 +1113,25 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
 		return append(b, x...), true
 	case wire.OpMessage, wire.OpGroup:
-		c := m.msgs()[f.slot]
+		c := m.msgAt(f.slot)
 		if c == nil {
 			return b, true
 		}
 		return e.appendNested(b, f, f.Op, c, depth+1)
 	case wire.OpList:
-		l := m.lists()[f.slot]
+		l := m.listAt(f.slot)
 		if l == nil {
 			return b, true
 		}
 		return e.appendList(b, l, f, depth)
 	case wire.OpPacked:
-		l := m.lists()[f.slot]
+		l := m.listAt(f.slot)
 		if l == nil || len(l.words()) == 0 {
 			return b, true
 		}
 		return appendPacked(b, f, l.words()), true
 	default: // wire.OpMap
-		mp := m.maps()[f.slot]
+		mp := m.mapAt(f.slot)
 		if mp == nil {
 			return b, true
 		}

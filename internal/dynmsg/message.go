@@ -146,6 +146,26 @@ func (m *Message) msgs() []*Message {
 	return slots.Part[*Message](m.block, &m.t.shape.slots, int(classMessage))
 }
 
+// strAt, msgAt, listAt and mapAt return the value in slot i of m's
+// strings, messages, lists and maps, without the checks of strs()[i] and
+// its kin: for the encoder's passes, which read a valid message (one
+// with a block) at the slots its shape compiled.
+func (m *Message) strAt(i int32) string {
+	return slots.At[string](m.block, &m.t.shape.slots, int(classString), int(i))
+}
+
+func (m *Message) msgAt(i int32) *Message {
+	return slots.At[*Message](m.block, &m.t.shape.slots, int(classMessage), int(i))
+}
+
+func (m *Message) listAt(i int32) *list {
+	return slots.At[*list](m.block, &m.t.shape.slots, int(classList), int(i))
+}
+
+func (m *Message) mapAt(i int32) *dmap {
+	return slots.At[*dmap](m.block, &m.t.shape.slots, int(classMap), int(i))
+}
+
 // lists returns m's lists.
 func (m *Message) lists() []*list {
 	return slots.Part[*list](m.block, &m.t.shape.slots, int(classList))

@@ -208,6 +208,14 @@ func Part[T any](b Block, l *Layout, i int) []T {
 	return asSlice[T](Vec{unsafe.Add(b.p, l.offs[i]), n, n})
 }
 
+// At returns element j of part i of b, a block of l: Part(b, l, i)[j]
+// without Part's checks or the index's, for callers that know b not nil
+// and j within the part (an index their shape compiled).
+func At[T any](b Block, l *Layout, i, j int) T {
+	var zero T
+	return *(*T)(unsafe.Add(b.p, l.offs[i]+uintptr(j)*unsafe.Sizeof(zero)))
+}
+
 // asSlice returns the slice of T whose header v is: Vec is laid out as a
 // slice header is. It is unsafe.Slice without its checks, which cost more
 // than the rest of Part and Get together; the callers know their pointers

@@ -70,6 +70,11 @@ func Part[T any](b Block, l *Layout, i int) []T {
 	return b.parts[i].([]T)
 }
 
+// At returns element j of part i of b, a block of l: Part(b, l, i)[j].
+func At[T any](b Block, l *Layout, i, j int) T {
+	return Part[T](b, l, i)[j]
+}
+
 // A Chunk would cut the blocks of one Layout from larger allocations; in
 // this build each block is allocated on its own. The zero Chunk is ready
 // to use.

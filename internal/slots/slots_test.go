@@ -113,9 +113,35 @@ func TestParts(t *testing.T) {
 		zeroed(t, b, &l)
 		fill(b, &l, 1)
 		check(t, b, &l, 1)
+		checkAt(t, b, &l)
 		var none Block
 		if !none.IsNil() || Part[uint64](none, &l, 0) != nil || Part[*node](none, &l, 3) != nil {
 			t.Errorf("%v: the zero block has parts", lens)
+		}
+	}
+}
+
+// checkAt holds At to Part for every element of every part of b.
+func checkAt(t *testing.T, b Block, l *Layout) {
+	t.Helper()
+	for j, w := range Part[uint64](b, l, 0) {
+		if At[uint64](b, l, 0, j) != w {
+			t.Fatalf("At(0, %d) = %d, Part has %d", j, At[uint64](b, l, 0, j), w)
+		}
+	}
+	for j, x := range Part[string](b, l, 1) {
+		if At[string](b, l, 1, j) != x {
+			t.Fatalf("At(1, %d) = %q, Part has %q", j, At[string](b, l, 1, j), x)
+		}
+	}
+	for j, x := range Part[[]byte](b, l, 2) {
+		if string(At[[]byte](b, l, 2, j)) != string(x) {
+			t.Fatalf("At(2, %d) = %q, Part has %q", j, At[[]byte](b, l, 2, j), x)
+		}
+	}
+	for j, p := range Part[*node](b, l, 3) {
+		if At[*node](b, l, 3, j) != p {
+			t.Fatalf("At(3, %d) = %p, Part has %p", j, At[*node](b, l, 3, j), p)
 		}
 	}
 }
