@@ -390,3 +390,61 @@ func TestRefusalsNamedWithoutTheWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestExtensionDepthNamedWithoutTheWalk checks that a message held by an
+// extension (singular or in a list) past the depth limit is named by the
+// direct encoders as the walk names it, without the walk.
+func TestExtensionDepthNamedWithoutTheWalk(t *testing.T) {
+	var s protobuftest.VariantSet
+	for _, v := range protobuftest.GeneratedVariants() {
+		if v.Name == "protolayout.test2.TestAllExtensions" {
+			s = v
+		}
+	}
+	for _, name := range []protoreflect.Name{"optional_nested_message_extension", "repeated_nested_message_extension", "optionalgroup_extension"} {
+		g := s.Open.Type.New()
+		var xt protoreflect.ExtensionType
+		for _, x := range s.Open.Exts {
+			if x.TypeDescriptor().Name() == name {
+				xt = x
+			}
+		}
+		if xt == nil {
+			t.Fatalf("no extension %s", name)
+		}
+		xd := xt.TypeDescriptor()
+		if xd.IsList() {
+			l := g.Mutable(xd).List()
+			l.Append(l.NewElement())
+			l.Append(l.NewElement())
+		} else {
+			g.Mutable(xd)
+		}
+		forms := []proto.Message{protobuftest.DynamicTwin(g.Interface()), g.Interface(),
+			protobuftest.VariantTwin(g.Interface(), protobuftest.APIHybrid),
+			protobuftest.VariantTwin(g.Interface(), protobuftest.APIOpaque),
+			protobuftest.DynamicMessageTwin(g.Interface()),
+		}
+		for _, limit := range []int{1, 2} {
+			opts := encoder.MarshalOptions{MaxDepth: limit}
+			var want error
+			for i, m := range forms {
+				enc := encoder.NewEncoder(opts)
+				_, err := enc.Marshal(m)
+				if i == 0 {
+					want = err
+					if (limit == 1) != errors.Is(err, encoder.ErrDepthExceeded) {
+						t.Fatalf("%s, MaxDepth %d: the walk gives %v", name, limit, err)
+					}
+					continue
+				}
+				if openNames(err) != openNames(want) {
+					t.Errorf("%s, MaxDepth %d, %T: %v; want %v", name, limit, m, err, want)
+				}
+				if steps := encoder.WalkStats(enc).Steps; err != nil && steps != 0 {
+					t.Errorf("%s, MaxDepth %d, %T: named by the walk (%d steps)", name, limit, m, steps)
+				}
+			}
+		}
+	}
+}

@@ -34,11 +34,9 @@ import (
 // than one entry under Deterministic, whose entries it visits in map
 // order, is left to the walk, which sorts them. It gives up on anything
 // else out of the ordinary (nesting past the levels it follows or the
-// size limit, an extension holding a message or list
-// of another implementation, or a message too deep or a cycle reached
-// through an extension). That
-// includes a message whose written length is not the size its size pass
-// counted: it
+// size limit, an extension holding a message or list of another
+// implementation). That includes a message whose written length is not
+// the size its size pass counted: it
 // changed during the call (or holds a stale stamp, below), and the walk,
 // which reads it again, encodes it or fails with ErrSizeMismatch. No
 // bytes whose lengths disagree with their contents are ever returned.
@@ -286,8 +284,7 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 // size is the size pass: it returns the size of m, at level depth, and
 // stamps it in m, or reads the size this call stamped in m already (so
 // the write pass asks it for the sizes of nested messages); false means
-// the walk must take m. Its callers check the level first (deepFault, or
-// e.limit for an extension's message).
+// the walk must take m. Its callers check the level first (deepFault).
 func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
 		if depth > e.limit {
@@ -1373,8 +1370,8 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		return int(f.TagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
-		if !ok || depth+1 > e.limit {
-			return 0, false // past the levels followed: the walk names the fault
+		if !ok || depth >= e.deep && e.deepFault(f.more.ext, c, depth+1, false) {
+			return 0, false
 		}
 		x, ok := e.size(c, depth+1)
 		if !ok {

@@ -31,8 +31,7 @@
 //
 // It leaves the message to the walk on nesting past the levels it
 // follows (wire.MaxStackDepth; a cycle the walk finds deeper than that),
-// on the size limit, on a message too deep or a cycle reached through an
-// extension, on a fault that the walk would
+// on the size limit, on a fault that the walk would
 // not reach because its running sums pass the size limit first, on an
 // extension holding a message of a type it does not
 // read (dynamicpb, package dynamic, a refused type), a nested length

@@ -254,7 +254,7 @@ func (e *enc) release() {
 // depth: its set extensions first (recorded for the write pass, which
 // writes them first), then its fields and unknown bytes; false means the
 // walk must take the message. Its callers check the level first
-// (deepFault, or e.limit for an extension's message).
+// (deepFault).
 func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	// end is where the fields stop: the first required field not set
 	// (a fault, after the fields before it), or the oneofs.

@@ -108,9 +108,8 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 	if !f.List {
 		switch f.Elem {
 		case wire.OpMessage, wire.OpGroup:
-			c, y, ok := e.sizeExtMessage(v.Message(), nil, depth+1)
+			c, y, ok := e.sizeExtMessage(v.Message(), nil, f, -1, depth+1)
 			if !ok {
-				e.trail.Enter(f, -1)
 				return 0, nil, false
 			}
 			return len(f.Tag) + wrapped(f.Elem, len(f.EndTag), y), c, true
@@ -137,10 +136,7 @@ func (e *enc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (i
 		for j := range k {
 			var y int
 			var ok bool
-			c, y, ok = e.sizeExtMessage(l.Get(j).Message(), c, depth+1)
-			if !ok {
-				e.trail.Enter(f, j)
-			}
+			c, y, ok = e.sizeExtMessage(l.Get(j).Message(), c, f, j, depth+1)
 			if !e.trail.Counted(n, y, ok, e.maxSize) {
 				return 0, nil, false
 			}
@@ -216,19 +212,24 @@ func (e *enc) variantOf(p *program) *program {
 	return p.canonical(canonicalVar)
 }
 
-// sizeExtMessage returns the program of m, a message value of an
-// extension at level depth, and its size without key or length, and
-// records the size for the write pass.
-func (e *enc) sizeExtMessage(m protoreflect.Message, hint *program, depth int) (*program, int, bool) {
+// sizeExtMessage returns the program of m, a message value of the
+// extension f (element index of a list, or -1) at level depth, and its
+// size without key or length, and records the size for the write pass;
+// a fault found in m passes up through f.
+func (e *enc) sizeExtMessage(m protoreflect.Message, hint *program, f *layout.Field, index, depth int) (*program, int, bool) {
 	p, c, ok := extMessage(m, hint)
-	if !ok || depth > e.limit || !e.visit(c) {
-		return nil, 0, false // past the levels followed: the walk names the fault
+	if !ok {
+		return nil, 0, false
+	}
+	if depth > e.deep && e.deepFault(f, c.Addr(), depth, false) || !e.visit(c) {
+		return nil, 0, false
 	}
 	p = e.variantOf(p)
 	i := len(e.st.sizes)
 	e.st.sizes = append(e.st.sizes, 0)
 	n, ok := e.size(p, c, depth)
 	if !ok {
+		e.trail.Enter(f, index)
 		return nil, 0, false
 	}
 	e.st.sizes[i] = int32(n)
