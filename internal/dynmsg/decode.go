@@ -1010,7 +1010,10 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 	if s == nil {
 		s = df.rec.childShape(m.t.desc.Fields().Get(int(df.index)))
 	}
-	c := o.chunk(s)
+	c := o.indexed(s)
+	if c == nil {
+		c = o.find(s)
+	}
 	if c.t == nil {
 		o.typeOf(c, m.t.desc.Fields().Get(int(df.index)).Message())
 	}

@@ -63,15 +63,15 @@ type arena struct {
 	nblock int
 	// index holds, by a table's id modulo its length, the index in
 	// blocks plus one of the chunk of that table's shape, or of another
-	// one's: chunk checks.
+	// one's: indexed checks. (An index, not a pointer into the arena,
+	// which would make every arena escape to the heap.)
 	index [arenaIndex]uint8
 	more  map[*shape]*shapeChunk
-	// last is the shape whose chunk chunk found last in blocks, at
-	// index lastIndex: a list's messages, and a message's like fields,
-	// take their blocks one after the other. (An index, not a pointer
-	// into the arena, which would make every arena escape to the heap.)
-	last      *shape
-	lastIndex int
+	// valueShape is the shape of the map values newMessage made last,
+	// whose chunk is blocks[valueIndex]: a map's entries come one after
+	// the other.
+	valueShape *shape
+	valueIndex int
 
 	// data is the current data chunk: the copies made so far, and
 	// room for more; dataNext is the size of the next one, dataExpect
@@ -270,7 +270,15 @@ func countRun1(b []byte, tag byte) int {
 
 // newMessage returns a new empty message of md, whose shape is s.
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
-	c := a.chunk(s)
+	var c *shapeChunk
+	if s == a.valueShape {
+		c = &a.blocks[a.valueIndex]
+	} else if i := a.indexOf(s); i >= 0 {
+		a.valueShape, a.valueIndex = s, i
+		c = &a.blocks[i]
+	} else {
+		c = a.find(s)
+	}
 	if c.t == nil {
 		a.typeOf(c, md)
 	}
@@ -309,7 +317,10 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 	if s == nil {
 		s = df.rec.childShape(md.Fields().Get(int(df.index)))
 	}
-	c := a.chunk(s)
+	c := a.indexed(s)
+	if c == nil {
+		c = a.find(s)
+	}
 	if c.t == nil {
 		a.typeOf(c, md.Fields().Get(int(df.index)).Message())
 	}
@@ -338,28 +349,52 @@ func (a *arena) take(c *shapeChunk) *Message {
 	return m
 }
 
-// chunk returns the chunk of s's messages, telling it to expect as many
-// as s's hint says when the shape is met first.
+// chunk returns the chunk of s's messages: indexed and find, for the
+// callers that look a chunk up once for several messages.
 func (a *arena) chunk(s *shape) *shapeChunk {
-	if s == a.last {
-		return &a.blocks[a.lastIndex]
+	if c := a.indexed(s); c != nil {
+		return c
 	}
 	return a.find(s)
 }
 
-// find is chunk past its first test: s is not the shape met last.
+// indexed returns the chunk of s's messages that the arena's index
+// holds, or nil; find finds any other. The two are apart so that
+// indexed, which finds nearly all, is inlined. (There is no cache of
+// the shapes met last before it: a message and its fields' messages
+// take turns, a KeyValue and its AnyValue, an AnyValue and its
+// ArrayValue, so that such a cache misses most lookups while costing a
+// test on each.)
+func (a *arena) indexed(s *shape) *shapeChunk {
+	if t := s.dec.Load(); t != nil {
+		if i := int(a.index[t.id%arenaIndex]) - 1; i >= 0 && a.blocks[i].s == s {
+			return &a.blocks[i]
+		}
+	}
+	return nil
+}
+
+// indexOf is indexed, returning the chunk's index in blocks, or -1.
+func (a *arena) indexOf(s *shape) int {
+	if t := s.dec.Load(); t != nil {
+		if i := int(a.index[t.id%arenaIndex]) - 1; i >= 0 && a.blocks[i].s == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// find returns the chunk of s's messages where indexed does not: a shape
+// met first (whose chunk it tells to expect as many as s's hint says),
+// one whose index entry another holds, or one whose table is not built
+// yet.
 func (a *arena) find(s *shape) *shapeChunk {
 	var x *uint8
 	if t := s.dec.Load(); t != nil {
 		x = &a.index[t.id%arenaIndex]
-		if i := int(*x) - 1; i >= 0 && a.blocks[i].s == s {
-			a.last, a.lastIndex = s, i
-			return &a.blocks[i]
-		}
 	}
 	for i := range a.nblock {
 		if a.blocks[i].s == s {
-			a.last, a.lastIndex = s, i
 			if x != nil {
 				*x = uint8(i + 1)
 			}
@@ -368,7 +403,6 @@ func (a *arena) find(s *shape) *shapeChunk {
 	}
 	if a.nblock < len(a.blocks) {
 		c := &a.blocks[a.nblock]
-		a.last, a.lastIndex = s, a.nblock
 		a.nblock++
 		if x != nil {
 			*x = uint8(a.nblock)
