@@ -25,7 +25,7 @@ import (
 // walk encodes, byte for byte, or fails with the fault the walk would
 // report, or gives up and leaves the message to the walk, which then
 // gives the same bytes or its detailed error. Its size pass checks
-// strings, required fields, the depth limit and cycles (deepFault, by
+// strings, required fields, the depth limit and cycles (fault.Levels, by
 // the walker's rule: wire.CycleLevel), a MessageSet type, and under the
 // Signing profile a non-empty map and unknown fields where the walk
 // does, and records
@@ -135,12 +135,9 @@ type enc struct {
 	det     bool
 	partial bool
 	limit   int // the deepest level followed
-	// maxDepth is Options.MaxDepth; deep the level past which the size
-	// pass checks the limits and cycles (deepFault), and anc the message
-	// the cycle check compares with (wire.CycleLevel).
-	maxDepth, deep int
-	anc            *Message
-	maxSize        int
+	// levels checks the depth limit and cycles past levels.Deep.
+	levels  fault.Levels[*Message]
+	maxSize int
 	// changed is set when a nested message's written length is not the
 	// size counted for it: the message changed during the call.
 	changed bool
@@ -203,9 +200,9 @@ func (st *EncodeState) encode(b []byte, m *Message, o engine.Options) ([]byte, i
 		onEncode()
 	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		limit: min(o.MaxDepth, maxDirectDepth), maxDepth: o.MaxDepth, maxSize: min(o.MaxSize, maxDirectSize),
+		limit: min(o.MaxDepth, maxDirectDepth), maxSize: min(o.MaxSize, maxDirectSize),
 		utf8: !o.SizeOnly, trail: o.Trail, canon: o.Canonical, signing: o.Canonical && o.Signing}
-	e.deep = min(e.limit, wire.CycleLevel-1)
+	e.levels = fault.NewLevels[*Message](o.MaxDepth, e.limit)
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
@@ -274,9 +271,8 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	if stamp&1 == 0 {
 		return b, false
 	}
-	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxDepth: wire.DefaultMaxDepth,
-		maxSize: maxDirectSize, recheck: true}
-	e.deep = min(e.limit, wire.CycleLevel-1)
+	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: maxDirectSize, recheck: true,
+		levels: fault.NewLevels[*Message](wire.DefaultMaxDepth, maxDirectDepth)}
 	out, _, ok := e.finish(b, m, n)
 	return out, ok
 }
@@ -284,7 +280,7 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 // size is the size pass: it returns the size of m, at level depth, and
 // stamps it in m, or reads the size this call stamped in m already (so
 // the write pass asks it for the sizes of nested messages); false means
-// the walk must take m. Its callers check the level first (deepFault).
+// the walk must take m. Its callers check the level first (enc.levels).
 func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
 		if depth > e.limit {
@@ -388,7 +384,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if c == nil {
 					continue
 				}
-				if depth >= e.deep && e.deepFault(m.fieldOf(f), c, depth+1, false) {
+				if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), c, depth+1, false) {
 					e.trail.Up(n)
 					return 0, false
 				}
@@ -678,7 +674,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if c == nil {
 			return 0, true
 		}
-		if depth >= e.deep && e.deepFault(m.fieldOf(f), c, depth+1, false) {
+		if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), c, depth+1, false) {
 			return 0, false
 		}
 		x, ok := e.size(c, depth+1)
@@ -709,29 +705,6 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		return e.sizeMap(mp, f, m.fieldOf(f), depth)
 	}
-}
-
-// deepFault is the size pass's check of c, a message of field f at
-// level depth past e.deep, which reports whether the pass stops there:
-// past the levels it follows (the walk takes the message), or, as the
-// walker finds them, past the depth limit (a fault of f, recorded) or
-// back at the message the walker compares with (see wire.CycleLevel; a
-// cycle, recorded too). entryAbove says the level above is a map entry:
-// at wire.CycleLevel+1 its value is the message compared with.
-func (e *enc) deepFault(f *layout.Field, c *Message, depth int, entryAbove bool) bool {
-	switch {
-	case depth > e.maxDepth:
-		e.trail.Fail(fault.DepthExceeded, f, 0)
-	case depth > e.limit:
-	case depth == wire.CycleLevel, depth == wire.CycleLevel+1 && entryAbove:
-		e.anc = c
-		return false
-	case depth > wire.CycleLevel && c == e.anc:
-		e.trail.Fail(fault.Cycle, f, 0)
-	default:
-		return false
-	}
-	return true
 }
 
 // unset reports whether f, a field outside real oneofs, is not set in a
@@ -793,7 +766,7 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 		}
 	case wire.OpMessage, wire.OpGroup:
 		for j, c := range l.msgs() {
-			if depth >= e.deep && e.deepFault(lf, c, depth+1, false) {
+			if depth >= e.levels.Deep && e.levels.Check(e.trail, lf, c, depth+1, false) {
 				e.trail.Up(n)
 				return 0, false
 			}
@@ -826,12 +799,8 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 // where that order is the walk's (not Deterministic, or one entry);
 // otherwise the walk, which sorts them, finds the first.
 func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, bool) {
-	if mp.Len() > 0 && depth+1 > e.limit {
-		// The entries are one level down.
-		if depth+1 > e.maxDepth {
-			e.trail.Fail(fault.DepthExceeded, lf, 0)
-		}
-		return 0, false
+	if mp.Len() > 0 && e.levels.Past(e.trail, lf, depth+1) {
+		return 0, false // the entries are one level down
 	}
 	n := 0
 	if mp.strs != nil {
@@ -888,8 +857,8 @@ func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v pro
 			return 0, false
 		}
 	}
-	if f.Elem == wire.OpMessage && depth+2 > e.deep {
-		if c, ok := v.Message().(*Message); ok && e.deepFault(lf.MapValue, c, depth+2, true) {
+	if f.Elem == wire.OpMessage && depth+2 > e.levels.Deep {
+		if c, ok := v.Message().(*Message); ok && e.levels.Check(e.trail, lf.MapValue, c, depth+2, true) {
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
 		}
@@ -1370,7 +1339,7 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		return int(f.TagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
-		if !ok || depth >= e.deep && e.deepFault(f.more.ext, c, depth+1, false) {
+		if !ok || depth >= e.levels.Deep && e.levels.Check(e.trail, f.more.ext, c, depth+1, false) {
 			return 0, false
 		}
 		x, ok := e.size(c, depth+1)

@@ -141,13 +141,10 @@ type enc struct {
 	det     bool
 	partial bool
 	limit   int // the deepest level followed
-	// maxDepth is Options.MaxDepth; deep the level past which sizeNested
-	// checks the limits and cycles (deepFault), and anc the address of
-	// the message the cycle check compares with (wire.CycleLevel).
-	maxDepth, deep int
-	anc            uintptr
-	maxSize        int
-	repeats        int
+	// levels checks the depth limit and cycles past levels.Deep.
+	levels  fault.Levels[uintptr]
+	maxSize int
+	repeats int
 	// mapped is set once the call has read a map (and so filled the
 	// map scratch values, which release clears).
 	mapped bool
@@ -193,8 +190,8 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
-		limit: min(o.MaxDepth, wire.MaxStackDepth), maxDepth: o.MaxDepth, maxSize: min(o.MaxSize, maxSize)}
-	e.deep = min(e.limit, wire.CycleLevel-1)
+		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
+	e.levels = fault.NewLevels[uintptr](o.MaxDepth, e.limit)
 	p = e.variantOf(p)
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot
@@ -254,7 +251,7 @@ func (e *enc) release() {
 // depth: its set extensions first (recorded for the write pass, which
 // writes them first), then its fields and unknown bytes; false means the
 // walk must take the message. Its callers check the level first
-// (deepFault).
+// (enc.levels).
 func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	// end is where the fields stop: the first required field not set
 	// (a fault, after the fields before it), or the oneofs.
@@ -527,16 +524,18 @@ func (e *enc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n += x
 	}
+	if e.signing && len(p.st.Unknown(ptr)) > 0 {
+		return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
+	}
 	return e.sizeUnknown(p, ptr, n)
 }
 
 // sizeUnknown ends the size pass over the message at ptr of program p,
-// of n bytes so far: it adds its unknown bytes and checks the limit.
+// of n bytes so far: it adds its unknown bytes and checks the limit
+// (size refuses them first under Signing; a simple program's passes
+// never run under it).
 func (e *enc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
 	u := p.st.Unknown(ptr)
-	if e.signing && len(u) > 0 {
-		return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
-	}
 	if !wire.Fits(n, len(u), e.maxSize) {
 		return 0, false
 	}
@@ -568,7 +567,7 @@ func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
 // depth (element index of a list, or -1), without its key or length, and
 // records it for the write pass.
 func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, bool) {
-	if depth > e.deep && e.deepFault(f.sf.Layout, c.Addr(), depth, false) {
+	if depth > e.levels.Deep && e.levels.Check(e.trail, f.sf.Layout, c.Addr(), depth, false) {
 		return 0, false
 	}
 	if !e.visit(c) {
@@ -600,30 +599,6 @@ func (e *enc) sizeNested(f *field, c genstore.Pointer, depth, index int) (int, b
 	}
 	e.st.sizes[i] = int32(x)
 	return x, true
-}
-
-// deepFault is the check of a message at level depth past e.deep, of
-// field f and address a (0 for none), which reports whether the pass
-// stops there: past the levels the engine follows (the walk takes the
-// message), or, as the walker finds them, past the depth limit (a fault
-// of f, recorded) or back at the message the walker compares with (see
-// wire.CycleLevel; a cycle, recorded too). entryAbove says the level
-// above is a map entry: at wire.CycleLevel+1 its value is the message
-// compared with.
-func (e *enc) deepFault(f *layout.Field, a uintptr, depth int, entryAbove bool) bool {
-	switch {
-	case depth > e.maxDepth:
-		e.trail.Fail(fault.DepthExceeded, f, 0)
-	case depth > e.limit:
-	case depth == wire.CycleLevel, depth == wire.CycleLevel+1 && entryAbove:
-		e.anc = a
-		return false
-	case depth > wire.CycleLevel && a != 0 && a == e.anc:
-		e.trail.Fail(fault.Cycle, f, 0)
-	default:
-		return false
-	}
-	return true
 }
 
 // visit notes a visit of the nested message c by the size pass, and
@@ -942,12 +917,8 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 	if e.signing {
 		return 0, e.trail.Fail(fault.MapRefused, f.sf.Layout, 0)
 	}
-	if depth+1 > e.limit {
-		// The entries are one level down.
-		if depth+1 > e.maxDepth {
-			e.trail.Fail(fault.DepthExceeded, f.sf.Layout, 0)
-		}
-		return 0, false
+	if e.levels.Past(e.trail, f.sf.Layout, depth+1) {
+		return 0, false // the entries are one level down
 	}
 	x := f.more
 	start := len(e.st.entries)
@@ -1031,7 +1002,7 @@ func (e *enc) sizeMap(f *field, ptr genstore.Pointer, depth int) (int, bool) {
 			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
 			return 0, false
 		}
-		if child != nil && depth+2 > e.deep && e.deepFault(f.sf.Layout.MapValue, en.vp.Addr(), depth+2, true) {
+		if child != nil && depth+2 > e.levels.Deep && e.levels.Check(e.trail, f.sf.Layout.MapValue, en.vp.Addr(), depth+2, true) {
 			e.trail.Up(n)
 			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
 			return 0, false

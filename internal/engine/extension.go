@@ -221,7 +221,7 @@ func (e *enc) sizeExtMessage(m protoreflect.Message, hint *program, f *layout.Fi
 	if !ok {
 		return nil, 0, false
 	}
-	if depth > e.deep && e.deepFault(f, c.Addr(), depth, false) || !e.visit(c) {
+	if depth > e.levels.Deep && e.levels.Check(e.trail, f, c.Addr(), depth, false) || !e.visit(c) {
 		return nil, 0, false
 	}
 	p = e.variantOf(p)

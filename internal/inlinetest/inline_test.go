@@ -40,6 +40,10 @@ var hot = map[string][]string{
 	},
 	"github.com/protolayout/protolayout/internal/engine": {
 		"(*field).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendTag", "appendVarint",
+		"(*enc).sizeUnknown",
+	},
+	"github.com/protolayout/protolayout/internal/dynmsg": {
+		"(*Message).strAt", "(*Message).msgAt", "(*Message).listAt", "(*Message).mapAt",
 	},
 	"github.com/protolayout/protolayout/internal/walk": {
 		"(*Options).maxSize", "(*Options).sizing",
