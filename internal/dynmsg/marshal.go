@@ -46,9 +46,10 @@ import (
 // each nested message's size instead of counting it again, and a message
 // reached twice in one call (a shared subtree) is counted once. A message
 // that contains itself is never counted complete: the size pass finds
-// the cycle, or (when the walk would find it past maxDirectDepth, or
-// the path goes through an extension) gives up at that depth, and the
-// walk names it. Epochs are unique per call (see epochs): calls on other
+// the cycle, or, when the walk would find it past the levels the encoder
+// follows (wire.MaxStackDepth, whatever MaxDepth says; fault.Levels),
+// gives up at that depth, and the walk, whose frames are on the heap,
+// names it. Epochs are unique per call (see epochs): calls on other
 // goroutines that encode the same message at the same time stamp it with
 // theirs, and a call that finds another's stamp counts again; a message
 // not changed meanwhile always counts the same, so the sizes written by
@@ -100,11 +101,6 @@ const epochBlock = 1 << 12
 // total.
 const maxDirectSize = math.MaxInt32 - 64
 
-// maxDirectDepth is the deepest nesting the direct encoder follows, its
-// recursion bounded whatever MaxDepth says: deeper messages are left to
-// the walk, whose frames are on the heap.
-const maxDirectDepth = wire.MaxStackDepth
-
 // EncodeState is what an Encoder keeps for the direct encoder between
 // calls: its block of epochs and the scratch space of
 // deterministic map order.
@@ -134,8 +130,8 @@ type enc struct {
 	stamp   uint32 // the call's epoch, shifted left by one
 	det     bool
 	partial bool
-	limit   int // the deepest level followed
-	// levels checks the depth limit and cycles past levels.Deep.
+	// levels checks the depth limit and cycles past levels.Deep, and
+	// holds the deepest level followed (levels.Limit).
 	levels  fault.Levels[*Message]
 	maxSize int
 	// changed is set when a nested message's written length is not the
@@ -182,9 +178,10 @@ func (st *EncodeState) epoch() uint32 {
 // handled false, with b unchanged, whenever it does not encode m: with a
 // fault recorded in o.Trail (invalid UTF-8, a required field not set,
 // the depth limit, a cycle, a MessageSet type, the Signing profile's
-// refusals), or for anything else (the size limit, nesting past maxDirectDepth, an extension holding a
-// value of another implementation, a message that changed during the
-// call), and the encoder then walks m, which gives the same bytes or
+// refusals), or for anything else (the size limit, nesting past
+// wire.MaxStackDepth, an extension holding a value of another
+// implementation, a message that changed during the call), and the
+// encoder then walks m, which gives the same bytes or
 // the detailed error.
 func Append(st *EncodeState, b []byte, m *Message, o engine.Options) (out []byte, n int, handled bool) {
 	if m == nil {
@@ -200,9 +197,8 @@ func (st *EncodeState) encode(b []byte, m *Message, o engine.Options) ([]byte, i
 		onEncode()
 	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		limit: min(o.MaxDepth, maxDirectDepth), maxSize: min(o.MaxSize, maxDirectSize),
+		levels: fault.NewLevels[*Message](o.MaxDepth), maxSize: min(o.MaxSize, maxDirectSize),
 		utf8: !o.SizeOnly, trail: o.Trail, canon: o.Canonical, signing: o.Canonical && o.Signing}
-	e.levels = fault.NewLevels[*Message](o.MaxDepth, e.limit)
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
@@ -271,8 +267,8 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	if stamp&1 == 0 {
 		return b, false
 	}
-	e := enc{stamp: stamp &^ 1, det: det, partial: true, limit: maxDirectDepth, maxSize: maxDirectSize, recheck: true,
-		levels: fault.NewLevels[*Message](wire.DefaultMaxDepth, maxDirectDepth)}
+	e := enc{stamp: stamp &^ 1, det: det, partial: true, maxSize: maxDirectSize, recheck: true,
+		levels: fault.NewLevels[*Message](wire.DefaultMaxDepth)}
 	out, _, ok := e.finish(b, m, n)
 	return out, ok
 }
@@ -283,9 +279,6 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 // the walk must take m. Its callers check the level first (enc.levels).
 func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
-		if depth > e.limit {
-			return 0, false
-		}
 		if !e.partial && m.t != nil && len(m.t.shape.layout.RequiredFields) > 0 {
 			// No storage: none of its required fields is set.
 			l := m.t.shape.layout
@@ -316,7 +309,8 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 	}
 	if e.canon {
-		if !e.canonical(m, p, end) {
+		if end < p.regular {
+			// A required field missing: the walk checks them first.
 			return 0, false
 		}
 		if e.signing && p.signing != nil {
@@ -448,13 +442,6 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 	}
 	m.size.store(e.stamp, n)
 	return n, true
-}
-
-// canonical reports whether the passes write m, of program p, in
-// canonical order (see enc.canon); end is where the size pass stops the
-// regular fields (before the first required field missing).
-func (e *enc) canonical(m *Message, p *encProgram, end int) bool {
-	return end == p.regular
 }
 
 // sizeCanonical returns the size of the set fields and extensions of m,

@@ -140,8 +140,8 @@ type enc struct {
 	st      *State
 	det     bool
 	partial bool
-	limit   int // the deepest level followed
-	// levels checks the depth limit and cycles past levels.Deep.
+	// levels checks the depth limit and cycles past levels.Deep, and
+	// holds the deepest level followed (levels.Limit).
 	levels  fault.Levels[uintptr]
 	maxSize int
 	repeats int
@@ -190,8 +190,7 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
-		limit: min(o.MaxDepth, wire.MaxStackDepth), maxSize: min(o.MaxSize, maxSize)}
-	e.levels = fault.NewLevels[uintptr](o.MaxDepth, e.limit)
+		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize)}
 	p = e.variantOf(p)
 	st.epoch++
 	if st.epoch == 0 { // wrapped: forget every slot

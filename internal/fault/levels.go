@@ -17,17 +17,19 @@ type Levels[P comparable] struct {
 	// Deep is the level past which Check is called: the lower of Limit
 	// and the level before wire.CycleLevel.
 	Deep int
-	// Limit is the deepest level the encoder follows, MaxDepth the
-	// caller's depth limit.
+	// Limit is the deepest level the encoder follows (MaxDepth, at most
+	// wire.MaxStackDepth), MaxDepth the caller's depth limit.
 	Limit, MaxDepth int
 	// ref is the message of the current path at wire.CycleLevel (or,
 	// when that level is a map entry, the entry's value).
 	ref P
 }
 
-// NewLevels returns the check for an encoder that follows limit levels
-// (at most maxDepth) under the depth limit maxDepth.
-func NewLevels[P comparable](maxDepth, limit int) Levels[P] {
+// NewLevels returns the check for an encoder under the depth limit
+// maxDepth, which it follows on the goroutine stack up to
+// wire.MaxStackDepth levels.
+func NewLevels[P comparable](maxDepth int) Levels[P] {
+	limit := min(maxDepth, wire.MaxStackDepth)
 	return Levels[P]{Deep: min(limit, wire.CycleLevel-1), Limit: limit, MaxDepth: maxDepth}
 }
 

@@ -16,7 +16,7 @@ func TestLevels(t *testing.T) {
 		return stop, c
 	}
 	// The depth limit, below the levels followed.
-	l := NewLevels[int](3, 3)
+	l := NewLevels[int](3)
 	if l.Deep != 3 {
 		t.Errorf("Deep = %d, want 3", l.Deep)
 	}
@@ -24,7 +24,7 @@ func TestLevels(t *testing.T) {
 		t.Errorf("level 4 under MaxDepth 3: %v, %v", stop, c)
 	}
 	// Past the levels followed, within the limit: stop, no fault.
-	l = NewLevels[int](10000, 100)
+	l = NewLevels[int](10000)
 	if l.Deep != wire.CycleLevel-1 {
 		t.Errorf("Deep = %d, want %d", l.Deep, wire.CycleLevel-1)
 	}
@@ -50,7 +50,7 @@ func TestLevels(t *testing.T) {
 		t.Errorf("the entry's value again: %v, %v", stop, c)
 	}
 	// No message is never a cycle.
-	l = NewLevels[int](10000, 100)
+	l = NewLevels[int](10000)
 	check(&l, 0, wire.CycleLevel, false)
 	if stop, _ := check(&l, 0, wire.CycleLevel+2, false); stop {
 		t.Error("no message taken for a cycle")
@@ -63,7 +63,7 @@ func TestLevels(t *testing.T) {
 	if !l.Past(&tr, f, 101) || tr.Failed() {
 		t.Error("level 101 is not past the levels followed, or a fault within the limit")
 	}
-	l = NewLevels[int](5, 5)
+	l = NewLevels[int](5)
 	if !l.Past(&tr, f, 6) || !tr.Failed() {
 		t.Error("level 6 under MaxDepth 5 is no depth fault")
 	}
