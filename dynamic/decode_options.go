@@ -3,7 +3,7 @@ package dynamic
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/dynmsg"
+	"github.com/protolayout/protolayout/internal/engine"
 )
 
 // UnmarshalOptions decodes into a Message as proto.UnmarshalOptions
@@ -73,10 +73,10 @@ type UnmarshalOptions struct {
 // ErrMemoryLimit is the error of UnmarshalOptions.Unmarshal when the
 // decoded message would take more memory than MaxMemory allows. As
 // every decoding error, it matches proto.Error with errors.Is.
-var ErrMemoryLimit = dynmsg.ErrMemoryLimit
+var ErrMemoryLimit = engine.ErrMemoryLimit
 
 // Unmarshal decodes b into m, as proto.UnmarshalOptions.Unmarshal with
 // the same options does, within o.MaxMemory.
 func (o UnmarshalOptions) Unmarshal(b []byte, m *Message) error {
-	return dynmsg.Unmarshal(b, m, dynmsg.UnmarshalOptions(o))
+	return engine.Unmarshal(b, m, engine.UnmarshalOptions(o))
 }

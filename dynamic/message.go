@@ -3,7 +3,7 @@ package dynamic
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/dynmsg"
+	"github.com/protolayout/protolayout/internal/engine"
 )
 
 // A Message is a protocol buffer message of a type known only at run
@@ -27,18 +27,18 @@ import (
 // encoder reads its storage; its methods are those of protoreflect.Message
 // and protoreflect.ProtoMessage, plus Reset and String, and the
 // protoiface.MessageV1 methods.
-type Message = dynmsg.Message
+type Message = engine.Message
 
 // NewMessage returns a new empty message of the type md describes.
 func NewMessage(md protoreflect.MessageDescriptor) *Message {
-	return dynmsg.NewMessage(md)
+	return engine.NewMessage(md)
 }
 
 // NewMessageType returns the message type of md, whose messages are
 // *Message values. Types of the same descriptor are equal:
 // NewMessageType(md) == NewMessageType(md).
 func NewMessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
-	return dynmsg.NewMessageType(md)
+	return engine.NewMessageType(md)
 }
 
 // NewExtensionType returns the extension type of xd, whose message values
@@ -50,5 +50,5 @@ func NewMessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType 
 // Value.Interface do, so that the values proto.GetExtension returns and
 // proto.SetExtension takes have the Go types protoreflect.Value holds.
 func NewExtensionType(xd protoreflect.ExtensionDescriptor) protoreflect.ExtensionType {
-	return dynmsg.NewExtensionType(xd)
+	return engine.NewExtensionType(xd)
 }

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/internal/cursor"
-	"github.com/protolayout/protolayout/internal/dynmsg"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/walk"
@@ -271,7 +270,7 @@ type Encoder struct {
 	// instead of corrupting the first one's scratch space.
 	busy atomic.Bool
 	// dyn is the scratch space of package dynamic's direct encoder.
-	dyn dynmsg.EncodeState
+	dyn engine.EncodeState
 	// gen is the engine's scratch space, for generated messages.
 	gen engine.State
 	// trail is where the direct encoders record a fault (engine.Options).
@@ -337,7 +336,7 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		}
 		return n, nil
 	case pm == nil:
-	case pm == dynmsg.Methods:
+	case pm == engine.Methods:
 		if _, n, ok := e.direct(nil, mr, true); ok {
 			return n, nil
 		}
@@ -375,7 +374,7 @@ func absent(m proto.Message) bool {
 		return dm == nil
 	}
 	// A nil *dynamic.Message has no descriptor either.
-	dm, ok := m.(*dynmsg.Message)
+	dm, ok := m.(*engine.Message)
 	return ok && dm == nil
 }
 
@@ -398,7 +397,7 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 	case e.opts.fastFor(pm):
 		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
 	case pm == nil: // dynamicpb, and other reflection-only messages
-	case pm == dynmsg.Methods:
+	case pm == engine.Methods:
 		if out, _, ok := e.direct(b, mr, false); ok {
 			return result(b, out, fresh, mr), nil
 		}
@@ -452,12 +451,12 @@ func (e *Encoder) trailError(mr protoreflect.Message) error {
 }
 
 // direct encodes (or with sizeOnly, sizes) a message of package dynamic
-// straight from its storage (dynmsg.Append), and reports whether it did;
+// straight from its storage (engine.Append), and reports whether it did;
 // one it leaves to the walk gives false. Its output, or size, is the
 // walk's.
 func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	m, _ := mr.(*dynmsg.Message)
-	return dynmsg.Append(&e.dyn, b, m, e.engineOptions(sizeOnly))
+	m, _ := mr.(*engine.Message)
+	return engine.Append(&e.dyn, b, m, e.engineOptions(sizeOnly))
 }
 
 // generated encodes (or with sizeOnly, sizes) a generated message (one
@@ -488,7 +487,7 @@ func (o *MarshalOptions) fastFor(pm *protoiface.Methods) bool {
 	}
 	// A *dynamic.Message's methods are this package's walk: walk it
 	// rather than call them, which would come back here.
-	if pm == nil || pm == dynmsg.Methods || pm.Marshal == nil ||
+	if pm == nil || pm == engine.Methods || pm.Marshal == nil ||
 		o.Deterministic && pm.Flags&protoiface.SupportMarshalDeterministic == 0 {
 		return false
 	}

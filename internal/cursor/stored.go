@@ -3,7 +3,7 @@ package cursor
 import "google.golang.org/protobuf/reflect/protoreflect"
 
 // Stored is embedded, as the first field, in the messages of package
-// dynamic (internal/dynmsg), which the walker and the size pass recognise
+// dynamic (internal/engine), which the walker and the size pass recognise
 // by it without importing that package (which imports them): the walker
 // visits their set fields with one Range call, which reads their storage,
 // and the size pass keys their shared subtrees by address. It takes no

@@ -1,5 +1,5 @@
 // Package dyntest holds what the tests of package dynamic and of its
-// storage (internal/dynmsg) share: twins of test messages built from the
+// storage (internal/engine) share: twins of test messages built from the
 // same seed, and chains of nested messages.
 package dyntest
 

@@ -1,19 +1,36 @@
-// Package engine is the encoding engine over the field program
-// (internal/layout, internal/wire) with storage back-ends: a size pass
-// and a write pass that read a message's fields through the back-end of
-// its type, chosen once per type.
+// Package engine encodes messages straight from their storage, over the
+// field program (internal/layout, internal/wire): a size pass and a write
+// pass that read a message's fields through the storage of its type,
+// chosen once per type, and name the first fault they find as the checked
+// walk names it. It holds the two storages it reads directly, each with
+// its passes:
 //
-// The back-end here reads protoc-gen-go generated structs through their
+//   - protoc-gen-go generated structs, read through their storage maps
+//     (internal/genstore): State.Encode and the gen_*.go files;
+//   - package dynamic's messages: their storage compiled per message
+//     descriptor, the reflection methods, the direct encoder (Append,
+//     marshal.go), the decoder, Merge and Equal. Package dynamic is their
+//     public face (dynamic.Message is an alias of Message, and documents
+//     it).
+//
+// Every other message (dynamicpb, types the storage maps refuse) takes
+// the checked walk (internal/cursor, internal/sizing and the encoder's
+// write pass). The package lives below the encoder, so that the encoder
+// calls both storages' passes and recognises dynamic's messages (Methods)
+// without anything registered at run time; dynamic's fast-path methods,
+// which proto.Marshal calls, use the direct encoder and fall back on the
+// checked walk (internal/walk) directly.
+//
+// # Generated messages
+//
+// The passes over generated structs read them through their
 // storage maps (internal/genstore): field offsets and Go types found once
 // per type and checked against the descriptor. Open, hybrid and Opaque
 // structs are read: an Opaque field with a presence bit is written when
 // its bit is set, whatever its value (and a set *string that is nil is
 // left to the walk), lists of messages through their *[]*T, and required
 // fields are checked by their bits. Opaque types with lazily decoded
-// fields are refused by genstore and take the walk. Package dynamic's messages
-// have their own direct encoder over their storage, and every other
-// message (dynamicpb, types the storage maps refuse) takes the checked
-// walk (internal/cursor, internal/sizing and the encoder's write pass).
+// fields are refused by genstore and take the walk.
 //
 // The engine encodes what the checked walk encodes, byte for byte, or
 // fails with the fault the walk would report, or leaves the message to

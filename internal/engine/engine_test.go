@@ -64,7 +64,7 @@ func TestEncodesEveryTestType(t *testing.T) {
 		for seed := range seeds {
 			m := mt.New().Interface()
 			protobuftest.Fill(m.ProtoReflect(), seed, protobuftest.RandOptions{Unknown: seed%2 == 0, MaxList: 3, Extensions: gt.exts})
-			if hasExtension(m.ProtoReflect()) {
+			if hasGenExtension(m.ProtoReflect()) {
 				withExtensions++
 			}
 			want, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
@@ -299,11 +299,11 @@ func TestChangedBetweenPasses(t *testing.T) {
 		}},
 	}
 	var st engine.State
-	defer engine.SetBetweenPasses(nil)
+	defer engine.SetGenBetweenPasses(nil)
 	for _, c := range changes {
-		engine.SetBetweenPasses(func() { c.change(c.m) })
+		engine.SetGenBetweenPasses(func() { c.change(c.m) })
 		out, _, ok := st.Encode(nil, c.m, c.m.ProtoReflect(), defaults)
-		engine.SetBetweenPasses(nil)
+		engine.SetGenBetweenPasses(nil)
 		if ok {
 			t.Errorf("%s: encoded % x, want it left to the walk", c.name, out)
 		}
@@ -373,9 +373,9 @@ func TestScratchBounded(t *testing.T) {
 			t.Fatal("left to the walk")
 		}
 		sizes, entries, exts, scratch := st.Kept()
-		if sizes > engine.MaxKeptSizes || entries > engine.MaxKeptEntries || exts > engine.MaxKeptExtensions || scratch > engine.MaxScratch {
+		if sizes > engine.MaxKeptSizes || entries > engine.MaxKeptGenEntries || exts > engine.MaxKeptExtensions || scratch > engine.MaxScratch {
 			t.Errorf("kept %d sizes, %d entries, %d extensions, %d scratch values, want at most %d, %d, %d, %d",
-				sizes, entries, exts, scratch, engine.MaxKeptSizes, engine.MaxKeptEntries, engine.MaxKeptExtensions, engine.MaxScratch)
+				sizes, entries, exts, scratch, engine.MaxKeptSizes, engine.MaxKeptGenEntries, engine.MaxKeptExtensions, engine.MaxScratch)
 		}
 	}
 	small := &test3pb.TestAllTypes{MapStringString: map[string]string{"a": "b"},

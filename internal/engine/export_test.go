@@ -1,21 +1,47 @@
 package engine
 
-// SetBetweenPasses sets the function called between the size and the
-// write pass of every encoding (nil: none), for tests that change a
-// message during a call.
-func SetBetweenPasses(f func()) { betweenPasses = f }
+import (
+	"reflect"
 
-// Kept returns the capacities of the scratch st keeps between calls: the
-// nested sizes, the map entries, the extensions and the map scratch
-// values.
-func (st *State) Kept() (sizes, entries, exts, scratch int) {
-	return cap(st.sizes), cap(st.entries), cap(st.exts), len(st.scratch)
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// DirectAppend runs the direct encoder on m as the encoder calls it, with
+// fresh scratch space.
+func DirectAppend(b []byte, m protoreflect.Message, o Options) ([]byte, int, bool) {
+	var st EncodeState
+	return Append(&st, b, m.(*Message), o)
 }
 
-// Bounds are the largest capacities Kept may return.
-const (
-	MaxKeptSizes      = 16 * maxKept
-	MaxKeptEntries    = maxKept
-	MaxKeptExtensions = maxKept
-	MaxScratch        = maxScratch
-)
+// SetBetweenPasses sets the function called between the direct encoder's
+// size and write passes (nil for none).
+func SetBetweenPasses(f func(*Message)) { betweenPasses = f }
+
+// Paths reports which of the direct encoder's field loops m's type takes:
+// small (at most 64 fields) and inOrder (the layout emits the regular
+// fields in index order).
+func Paths(m *Message) (small, inOrder bool) {
+	p := m.t.shape.program()
+	return p.touchedWords == 1, m.t.shape.inOrder
+}
+
+// MapEntryBytes is the size of one kept map entry of the direct
+// encoder's scratch, and MaxKeptEntries how many it keeps.
+var MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[mapEntry]().Size()), maxKeptEntries
+
+// DirectAppendState runs the direct encoder on m with the scratch space
+// in state, as an Encoder keeps it.
+func DirectAppendState(st *EncodeState, b []byte, m protoreflect.Message, o Options) ([]byte, int, bool) {
+	return Append(st, b, m.(*Message), o)
+}
+
+// KeptEntries returns the capacity of the map scratch in state.
+func KeptEntries(st *EncodeState) int { return cap(st.entries) }
+
+// SetOnEncode sets the function called at the start of every direct
+// encoding but a write with cached sizes (nil for none).
+func SetOnEncode(f func()) { onEncode = f }
+
+// ListType returns the type l shares with the lists of its field, for
+// comparing by identity.
+func ListType(l protoreflect.List) any { return l.(*list).listType }

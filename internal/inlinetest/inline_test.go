@@ -39,10 +39,8 @@ var hot = map[string][]string{
 		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
 	"github.com/protolayout/protolayout/internal/engine": {
-		"(*field).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendTag", "appendVarint",
-		"(*enc).sizeUnknown",
-	},
-	"github.com/protolayout/protolayout/internal/dynmsg": {
+		"(*genField).childProgram", "(*genEnc).visit", "(*genEnc).hasExtensions", "appendGenTag", "appendVarint",
+		"(*genEnc).sizeUnknown",
 		"(*Message).strAt", "(*Message).msgAt", "(*Message).listAt", "(*Message).mapAt",
 	},
 	"github.com/protolayout/protolayout/internal/walk": {

@@ -12,12 +12,12 @@ import (
 // The write pass visits the fields the size pass visited, in the same
 // order, and takes each nested message's size, each map's entries and
 // each message's set extensions from what the size pass recorded
-// (enc.next, enc.nextEntry, enc.nextExt): a message changed between the
+// (genEnc.next, enc.nextEntry, enc.nextExt): a message changed between the
 // passes shows as a length that disagrees with its body, a cursor out of
 // step, or a total that differs, and the call gives up.
 
 // appendTag appends the key of f.
-func appendTag(b []byte, f *field) []byte {
+func appendGenTag(b []byte, f *genField) []byte {
 	if f.TagLen == 1 {
 		return append(b, f.Tag[0])
 	}
@@ -42,7 +42,7 @@ func appendString(b []byte, s string) []byte {
 // append is the write pass over the message at ptr of program p, at level
 // depth: its set extensions first (those the size pass recorded for it),
 // then its fields and unknown bytes.
-func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *genEnc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
 	if !p.simple && !e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
 		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
@@ -58,139 +58,139 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(int64(v)))
+			b = appendVarint(appendGenTag(b, f), uint64(int64(v)))
 		case codeInt64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(v))
+			b = appendVarint(appendGenTag(b, f), uint64(v))
 		case codeUint64:
 			v := f.sf.Uint64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), v)
+			b = appendVarint(appendGenTag(b, f), v)
 		case codeUint32:
 			v := f.sf.Uint32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(v))
+			b = appendVarint(appendGenTag(b, f), uint64(v))
 		case codeSint32:
 			v := f.sf.Int32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), protowire.EncodeZigZag(int64(v)))
+			b = appendVarint(appendGenTag(b, f), protowire.EncodeZigZag(int64(v)))
 		case codeSint64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), protowire.EncodeZigZag(v))
+			b = appendVarint(appendGenTag(b, f), protowire.EncodeZigZag(v))
 		case codeFixed32:
 			v := f.sf.Uint32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed32(appendTag(b, f), v)
+			b = protowire.AppendFixed32(appendGenTag(b, f), v)
 		case codeSfixed32:
 			v := f.sf.Int32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed32(appendTag(b, f), uint32(v))
+			b = protowire.AppendFixed32(appendGenTag(b, f), uint32(v))
 		case codeFixed64:
 			v := f.sf.Uint64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed64(appendTag(b, f), v)
+			b = protowire.AppendFixed64(appendGenTag(b, f), v)
 		case codeSfixed64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed64(appendTag(b, f), uint64(v))
+			b = protowire.AppendFixed64(appendGenTag(b, f), uint64(v))
 		case codeBool:
 			if !f.sf.Bool(ptr) {
 				continue
 			}
-			b = append(appendTag(b, f), 1)
+			b = append(appendGenTag(b, f), 1)
 		case codeFloat64:
 			v := math.Float64bits(f.sf.Float64(ptr))
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed64(appendTag(b, f), v)
+			b = protowire.AppendFixed64(appendGenTag(b, f), v)
 		case codeFloat32:
 			v := math.Float32bits(f.sf.Float32(ptr))
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed32(appendTag(b, f), v)
+			b = protowire.AppendFixed32(appendGenTag(b, f), v)
 		case codeString:
 			s := f.sf.String(ptr)
 			if s == "" {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 			b = append(b, s...)
 		case codeBytes:
 			s := f.sf.Bytes(ptr)
 			if len(s) == 0 {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 			b = append(b, s...)
 		case codePtrString:
 			s, set := f.sf.PtrString(ptr)
 			if !set {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 			b = append(b, s...)
 		case codePtrInt32:
 			v, set := f.sf.PtrInt32(ptr)
 			if !set {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(int64(v)))
+			b = appendVarint(appendGenTag(b, f), uint64(int64(v)))
 		case codePtrInt64:
 			v, set := f.sf.PtrInt64(ptr)
 			if !set {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(v))
+			b = appendVarint(appendGenTag(b, f), uint64(v))
 		case codePtrBool:
 			v, set := f.sf.PtrBool(ptr)
 			if !set {
 				continue
 			}
 			if v {
-				b = append(appendTag(b, f), 1)
+				b = append(appendGenTag(b, f), 1)
 			} else {
-				b = append(appendTag(b, f), 0)
+				b = append(appendGenTag(b, f), 0)
 			}
 		case codeBitInt32:
 			if !f.sf.Present(ptr) {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(int64(f.sf.Int32(ptr))))
+			b = appendVarint(appendGenTag(b, f), uint64(int64(f.sf.Int32(ptr))))
 		case codeBitInt64:
 			if !f.sf.Present(ptr) {
 				continue
 			}
-			b = appendVarint(appendTag(b, f), uint64(f.sf.Int64(ptr)))
+			b = appendVarint(appendGenTag(b, f), uint64(f.sf.Int64(ptr)))
 		case codeBitBool:
 			if !f.sf.Present(ptr) {
 				continue
 			}
 			if f.sf.Bool(ptr) {
-				b = append(appendTag(b, f), 1)
+				b = append(appendGenTag(b, f), 1)
 			} else {
-				b = append(appendTag(b, f), 0)
+				b = append(appendGenTag(b, f), 0)
 			}
 		case codeBitString:
 			if !f.sf.Present(ptr) {
@@ -200,7 +200,7 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 			if !set {
 				return b, false
 			}
-			b = appendString(appendTag(b, f), s)
+			b = appendString(appendGenTag(b, f), s)
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -263,7 +263,7 @@ func (e *enc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]b
 // appendRest appends what follows the fields outside real oneofs of the
 // message at ptr of program p, before its unknown bytes: its oneofs,
 // then under Canonical its extensions.
-func (e *enc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *genEnc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
 	for _, o := range p.oneofs {
 		pos, w := o.Which(ptr)
@@ -285,13 +285,13 @@ func (e *enc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) 
 // appendNested appends c, a message of field f at level depth, with its
 // key and its length (or, for a group, its end key), the size the size
 // pass recorded for it.
-func (e *enc) appendNested(b []byte, f *field, c genstore.Pointer, depth int) ([]byte, bool) {
+func (e *genEnc) appendNested(b []byte, f *genField, c genstore.Pointer, depth int) ([]byte, bool) {
 	if e.next >= len(e.st.sizes) {
 		return b, false
 	}
 	n := int(e.st.sizes[e.next])
 	e.next++
-	b = appendTag(b, f)
+	b = appendGenTag(b, f)
 	group := f.Elem == wire.OpGroup
 	if !group {
 		b = appendVarint(b, uint64(n))
@@ -316,7 +316,7 @@ func (e *enc) appendNested(b []byte, f *field, c genstore.Pointer, depth int) ([
 
 // appendOther appends the field f (outside real oneofs) of the message at
 // ptr, if it is set, for the cases append does not take inline.
-func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *genEnc) appendOther(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	sf := f.sf
 	if sf.PresenceBit >= 0 {
 		if !sf.Present(ptr) {
@@ -330,19 +330,19 @@ func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) (
 		if !ok {
 			return b, true
 		}
-		return wire.AppendWord(appendTag(b, f), f.Op, w), true
+		return wire.AppendWord(appendGenTag(b, f), f.Op, w), true
 	case sf.Rep == genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
 		if !ok {
 			return b, true
 		}
-		return appendString(appendTag(b, f), s), true
+		return appendString(appendGenTag(b, f), s), true
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
 			return b, true
 		}
-		b = appendVarint(appendTag(b, f), uint64(len(s)))
+		b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 		return append(b, s...), true
 	case sf.Rep == genstore.RepMessage: // a group
 		c := sf.Ptr(ptr)
@@ -356,7 +356,7 @@ func (e *enc) appendOther(b []byte, f *field, ptr genstore.Pointer, depth int) (
 
 // appendSet appends the field f, in place or a *string, whose presence
 // bit is set in the message at ptr, whatever its value (see sizeSet).
-func appendSet(b []byte, f *field, ptr genstore.Pointer) ([]byte, bool) {
+func appendSet(b []byte, f *genField, ptr genstore.Pointer) ([]byte, bool) {
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepPtrString:
@@ -364,38 +364,38 @@ func appendSet(b []byte, f *field, ptr genstore.Pointer) ([]byte, bool) {
 		if !ok {
 			return b, false
 		}
-		return appendString(appendTag(b, f), s), true
+		return appendString(appendGenTag(b, f), s), true
 	case genstore.RepString:
-		return appendString(appendTag(b, f), sf.String(ptr)), true
+		return appendString(appendGenTag(b, f), sf.String(ptr)), true
 	case genstore.RepBytes:
 		s := sf.Bytes(ptr)
-		b = appendVarint(appendTag(b, f), uint64(len(s)))
+		b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 		return append(b, s...), true
 	}
 	w, _ := word(sf, ptr)
-	return wire.AppendWord(appendTag(b, f), f.Op, w), true
+	return wire.AppendWord(appendGenTag(b, f), f.Op, w), true
 }
 
 // appendMember appends f, the set member of a real oneof, whose wrapper
 // is at w.
-func (e *enc) appendMember(b []byte, f *field, w genstore.Pointer, depth int) ([]byte, bool) {
+func (e *genEnc) appendMember(b []byte, f *genField, w genstore.Pointer, depth int) ([]byte, bool) {
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
-		return appendString(appendTag(b, f), sf.String(w)), true
+		return appendString(appendGenTag(b, f), sf.String(w)), true
 	case genstore.RepBytes:
 		s := sf.Bytes(w)
-		b = appendVarint(appendTag(b, f), uint64(len(s)))
+		b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 		return append(b, s...), true
 	case genstore.RepMessage:
 		return e.appendNested(b, f, sf.Ptr(w), depth+1)
 	}
 	v, _ := word(sf, w)
-	return wire.AppendWord(appendTag(b, f), f.Op, v), true
+	return wire.AppendWord(appendGenTag(b, f), f.Op, v), true
 }
 
 // appendList appends the list field f of the message at ptr.
-func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *genEnc) appendList(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	sf := f.sf
 	k := sf.Len(ptr)
 	if k == 0 {
@@ -405,12 +405,12 @@ func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([
 	switch sf.Rep {
 	case genstore.RepListString:
 		for _, s := range sf.Strings(ptr) {
-			b = appendString(appendTag(b, f), s)
+			b = appendString(appendGenTag(b, f), s)
 		}
 		return b, true
 	case genstore.RepListBytes:
 		for _, s := range sf.BytesList(ptr) {
-			b = appendVarint(appendTag(b, f), uint64(len(s)))
+			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 			b = append(b, s...)
 		}
 		return b, true
@@ -433,7 +433,7 @@ func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([
 		return b, len(b)-start == body
 	}
 	for j := range k {
-		b = wire.AppendWord(appendTag(b, f), f.Elem, elemWord(sf, ptr, j))
+		b = wire.AppendWord(appendGenTag(b, f), f.Elem, elemWord(sf, ptr, j))
 	}
 	return b, true
 }
@@ -441,7 +441,7 @@ func (e *enc) appendList(b []byte, f *field, ptr genstore.Pointer, depth int) ([
 // appendMap appends the entries of the map field f of the message at
 // ptr, as the size pass read them (and, for a deterministic call, sorted
 // them).
-func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *genEnc) appendMap(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	k := f.sf.Len(ptr)
 	if k == 0 {
 		return b, true
@@ -469,7 +469,7 @@ func (e *enc) appendMap(b []byte, f *field, ptr genstore.Pointer, depth int) ([]
 			e.next++
 		}
 		n := entryBody(f, &en, vn)
-		b = appendVarint(appendTag(b, f), uint64(n))
+		b = appendVarint(appendGenTag(b, f), uint64(n))
 		entryStart := len(b)
 		if x.Key == wire.OpString {
 			b = append(b, x.KeyTag)

@@ -52,10 +52,10 @@ const (
 	codeMember              // a member of a real oneof, in a canonical program (more.oneof)
 )
 
-// field is the engine's record of one field of a generated message type:
+// genField is the engine's record of one field of a generated message type:
 // how it is written (from the field program, layout.Field) and where it
 // is stored (genstore.Field).
-type field struct {
+type genField struct {
 	code code
 	// variant is set in a canonical program (program.canonical): its
 	// fields link the children's programs of the same variant.
@@ -88,7 +88,7 @@ type program struct {
 	// refused); the other fields are then unset.
 	err error
 	// fields holds a record per field, by layout position.
-	fields []field
+	fields []genField
 	// regular is the number of fields outside real oneofs (the leading
 	// ones).
 	regular int
@@ -139,7 +139,7 @@ func (p *program) canonical(v variant) *program {
 	l := p.st.Layout
 	c := &program{
 		st:         p.st,
-		fields:     make([]field, len(p.fields)),
+		fields:     make([]genField, len(p.fields)),
 		regular:    len(p.fields),
 		messageSet: p.messageSet,
 		base:       p,
@@ -204,7 +204,7 @@ func build(st *genstore.Storage, err error) *program {
 	}
 	p := &program{
 		st:         st,
-		fields:     make([]field, len(l.Fields)),
+		fields:     make([]genField, len(l.Fields)),
 		regular:    l.Regular,
 		required:   l.RequiredFields,
 		messageSet: l.MessageSet,
@@ -220,7 +220,7 @@ func build(st *genstore.Storage, err error) *program {
 }
 
 // init fills f, the engine's record of the field lf stored as sf.
-func (f *field) init(lf *layout.Field, sf *genstore.Field) {
+func (f *genField) init(lf *layout.Field, sf *genstore.Field) {
 	var m *layout.RecMore
 	f.Rec, m = lf.Rec()
 	f.sf = sf
@@ -305,7 +305,7 @@ func codeOf(lf *layout.Field, sf *genstore.Field) code {
 
 // childProgram returns the program of the messages f holds, linking it on
 // first use; its err is set if their type is left to the walk.
-func (f *field) childProgram() *program {
+func (f *genField) childProgram() *program {
 	if c := f.child.Load(); c != nil {
 		return c
 	}
@@ -314,7 +314,7 @@ func (f *field) childProgram() *program {
 
 // linkChild builds and links the program childProgram returns, on its
 // first use.
-func (f *field) linkChild() *program {
+func (f *genField) linkChild() *program {
 	var c *program
 	st, err := f.sf.Child()
 	if err != nil {

@@ -1,6 +1,6 @@
 //go:build !race
 
-package dynmsg
+package engine
 
 // raceEnabled: the race detector changes what the heap holds.
 const raceEnabled = false

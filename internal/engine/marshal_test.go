@@ -1,4 +1,4 @@
-package dynmsg_test
+package engine_test
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
-	"github.com/protolayout/protolayout/internal/dynmsg"
 	"github.com/protolayout/protolayout/internal/dyntest"
 	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/protobuftest"
@@ -53,7 +52,7 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 		}
 	}()
 	for _, tw := range protobuftest.Twins() {
-		small, inOrder := dynmsg.Paths(dynamic.NewMessage(tw.Dyn.Descriptor()))
+		small, inOrder := engine.Paths(dynamic.NewMessage(tw.Dyn.Descriptor()))
 		paths[[2]bool{small, inOrder}]++
 		for seed := range uint64(4) {
 			dpb, dyn := dyntest.Filled(tw, seed, protobuftest.RandOptions{Unknown: true})
@@ -65,7 +64,7 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 				t.Fatal(err)
 			}
 			prefix := []byte{0xaa}
-			got, n, handled := dynmsg.DirectAppend(prefix, dyn.ProtoReflect(), directOptions(true))
+			got, n, handled := engine.DirectAppend(prefix, dyn.ProtoReflect(), directOptions(true))
 			if isMessageSet(tw.Dyn.Descriptor()) {
 				if handled {
 					t.Fatalf("%v: the direct encoder took a MessageSet type", tw.Name)
@@ -79,7 +78,7 @@ func TestDirectEncodesOrdinaryMessages(t *testing.T) {
 				t.Fatalf("%v seed %d: %d bytes (size %d), want %d:\n%s", tw.Name, seed, len(got)-1, n, len(want),
 					protobuftest.FirstDiff(got[1:], want, tw.Dyn.Descriptor()))
 			}
-			_, n, handled = dynmsg.DirectAppend(nil, dyn.ProtoReflect(), engine.Options{SizeOnly: true, MaxDepth: 100, MaxSize: 1 << 30})
+			_, n, handled = engine.DirectAppend(nil, dyn.ProtoReflect(), engine.Options{SizeOnly: true, MaxDepth: 100, MaxSize: 1 << 30})
 			if !handled || n != len(want) {
 				t.Fatalf("%v seed %d: SizeOnly %d, %v; want %d", tw.Name, seed, n, handled, len(want))
 			}
@@ -147,7 +146,7 @@ func TestDirectGivesUp(t *testing.T) {
 	}
 	for _, c := range cases {
 		prefix := []byte{1, 2}
-		got, _, handled := dynmsg.DirectAppend(prefix, c.m, c.o)
+		got, _, handled := engine.DirectAppend(prefix, c.m, c.o)
 		if handled || !bytes.Equal(got, prefix) {
 			t.Errorf("%s: % x, handled %v; want the prefix, not handled", c.name, got, handled)
 		}
@@ -161,7 +160,7 @@ func TestDirectGivesUp(t *testing.T) {
 	// (set through dynamicpb's extension type) is left to the walk,
 	// which encodes it.
 	m, twin := foreignExtension(t)
-	if _, _, handled := dynmsg.DirectAppend(nil, m, directOptions(true)); handled {
+	if _, _, handled := engine.DirectAppend(nil, m, directOptions(true)); handled {
 		t.Error("the direct encoder took an extension holding a dynamicpb message")
 	}
 	want, _ := deterministic.Marshal(twin)
@@ -202,8 +201,8 @@ func foreignExtension(t *testing.T) (*dynamic.Message, *dynamicpb.Message) {
 // sizes once; and all give the bytes of the dynamicpb twin.
 func TestGivenUpOnce(t *testing.T) {
 	attempts := 0
-	dynmsg.SetOnEncode(func() { attempts++ })
-	defer dynmsg.SetOnEncode(nil)
+	engine.SetOnEncode(func() { attempts++ })
+	defer engine.SetOnEncode(nil)
 	top, topTwin := foreignExtension(t)
 	want, err := proto.MarshalOptions{AllowPartial: true}.Marshal(topTwin)
 	if err != nil {
@@ -293,12 +292,12 @@ func TestDirectSharedSubtree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, handled := dynmsg.DirectAppend(nil, small, directOptions(false))
+	got, _, handled := engine.DirectAppend(nil, small, directOptions(false))
 	if !handled || !bytes.Equal(got, want) {
 		t.Fatalf("12 doubling levels: %d bytes, handled %v; want %d bytes", len(got), handled, len(want))
 	}
 	huge := doubling(80, func() *dynamic.Message { return dynamic.NewMessage(md) })
-	if _, _, handled := dynmsg.DirectAppend(nil, huge, directOptions(false)); handled {
+	if _, _, handled := engine.DirectAppend(nil, huge, directOptions(false)); handled {
 		t.Fatal("80 doubling levels: handled")
 	}
 	if _, err := encoder.Marshal(huge.Interface()); !errors.Is(err, encoder.ErrSizeExceeded) {
@@ -338,18 +337,18 @@ func TestDirectMutationBetweenPasses(t *testing.T) {
 		}},
 	} {
 		m, a, b := build()
-		dynmsg.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
+		engine.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
 		prefix := []byte{9}
-		got, _, handled := dynmsg.DirectAppend(prefix, m, directOptions(false))
-		dynmsg.SetBetweenPasses(nil)
+		got, _, handled := engine.DirectAppend(prefix, m, directOptions(false))
+		engine.SetBetweenPasses(nil)
 		if handled || !bytes.Equal(got, prefix) {
 			t.Errorf("%s: % x, handled %v; want the prefix, not handled", c.name, got, handled)
 		}
 
 		m, a, b = build()
-		dynmsg.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
+		engine.SetBetweenPasses(func(*dynamic.Message) { c.change(a, b) })
 		got, err := encoder.MarshalOptions{}.MarshalAppend(prefix, m)
-		dynmsg.SetBetweenPasses(nil)
+		engine.SetBetweenPasses(nil)
 		want, werr := encoder.MarshalOptions{}.MarshalAppend(prefix, m)
 		if err != nil || werr != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: the encoder gives % x, %v; want % x, as the message is now", c.name, got, err, want)
@@ -479,7 +478,7 @@ func TestDirectDeeperThanItFollows(t *testing.T) {
 // for the next call, those of a map of 10,000 are not, and what is kept is
 // at most 192 KiB, as the encoder's documentation says.
 func TestDirectMapScratchBounded(t *testing.T) {
-	if n := dynmsg.MapEntryBytes * dynmsg.MaxKeptEntries; n > 192<<10 {
+	if n := engine.MapEntryBytes * engine.MaxKeptEntries; n > 192<<10 {
 		t.Fatalf("up to %d bytes of map entries kept, more than 192 KiB", n)
 	}
 	md := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.Descriptor()
@@ -493,11 +492,11 @@ func TestDirectMapScratchBounded(t *testing.T) {
 		for i := range c.entries {
 			mp.Set(protoreflect.ValueOfInt32(int32(i)).MapKey(), protoreflect.ValueOfInt32(1))
 		}
-		var state dynmsg.EncodeState
-		if _, _, handled := dynmsg.DirectAppendState(&state, nil, m, directOptions(true)); !handled {
+		var state engine.EncodeState
+		if _, _, handled := engine.DirectAppendState(&state, nil, m, directOptions(true)); !handled {
 			t.Fatalf("%d entries: not handled", c.entries)
 		}
-		if kept := dynmsg.KeptEntries(&state); kept > dynmsg.MaxKeptEntries || (kept > 0) != c.kept {
+		if kept := engine.KeptEntries(&state); kept > engine.MaxKeptEntries || (kept > 0) != c.kept {
 			t.Errorf("a map of %d entries: %d kept", c.entries, kept)
 		}
 	}

@@ -1,4 +1,4 @@
-package dynmsg_test
+package engine_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/dynamic"
-	"github.com/protolayout/protolayout/internal/dynmsg"
+	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
@@ -115,7 +115,7 @@ func TestDecodedListTypes(t *testing.T) {
 		}
 		lists++
 		l, il := got.Get(fd).List(), inner.Get(fd).List()
-		if dynmsg.ListType(l) != dynmsg.ListType(il) {
+		if engine.ListType(l) != engine.ListType(il) {
 			t.Errorf("%s: two decoded lists of the field have two types", fd.Name())
 		}
 		got.Set(fd, protoreflect.ValueOfList(l)) // panics if l is another field's

@@ -18,7 +18,7 @@ import (
 
 // hasExtension reports whether m, or a message in it, has an extension
 // set.
-func hasExtension(m protoreflect.Message) bool {
+func hasGenExtension(m protoreflect.Message) bool {
 	found := false
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
@@ -27,18 +27,18 @@ func hasExtension(m protoreflect.Message) bool {
 		case fd.IsMap():
 			if fd.MapValue().Message() != nil {
 				v.Map().Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
-					found = hasExtension(v.Message())
+					found = hasGenExtension(v.Message())
 					return !found
 				})
 			}
 		case fd.Message() != nil && fd.IsList():
 			for i := range v.List().Len() {
-				if found = hasExtension(v.List().Get(i).Message()); found {
+				if found = hasGenExtension(v.List().Get(i).Message()); found {
 					break
 				}
 			}
 		case fd.Message() != nil:
-			found = hasExtension(v.Message())
+			found = hasGenExtension(v.Message())
 		}
 		return !found
 	})
@@ -332,15 +332,15 @@ func TestExtensionsChangedBetweenPasses(t *testing.T) {
 			change: func(m *test2pb.TestAllExtensions) { set(m, test2pb.E_OptionalInt32Extension, int32(1)) }},
 	}
 	var st engine.State
-	defer engine.SetBetweenPasses(nil)
+	defer engine.SetGenBetweenPasses(nil)
 	for _, c := range cases {
 		m := base()
 		if c.start != nil {
 			m = c.start()
 		}
-		engine.SetBetweenPasses(func() { c.change(m) })
+		engine.SetGenBetweenPasses(func() { c.change(m) })
 		out, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults)
-		engine.SetBetweenPasses(nil)
+		engine.SetGenBetweenPasses(nil)
 		switch {
 		case ok && c.moves:
 			t.Errorf("%s: encoded % x, want it left to the walk", c.name, out)

@@ -1,4 +1,4 @@
-package dynmsg_test
+package engine_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package dynmsg
+package engine
 
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"

@@ -1,4 +1,4 @@
-package dynmsg
+package engine
 
 import (
 	"testing"

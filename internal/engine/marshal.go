@@ -1,4 +1,4 @@
-package dynmsg
+package engine
 
 import (
 	"cmp"
@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/engine"
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
@@ -145,7 +144,7 @@ type enc struct {
 	utf8    bool
 	recheck bool
 	trail   *fault.Trail
-	// canon and signing are engine.Options.Canonical and Signing: the
+	// canon and signing are Options.Canonical and Signing: the
 	// passes write field-number order (encProgram.canon, extensions
 	// merged), and leave to the walk a message with a required field
 	// missing, and under Signing one with an unpacked repeated scalar
@@ -183,7 +182,7 @@ func (st *EncodeState) epoch() uint32 {
 // implementation, a message that changed during the call), and the
 // encoder then walks m, which gives the same bytes or
 // the detailed error.
-func Append(st *EncodeState, b []byte, m *Message, o engine.Options) (out []byte, n int, handled bool) {
+func Append(st *EncodeState, b []byte, m *Message, o Options) (out []byte, n int, handled bool) {
 	if m == nil {
 		return b, 0, false
 	}
@@ -192,7 +191,7 @@ func Append(st *EncodeState, b []byte, m *Message, o engine.Options) (out []byte
 
 // encode runs the direct encoder on m, as Append describes; st
 // may be nil (see enc).
-func (st *EncodeState) encode(b []byte, m *Message, o engine.Options) ([]byte, int, bool) {
+func (st *EncodeState) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
 	if onEncode != nil {
 		onEncode()
 	}

@@ -1,0 +1,1073 @@
+package engine
+
+import (
+	"cmp"
+	"math"
+	"reflect"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/genstore"
+	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/utf8x"
+	"github.com/protolayout/protolayout/internal/wire"
+)
+
+// Options are the encoder's options as the encoders that read storage
+// directly need them (the engine, and package dynamic's direct encoder),
+// resolved:
+// MaxDepth and MaxSize are the limits in force, never 0.
+type Options struct {
+	Deterministic bool
+	// Partial skips the required fields check.
+	Partial bool
+	// SizeOnly asks for nothing but the size, as proto.Size computes it
+	// (no UTF-8 validation, no required fields check).
+	SizeOnly bool
+	MaxDepth int
+	MaxSize  int
+	// Trail, if not nil, is where the size pass records the fault it
+	// fails with (invalid UTF-8, a required field not set, and, with
+	// SizeOnly too, the depth limit, a cycle, a MessageSet type and the
+	// Signing profile's refusals), with its path, as the walk would
+	// report it; the caller reads it when the call reports handled
+	// false, and resets it.
+	Trail *fault.Trail
+	// Canonical asks for field-number order (cursor.Options.Canonical),
+	// with Deterministic; Signing for the Signing profile's rules besides
+	// (cursor.Options.Signing). The engine runs a canonical variant of
+	// each program (program.canonical) and leaves to the walk a message
+	// with a required field missing or with extensions set numbered
+	// below a field; package dynamic's direct encoder merges extensions
+	// by number, and leaves the rest to the walk too. Both record a
+	// non-empty map and unknown fields under Signing as faults.
+	Canonical, Signing bool
+}
+
+// maxSize is the largest size the engine counts (larger messages go to
+// the walk): far enough below the largest int32 that a size within it,
+// with a key and a length prefix added, cannot overflow an int of 32
+// bits. Where int has 32 bits, a size that may be large (a nested
+// message's, a string's) is added only after checking that the total
+// stays within the limit (wire.Fits), so that no sum wraps.
+const maxSize = math.MaxInt32 - 64
+
+// A message shared along many paths (a DAG) is counted once per path by
+// the size pass, so that a doubling DAG would take exponential time: the
+// size pass keeps the last nested messages it visited in a small table
+// (by address, with the call's epoch), and past maxRepeats visits of a
+// message seen before in the call it leaves the message to the walk,
+// which counts a shared subtree once per call. A tree (no message held
+// twice) never repeats.
+const (
+	seenSlots  = 256
+	maxRepeats = 256
+)
+
+// seen is a slot of the table of visited messages.
+type seen struct {
+	addr  uintptr
+	epoch uint32
+}
+
+// State is what an Encoder keeps for the engine between calls: the
+// sizes of nested messages, the map entries and the set extensions of
+// one call, reused. Between calls it holds no reference to a message
+// (entries and extensions are cleared); what it keeps is bounded (see
+// release).
+type State struct {
+	sizes   []int32
+	entries []entry
+	exts    []ext
+	// seen is the table of visited messages; epoch the current call's.
+	seen  [seenSlots]seen
+	epoch uint32
+	// last is the program of the type last encoded.
+	last *program
+	// iter and scratch read maps: an iterator, and a settable value per
+	// Go type of key and value (at most maxScratch), zeroed between calls.
+	iter    reflect.MapIter
+	scratch []scratch
+}
+
+// scratch is a settable value of one Go type, for reading map keys (or
+// values, which may be of the key's type) without allocating.
+type scratch struct {
+	t     reflect.Type
+	value bool
+	v     reflect.Value
+}
+
+// maxScratch bounds the map scratch values a State keeps.
+const maxScratch = 64
+
+// scratchOf returns a settable value of type t, for map keys or (with
+// value) map values.
+func (st *State) scratchOf(t reflect.Type, value bool) reflect.Value {
+	for i := range st.scratch {
+		if x := &st.scratch[i]; x.t == t && x.value == value {
+			return x.v
+		}
+	}
+	v := reflect.New(t).Elem()
+	if len(st.scratch) < maxScratch {
+		st.scratch = append(st.scratch, scratch{t, value, v})
+	}
+	return v
+}
+
+// maxKept bounds the scratch kept between calls: sizes, entries and
+// extensions.
+const maxKept = 1 << 12
+
+// entry is a map entry, read once by the size pass and written by the
+// write pass in the same order: its key (the word, or the string) and
+// value (the word, string, bytes or message).
+type entry struct {
+	kw uint64
+	ks string
+	vw uint64
+	vs string
+	vb []byte
+	vp genstore.Pointer
+}
+
+// genEnc is one call of the engine.
+type genEnc struct {
+	st      *State
+	det     bool
+	partial bool
+	// levels checks the depth limit and cycles past levels.Deep, and
+	// holds the deepest level followed (levels.Limit).
+	levels  fault.Levels[uintptr]
+	maxSize int
+	repeats int
+	// mapped is set once the call has read a map (and so filled the
+	// map scratch values, which release clears).
+	mapped bool
+	// utf8 asks the size pass to check strings (not for SizeOnly).
+	utf8 bool
+	// canon and signing are Options.Canonical and Options.Signing.
+	canon, signing bool
+	// trail is where the size pass records a fault (Options.Trail).
+	trail *fault.Trail
+	// next, nextEntry and nextExt are the write pass's cursors in
+	// st.sizes, st.entries and st.exts, which the size pass filled in
+	// the same order.
+	next, nextEntry, nextExt int
+}
+
+// Encode encodes m, a generated message whose reflection is mr, its
+// extensions included, appending to b (with o.SizeOnly, it appends
+// nothing and returns the size as n). It reports handled false, with b
+// unchanged, whenever it does not encode m: then either st.Fault reports
+// the fault m fails with, or (see the package doc: limits, MessageSet
+// types, extensions holding messages of types it does not read, a
+// message changed during the call) the caller walks m. st may not be nil.
+func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
+	// The last type encoded first: its program holds no descriptor, and
+	// a message of its Go type is of its descriptor.
+	p := st.last
+	var ptr genstore.Pointer
+	ok := false
+	if p != nil {
+		ptr, ok = p.st.PointerOf(m)
+	}
+	if !ok {
+		if p = programOf(mr.Descriptor(), mr.Type()); p.err != nil {
+			return b, 0, false
+		}
+		if ptr, ok = p.st.PointerOf(m); !ok {
+			return b, 0, false
+		}
+		st.last = p
+	}
+	if ptr.IsNil() {
+		return b, 0, false
+	}
+	e := genEnc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
+		canon: o.Canonical, signing: o.Canonical && o.Signing,
+		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize)}
+	p = e.variantOf(p)
+	st.epoch++
+	if st.epoch == 0 { // wrapped: forget every slot
+		st.seen = [seenSlots]seen{}
+		st.epoch = 1
+	}
+	defer e.release()
+	n, ok = e.size(p, ptr, 1)
+	if !ok || n > o.MaxSize {
+		return b, 0, false
+	}
+	if o.SizeOnly {
+		return b, n, true
+	}
+	if genBetweenPasses != nil {
+		genBetweenPasses()
+	}
+	out = wire.Grow(b, n)
+	out, ok = e.append(out, p, ptr, 1)
+	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.entries) || e.nextExt != len(st.exts) {
+		return b, 0, false
+	}
+	return out, n, true
+}
+
+// genBetweenPasses, when set (by tests), is called between the size and the
+// write pass of every encoding.
+var genBetweenPasses func()
+
+// release ends a call: it drops the references the entries and the
+// extensions hold and the scratch beyond what is kept.
+func (e *genEnc) release() {
+	st := e.st
+	if e.mapped {
+		for i := range st.scratch {
+			st.scratch[i].v.SetZero()
+		}
+		st.iter.Reset(reflect.Value{})
+	}
+	clear(st.entries)
+	st.entries = st.entries[:0]
+	clear(st.exts)
+	st.exts = st.exts[:0]
+	st.sizes = st.sizes[:0]
+	if cap(st.entries) > maxKept {
+		st.entries = nil
+	}
+	if cap(st.exts) > maxKept {
+		st.exts = nil
+	}
+	if cap(st.sizes) > 16*maxKept {
+		st.sizes = nil
+	}
+}
+
+// size is the size pass over the message at ptr of program p, at level
+// depth: its set extensions first (recorded for the write pass, which
+// writes them first), then its fields and unknown bytes; false means the
+// walk must take the message. Its callers check the level first
+// (genEnc.levels).
+func (e *genEnc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
+	// end is where the fields stop: the first required field not set
+	// (a fault, after the fields before it), or the oneofs.
+	end := p.regular
+	n := 0
+	if !p.simple || e.canon {
+		if p.messageSet {
+			return 0, e.trail.Fail(fault.MessageSetUnsupported, nil, 0)
+		}
+		if !e.partial && len(p.required) > 0 {
+			end = p.firstMissing(ptr)
+		}
+		if e.canon && !e.canonical(p, ptr) {
+			return 0, false
+		}
+		if !e.canon && p.st.ExtensionsLen(ptr) > 0 {
+			x, ok := e.sizeExtensions(p, ptr, depth)
+			if !ok {
+				return 0, false
+			}
+			n = x
+		}
+	}
+	fields := p.fields[:end]
+	for i := range fields {
+		f := &fields[i]
+		switch f.code {
+		case codeInt32:
+			v := f.sf.Int32(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(int64(v)))
+		case codeInt64:
+			v := f.sf.Int64(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(v))
+		case codeUint64:
+			v := f.sf.Uint64(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(v)
+		case codeUint32:
+			v := f.sf.Uint32(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(v))
+		case codeSint32:
+			v := f.sf.Int32(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(protowire.EncodeZigZag(int64(v)))
+		case codeSint64:
+			v := f.sf.Int64(ptr)
+			if v == 0 {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(protowire.EncodeZigZag(v))
+		case codeFixed32:
+			if f.sf.Uint32(ptr) == 0 {
+				continue
+			}
+			n += int(f.TagLen) + 4
+		case codeSfixed32:
+			if f.sf.Int32(ptr) == 0 {
+				continue
+			}
+			n += int(f.TagLen) + 4
+		case codeFixed64:
+			if f.sf.Uint64(ptr) == 0 {
+				continue
+			}
+			n += int(f.TagLen) + 8
+		case codeSfixed64:
+			if f.sf.Int64(ptr) == 0 {
+				continue
+			}
+			n += int(f.TagLen) + 8
+		case codeBool:
+			if !f.sf.Bool(ptr) {
+				continue
+			}
+			n += int(f.TagLen) + 1
+		case codeFloat64:
+			if math.Float64bits(f.sf.Float64(ptr)) == 0 {
+				continue
+			}
+			n += int(f.TagLen) + 8
+		case codeFloat32:
+			if math.Float32bits(f.sf.Float32(ptr)) == 0 {
+				continue
+			}
+			n += int(f.TagLen) + 4
+		case codeString:
+			s := f.sf.String(ptr)
+			if s == "" {
+				continue
+			}
+			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
+				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
+			}
+			if !wire.Fits(n, len(s), e.maxSize) {
+				return 0, false
+			}
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+		case codeBytes:
+			s := f.sf.Bytes(ptr)
+			if len(s) == 0 {
+				continue
+			}
+			if !wire.Fits(n, len(s), e.maxSize) {
+				return 0, false
+			}
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+		case codePtrString:
+			s, set := f.sf.PtrString(ptr)
+			if !set {
+				continue
+			}
+			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
+				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
+			}
+			if !wire.Fits(n, len(s), e.maxSize) {
+				return 0, false
+			}
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+		case codePtrInt32:
+			v, set := f.sf.PtrInt32(ptr)
+			if !set {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(int64(v)))
+		case codePtrInt64:
+			v, set := f.sf.PtrInt64(ptr)
+			if !set {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(v))
+		case codePtrBool:
+			if _, set := f.sf.PtrBool(ptr); !set {
+				continue
+			}
+			n += int(f.TagLen) + 1
+		case codeBitInt32:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(int64(f.sf.Int32(ptr))))
+		case codeBitInt64:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			n += int(f.TagLen) + protowire.SizeVarint(uint64(f.sf.Int64(ptr)))
+		case codeBitBool:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			n += int(f.TagLen) + 1
+		case codeBitString:
+			if !f.sf.Present(ptr) {
+				continue
+			}
+			s, set := f.sf.PtrString(ptr)
+			if !set || !wire.Fits(n, len(s), e.maxSize) {
+				return 0, false // a bit without a string: the walk reads it
+			}
+			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
+				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
+			}
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+		case codeMessage:
+			c := f.sf.Ptr(ptr)
+			if c.IsNil() {
+				continue
+			}
+			x, ok := e.sizeNested(f, c, depth+1, -1)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += int(f.TagLen) + protowire.SizeBytes(x)
+		case codeListMessage, codePtrListMessage:
+			var k int
+			if f.code == codeListMessage {
+				k = f.sf.SliceLen(ptr) // a slice in place: no call
+			} else {
+				k = f.sf.Len(ptr)
+			}
+			for j := range k {
+				x, ok := e.sizeNested(f, f.sf.MessageAt(ptr, j), depth+1, j)
+				if !e.trail.Counted(n, x, ok, e.maxSize) {
+					return 0, false
+				}
+				n += int(f.TagLen) + protowire.SizeBytes(x)
+			}
+		case codeMember:
+			pos, w := f.more.oneof.Which(ptr)
+			if pos != f.more.pos {
+				continue
+			}
+			x, ok := e.sizeMember(f, w, depth)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += x
+		case codeList: // most are empty: told without a call
+			if f.sf.SliceLen(ptr) == 0 {
+				continue
+			}
+			x, ok := e.sizeList(f, ptr, depth)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += x
+		case codeMap:
+			if f.sf.MapNil(ptr) {
+				continue
+			}
+			x, ok := e.sizeMap(f, ptr, depth)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += x
+		default:
+			x, ok := e.sizeOther(f, ptr, depth)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += x
+		}
+	}
+	if p.simple && !e.canon {
+		return e.sizeUnknown(p, ptr, n)
+	}
+	if end < p.regular {
+		return 0, e.trail.Fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
+	}
+	for _, o := range p.oneofs {
+		pos, w := o.Which(ptr)
+		if pos < 0 {
+			continue
+		}
+		x, ok := e.sizeMember(&p.fields[pos], w, depth)
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
+			return 0, false
+		}
+		n += x
+	}
+	if e.canon && p.st.ExtensionsLen(ptr) > 0 {
+		// In number order: after the fields, when every extension set
+		// is numbered above them (else the walk merges them).
+		start := len(e.st.exts)
+		x, ok := e.sizeExtensions(p, ptr, depth)
+		if !e.trail.Counted(n, x, ok, e.maxSize) {
+			return 0, false
+		}
+		if len(e.st.exts) > start && e.st.exts[start].f.Number <= p.maxNumber {
+			return 0, false
+		}
+		if e.signing {
+			for _, x := range e.st.exts[start:] {
+				if x.f.SigningPacks() {
+					return 0, false // Signing packs it: the walk writes it
+				}
+			}
+		}
+		n += x
+	}
+	if e.signing && len(p.st.Unknown(ptr)) > 0 {
+		return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
+	}
+	return e.sizeUnknown(p, ptr, n)
+}
+
+// sizeUnknown ends the size pass over the message at ptr of program p,
+// of n bytes so far: it adds its unknown bytes and checks the limit
+// (size refuses them first under Signing; a simple program's passes
+// never run under it).
+func (e *genEnc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
+	u := p.st.Unknown(ptr)
+	if !wire.Fits(n, len(u), e.maxSize) {
+		return 0, false
+	}
+	n += len(u)
+	if n > e.maxSize {
+		return 0, false
+	}
+	return n, true
+}
+
+// canonical reports whether the engine writes the message at ptr of p, a
+// canonical variant, in canonical order (see Options.Canonical): with
+// every required field set, and no extension set in a type whose
+// extension ranges start below its last field (the size pass checks
+// after the fields that the extensions set are numbered above them), so
+// that a fault it finds in the fields is the walk's first.
+func (e *genEnc) canonical(p *program, ptr genstore.Pointer) bool {
+	b := p.base
+	if b == nil {
+		return false
+	}
+	if p.interleaved && p.st.ExtensionsLen(ptr) > 0 {
+		return false
+	}
+	return e.partial || len(b.required) == 0 || b.firstMissing(ptr) == b.regular
+}
+
+// sizeNested returns the size of c, a message of field f at level
+// depth (element index of a list, or -1), without its key or length, and
+// records it for the write pass.
+func (e *genEnc) sizeNested(f *genField, c genstore.Pointer, depth, index int) (int, bool) {
+	if depth > e.levels.Deep && e.levels.Check(e.trail, f.sf.Layout, c.Addr(), depth, false) {
+		return 0, false
+	}
+	if !e.visit(c) {
+		return 0, false
+	}
+	child := f.childProgram()
+	if child.err != nil {
+		return 0, false
+	}
+	i := len(e.st.sizes)
+	e.st.sizes = append(e.st.sizes, 0)
+	if c.IsNil() {
+		// A nil element or oneof value: written as an empty message, as
+		// protoreflect reads it, which has no required field set.
+		if child.base != nil && !e.partial && len(child.base.required) > 0 {
+			return 0, false // the walk names the field
+		}
+		if !e.partial && len(child.required) > 0 {
+			e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
+			e.trail.Enter(f.sf.Layout, index)
+			return 0, false
+		}
+		return 0, true
+	}
+	x, ok := e.size(child, c, depth)
+	if !ok {
+		e.trail.Enter(f.sf.Layout, index)
+		return 0, false
+	}
+	e.st.sizes[i] = int32(x)
+	return x, true
+}
+
+// visit notes a visit of the nested message c by the size pass, and
+// reports false once the call has visited messages it saw before more
+// than maxRepeats times (see seen).
+func (e *genEnc) visit(c genstore.Pointer) bool {
+	a := c.Addr()
+	if a == 0 {
+		return true
+	}
+	s := &e.st.seen[(uint64(a)*0x9e3779b97f4a7c15)>>(64-8)]
+	if s.addr == a && s.epoch == e.st.epoch {
+		e.repeats++
+		return e.repeats <= maxRepeats
+	}
+	s.addr, s.epoch = a, e.st.epoch
+	return true
+}
+
+// wrap returns the size of a nested message of n bytes of field f
+// without its key: with its length prefix, or for a group its end key.
+func wrap(f *genField, n int) int {
+	end := 0
+	if f.Elem == wire.OpGroup {
+		end = len(f.more.EndTag)
+	}
+	return wrapped(f.Elem, end, n)
+}
+
+// wrapped returns the size of a nested message of n bytes written by the
+// op elem without its key: with its length prefix, or for OpGroup its
+// end key of endTag bytes.
+func wrapped(elem wire.Op, endTag, n int) int {
+	if elem == wire.OpGroup {
+		return n + endTag
+	}
+	return protowire.SizeBytes(n)
+}
+
+// firstMissing returns the position of the first required field of the
+// message at ptr that is not set, or p.regular if every one is (required
+// fields are never oneof members).
+func (p *program) firstMissing(ptr genstore.Pointer) int {
+	for _, pos := range p.required {
+		sf := p.fields[pos].sf
+		if sf.PresenceBit >= 0 {
+			if !sf.Present(ptr) {
+				return int(pos)
+			}
+			continue
+		}
+		switch sf.Rep {
+		case genstore.RepBytesPresence:
+			if sf.Bytes(ptr) == nil {
+				return int(pos)
+			}
+		default: // messages and pointer scalars
+			if sf.Ptr(ptr).IsNil() {
+				return int(pos)
+			}
+		}
+	}
+	return p.regular
+}
+
+// word returns the word (wire.Word) of the scalar field f stored in
+// place or behind a pointer in the message (or wrapper) at ptr, and
+// whether it is set: a pointer that is not nil, or a value in place that
+// is not zero (a oneof member's caller ignores that).
+func word(sf *genstore.Field, ptr genstore.Pointer) (uint64, bool) {
+	switch sf.Rep {
+	case genstore.RepBool:
+		if sf.Bool(ptr) {
+			return 1, true
+		}
+		return 0, false
+	case genstore.RepInt32:
+		v := sf.Int32(ptr)
+		return uint64(int64(v)), v != 0
+	case genstore.RepInt64:
+		v := sf.Int64(ptr)
+		return uint64(v), v != 0
+	case genstore.RepUint32:
+		v := sf.Uint32(ptr)
+		return uint64(v), v != 0
+	case genstore.RepUint64:
+		v := sf.Uint64(ptr)
+		return v, v != 0
+	case genstore.RepFloat32:
+		v := uint64(math.Float32bits(sf.Float32(ptr)))
+		return v, v != 0
+	case genstore.RepFloat64:
+		v := math.Float64bits(sf.Float64(ptr))
+		return v, v != 0
+	case genstore.RepPtrBool:
+		v, ok := sf.PtrBool(ptr)
+		if v {
+			return 1, ok
+		}
+		return 0, ok
+	case genstore.RepPtrInt32:
+		v, ok := sf.PtrInt32(ptr)
+		return uint64(int64(v)), ok
+	case genstore.RepPtrInt64:
+		v, ok := sf.PtrInt64(ptr)
+		return uint64(v), ok
+	case genstore.RepPtrUint32:
+		v, ok := sf.PtrUint32(ptr)
+		return uint64(v), ok
+	case genstore.RepPtrUint64:
+		return sf.PtrUint64(ptr)
+	case genstore.RepPtrFloat32:
+		v, ok := sf.PtrFloat32(ptr)
+		return uint64(math.Float32bits(v)), ok
+	case genstore.RepPtrFloat64:
+		v, ok := sf.PtrFloat64(ptr)
+		return math.Float64bits(v), ok
+	}
+	return 0, false
+}
+
+// isScalarRep reports whether r is a scalar in place or behind a pointer.
+func isScalarRep(r genstore.Rep) bool {
+	return r >= genstore.RepBool && r <= genstore.RepFloat64 || r >= genstore.RepPtrBool && r <= genstore.RepPtrFloat64
+}
+
+// sizeOther returns the size of the field f (outside real oneofs) of the
+// message at ptr, 0 if it is not set, for the cases size does not take
+// inline.
+func (e *genEnc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
+	sf := f.sf
+	if sf.PresenceBit >= 0 {
+		if !sf.Present(ptr) {
+			return 0, true
+		}
+		return e.sizeSet(f, ptr)
+	}
+	switch {
+	case isScalarRep(sf.Rep):
+		w, ok := word(sf, ptr)
+		if !ok {
+			return 0, true
+		}
+		return int(f.TagLen) + wire.SizeWord(f.Op, w), true
+	case sf.Rep == genstore.RepPtrString:
+		s, ok := sf.PtrString(ptr)
+		if !ok {
+			return 0, true
+		}
+		return e.sizeString(f, s)
+	case sf.Rep == genstore.RepBytesPresence:
+		s := sf.Bytes(ptr)
+		if s == nil {
+			return 0, true
+		}
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+	case sf.Rep == genstore.RepMessage: // a group
+		c := sf.Ptr(ptr)
+		if c.IsNil() {
+			return 0, true
+		}
+		x, ok := e.sizeNested(f, c, depth+1, -1)
+		return int(f.TagLen) + wrap(f, x), ok
+	}
+	return e.sizeList(f, ptr, depth)
+}
+
+// sizeString returns the size of s, a value of the string field f, with
+// its key, for the cases size does not take inline: a fault if its UTF-8
+// is checked and invalid, false too where its length does not fit.
+func (e *genEnc) sizeString(f *genField, s string) (int, bool) {
+	if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
+		return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, 0)
+	}
+	return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+}
+
+// sizeSet returns the size of the field f, in place or a *string, whose
+// presence bit is set in the message at ptr: written whatever its value.
+// A *string whose bit is set but which is nil is left to the walk.
+func (e *genEnc) sizeSet(f *genField, ptr genstore.Pointer) (int, bool) {
+	sf := f.sf
+	switch sf.Rep {
+	case genstore.RepPtrString:
+		s, ok := sf.PtrString(ptr)
+		if !ok {
+			return 0, false
+		}
+		return e.sizeString(f, s)
+	case genstore.RepString:
+		return e.sizeString(f, sf.String(ptr))
+	case genstore.RepBytes:
+		s := sf.Bytes(ptr)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+	}
+	w, _ := word(sf, ptr)
+	return int(f.TagLen) + wire.SizeWord(f.Op, w), true
+}
+
+// sizeMember returns the size of f, the set member of a real oneof,
+// whose wrapper is at w: set whatever its value.
+func (e *genEnc) sizeMember(f *genField, w genstore.Pointer, depth int) (int, bool) {
+	sf := f.sf
+	switch sf.Rep {
+	case genstore.RepString:
+		return e.sizeString(f, sf.String(w))
+	case genstore.RepBytes:
+		s := sf.Bytes(w)
+		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+	case genstore.RepMessage:
+		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1, -1)
+		return int(f.TagLen) + wrap(f, x), ok
+	}
+	v, _ := word(sf, w)
+	return int(f.TagLen) + wire.SizeWord(f.Op, v), true
+}
+
+// sizeList returns the size of the list field f of the message at ptr.
+func (e *genEnc) sizeList(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
+	sf := f.sf
+	k := sf.Len(ptr)
+	if k == 0 {
+		return 0, true
+	}
+	n := 0
+	switch sf.Rep {
+	case genstore.RepListString:
+		check := f.UTF8 && e.utf8
+		for _, s := range sf.Strings(ptr) {
+			if check && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
+				return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, n)
+			}
+			if !wire.Fits(n, len(s), e.maxSize) {
+				return 0, false
+			}
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+		}
+		return n, true
+	case genstore.RepListBytes:
+		for _, s := range sf.BytesList(ptr) {
+			if !wire.Fits(n, len(s), e.maxSize) {
+				return 0, false
+			}
+			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+		}
+		return n, true
+	case genstore.RepListMessage, genstore.RepPtrListMessage:
+		for j := range k {
+			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1, j)
+			if !e.trail.Counted(n, x, ok, e.maxSize) {
+				return 0, false
+			}
+			n += int(f.TagLen) + wrap(f, x)
+		}
+		return n, n <= e.maxSize
+	}
+	// Scalars: packed, one record, or a key per element.
+	if k > e.maxSize {
+		return 0, false
+	}
+	body := scalarsBody(f, ptr, k)
+	if f.Op == wire.OpPacked {
+		return int(f.TagLen) + protowire.SizeBytes(body), true
+	}
+	return k*int(f.TagLen) + body, true
+}
+
+// scalarsBody returns the size of the k elements of the scalar list field
+// f of the message at ptr, without keys: a packed record's body.
+func scalarsBody(f *genField, ptr genstore.Pointer, k int) int {
+	switch f.Elem {
+	case wire.OpFixed32:
+		return 4 * k
+	case wire.OpFixed64:
+		return 8 * k
+	}
+	body := 0
+	for j := range k {
+		body += wire.SizeWord(f.Elem, elemWord(f.sf, ptr, j))
+	}
+	return body
+}
+
+// elemWord returns the word of element j of the scalar list field sf of
+// the message at ptr.
+func elemWord(sf *genstore.Field, ptr genstore.Pointer, j int) uint64 {
+	switch sf.Rep {
+	case genstore.RepListBool:
+		if sf.Bools(ptr)[j] {
+			return 1
+		}
+		return 0
+	case genstore.RepListInt32:
+		return uint64(int64(sf.Int32s(ptr)[j]))
+	case genstore.RepListInt64:
+		return uint64(sf.Int64s(ptr)[j])
+	case genstore.RepListUint32:
+		return uint64(sf.Uint32s(ptr)[j])
+	case genstore.RepListUint64:
+		return sf.Uint64s(ptr)[j]
+	case genstore.RepListFloat32:
+		return uint64(math.Float32bits(sf.Float32s(ptr)[j]))
+	default: // RepListFloat64
+		return math.Float64bits(sf.Float64s(ptr)[j])
+	}
+}
+
+// sizeMap returns the size of the map field f of the message at ptr: it
+// reads its entries once, into the call's entries (sorted by key when the
+// call is deterministic), for the write pass to take in the same order.
+func (e *genEnc) sizeMap(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
+	mv := f.sf.Map(ptr)
+	if mv.Len() == 0 {
+		return 0, true
+	}
+	if e.signing {
+		return 0, e.trail.Fail(fault.MapRefused, f.sf.Layout, 0)
+	}
+	if e.levels.Past(e.trail, f.sf.Layout, depth+1) {
+		return 0, false // the entries are one level down
+	}
+	x := f.more
+	start := len(e.st.entries)
+	e.mapped = true
+	key := e.st.scratchOf(x.keyType, false)
+	val := e.st.scratchOf(x.valueType, true)
+	var child *program
+	if f.Elem == wire.OpMessage {
+		if child = f.childProgram(); child.err != nil {
+			return 0, false
+		}
+	}
+	it := &e.st.iter
+	it.Reset(mv)
+	for it.Next() {
+		key.SetIterKey(it)
+		val.SetIterValue(it)
+		var en entry
+		switch f.sf.Key {
+		case genstore.RepString:
+			en.ks = key.String()
+		case genstore.RepBool:
+			if key.Bool() {
+				en.kw = 1
+			}
+		case genstore.RepInt32, genstore.RepInt64:
+			en.kw = uint64(key.Int())
+		default:
+			en.kw = key.Uint()
+		}
+		switch f.sf.Val {
+		case genstore.RepString:
+			en.vs = val.String()
+		case genstore.RepBytes:
+			en.vb = val.Bytes()
+		case genstore.RepMessage:
+			m, _ := val.Interface().(protoreflect.ProtoMessage)
+			p, ok := child.st.PointerOf(m)
+			if !ok {
+				return 0, false
+			}
+			en.vp = p
+		case genstore.RepBool:
+			if val.Bool() {
+				en.vw = 1
+			}
+		case genstore.RepInt32, genstore.RepInt64:
+			en.vw = uint64(val.Int())
+		case genstore.RepFloat32:
+			en.vw = uint64(math.Float32bits(float32(val.Float())))
+		case genstore.RepFloat64:
+			en.vw = math.Float64bits(val.Float())
+		default:
+			en.vw = val.Uint()
+		}
+		e.st.entries = append(e.st.entries, en)
+	}
+	entries := e.st.entries[start:]
+	if e.det {
+		if o := x.KeyOrder; o == wire.OrderString {
+			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.ks, b.ks) })
+		} else {
+			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(o.Rank(a.kw), o.Rank(b.kw)) })
+		}
+	}
+	n := 0
+	keyUTF8 := x.KeyUTF8 && e.utf8
+	valueUTF8 := f.Elem == wire.OpString && f.UTF8 && e.utf8
+	for i := range entries {
+		// Indexed anew: sizing a value may append nested maps' entries.
+		en := e.st.entries[start+i]
+		var bad *layout.Field // the key or the value, if invalid
+		switch lf := f.sf.Layout; {
+		case keyUTF8 && !utf8x.ShortASCII(en.ks) && !utf8x.ValidString(en.ks):
+			bad = lf.MapKey
+		case valueUTF8 && !utf8x.ShortASCII(en.vs) && !utf8x.ValidString(en.vs):
+			bad = lf.MapValue
+		}
+		if bad != nil {
+			e.trail.Fail(fault.InvalidUTF8, bad, n)
+			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
+			return 0, false
+		}
+		if child != nil && depth+2 > e.levels.Deep && e.levels.Check(e.trail, f.sf.Layout.MapValue, en.vp.Addr(), depth+2, true) {
+			e.trail.Up(n)
+			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
+			return 0, false
+		}
+		y, ok := e.entrySize(f, child, &en, depth)
+		if !ok {
+			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, true)
+		}
+		if !e.trail.Counted(n, y, ok, e.maxSize) {
+			return 0, false
+		}
+		n += int(f.TagLen) + protowire.SizeBytes(y)
+	}
+	return n, n <= e.maxSize
+}
+
+// entrySize returns the size of the body of a map entry of field f: its
+// key and value, both always written. A message value is counted (and
+// its size recorded) here.
+func (e *genEnc) entrySize(f *genField, child *program, en *entry, depth int) (int, bool) {
+	vn := 0
+	if f.Elem == wire.OpMessage {
+		if !e.visit(en.vp) {
+			return 0, false
+		}
+		i := len(e.st.sizes)
+		e.st.sizes = append(e.st.sizes, 0)
+		if !en.vp.IsNil() {
+			var ok bool
+			if vn, ok = e.size(child, en.vp, depth+2); !ok {
+				return 0, false
+			}
+		} else if !e.partial && len(child.required) > 0 {
+			// A nil value is an empty message, which has no required
+			// field set.
+			return 0, e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
+		}
+		e.st.sizes[i] = int32(vn)
+	}
+	// One of the value's lengths at most is not zero.
+	if !(wire.Fits(0, len(en.ks), e.maxSize) && wire.Fits(len(en.ks), max(len(en.vs), len(en.vb), vn), e.maxSize)) {
+		return 0, false
+	}
+	return entryBody(f, en, vn), true
+}
+
+// entryBody returns the size of the body of a map entry of field f: its
+// key and its value, both always written, where vn is the size of a
+// message value.
+func entryBody(f *genField, en *entry, vn int) int {
+	x := f.more
+	n := 2 // the keys of fields 1 and 2
+	if x.Key == wire.OpString {
+		n += protowire.SizeBytes(len(en.ks))
+	} else {
+		n += wire.SizeWord(x.Key, en.kw)
+	}
+	switch f.Elem {
+	case wire.OpString:
+		n += protowire.SizeBytes(len(en.vs))
+	case wire.OpBytes:
+		n += protowire.SizeBytes(len(en.vb))
+	case wire.OpMessage:
+		n += protowire.SizeBytes(vn)
+	default:
+		n += wire.SizeWord(f.Elem, en.vw)
+	}
+	return n
+}
