@@ -269,10 +269,9 @@ type Encoder struct {
 	// Encoder shared by two goroutines) fails with ErrConcurrentUse
 	// instead of corrupting the first one's scratch space.
 	busy atomic.Bool
-	// dyn is the scratch space of package dynamic's direct encoder.
-	dyn engine.EncodeState
-	// gen is the engine's scratch space, for generated messages.
-	gen engine.State
+	// st is the engine's scratch space, for generated and dynamic
+	// messages.
+	st engine.State
 	// trail is where the direct encoders record a fault (engine.Options).
 	trail fault.Trail
 }
@@ -336,15 +335,8 @@ func (e *Encoder) Size(m proto.Message) (int, error) {
 		}
 		return n, nil
 	case pm == nil:
-	case pm == engine.Methods:
-		if _, n, ok := e.direct(nil, mr, true); ok {
-			return n, nil
-		}
-		if err := e.trailError(mr); err != nil {
-			return 0, err
-		}
-	default:
-		if _, n, ok := e.generated(nil, m, mr, true); ok {
+	default: // package dynamic's and generated messages
+		if _, n, ok := e.direct(nil, m, mr, true); ok {
 			return n, nil
 		}
 		if err := e.trailError(mr); err != nil {
@@ -397,15 +389,8 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 	case e.opts.fastFor(pm):
 		return e.opts.fastAppend(b, m, mr, pm, fresh, e)
 	case pm == nil: // dynamicpb, and other reflection-only messages
-	case pm == engine.Methods:
-		if out, _, ok := e.direct(b, mr, false); ok {
-			return result(b, out, fresh, mr), nil
-		}
-		if err := e.trailError(mr); err != nil {
-			return b, err
-		}
-	default:
-		if out, _, ok := e.generated(b, m, mr, false); ok {
+	default: // package dynamic's and generated messages
+		if out, _, ok := e.direct(b, m, mr, false); ok {
 			return result(b, out, fresh, mr), nil
 		}
 		if err := e.trailError(mr); err != nil {
@@ -450,24 +435,14 @@ func (e *Encoder) trailError(mr protoreflect.Message) error {
 	return err
 }
 
-// direct encodes (or with sizeOnly, sizes) a message of package dynamic
-// straight from its storage (engine.Append), and reports whether it did;
-// one it leaves to the walk gives false. Its output, or size, is the
-// walk's.
-func (e *Encoder) direct(b []byte, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	m, _ := mr.(*engine.Message)
-	return engine.Append(&e.dyn, b, m, e.engineOptions(sizeOnly))
-}
-
-// generated encodes (or with sizeOnly, sizes) a generated message (one
-// with fast-path methods other than package dynamic's) with the engine,
-// which reads its struct through the type's storage map, and reports
-// whether it did; a type it does not read, and a message it leaves to the
-// walk, gives false. Its output, or size, is the walk's. When it gives
-// false, e.trail holds the fault it found, if it found one, as the walk
-// would report it.
-func (e *Encoder) generated(b []byte, m proto.Message, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	return e.gen.Encode(b, m, mr, e.engineOptions(sizeOnly))
+// direct encodes (or with sizeOnly, sizes) a message of package dynamic,
+// or a generated message, straight from its storage with the engine
+// (engine.State.Encode), and reports whether it did; a type it does not
+// read, and a message it leaves to the walk, gives false. Its output, or
+// size, is the walk's. When it gives false, e.trail holds the fault it
+// found, if it found one, as the walk would report it.
+func (e *Encoder) direct(b []byte, m proto.Message, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
+	return e.st.Encode(b, m, mr, e.engineOptions(sizeOnly))
 }
 
 // fast returns the fast-path methods of m when m goes through them, else

@@ -6,9 +6,9 @@
 // its passes:
 //
 //   - protoc-gen-go generated structs, read through their storage maps
-//     (internal/genstore): State.Encode and the gen_*.go files;
+//     (internal/genstore): the gen_*.go files;
 //   - package dynamic's messages: their storage compiled per message
-//     descriptor, the reflection methods, the direct encoder (Append,
+//     descriptor, the reflection methods, the direct encoder (State.Encode,
 //     marshal.go), the decoder, Merge and Equal. Package dynamic is their
 //     public face (dynamic.Message is an alias of Message, and documents
 //     it).

@@ -45,7 +45,7 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 		}
 		o := methodOptions
 		o.SizeOnly = true
-		var st *EncodeState // calls made by the proto package have no state
+		var st *State // calls made by the proto package have no state
 		if _, n, handled := st.encode(nil, m, o); handled {
 			return protoiface.SizeOutput{Size: n}
 		}
@@ -87,7 +87,7 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		} else {
-			var st *EncodeState
+			var st *State
 			if b, _, handled := st.encode(in.Buf, m, do); handled {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}

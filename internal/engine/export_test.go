@@ -9,8 +9,8 @@ import (
 // DirectAppend runs the direct encoder on m as the encoder calls it, with
 // fresh scratch space.
 func DirectAppend(b []byte, m protoreflect.Message, o Options) ([]byte, int, bool) {
-	var st EncodeState
-	return Append(&st, b, m.(*Message), o)
+	var st State
+	return st.encode(b, m.(*Message), o)
 }
 
 // SetBetweenPasses sets the function called between the direct encoder's
@@ -31,12 +31,12 @@ var MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[mapEntry]().Size()), max
 
 // DirectAppendState runs the direct encoder on m with the scratch space
 // in state, as an Encoder keeps it.
-func DirectAppendState(st *EncodeState, b []byte, m protoreflect.Message, o Options) ([]byte, int, bool) {
-	return Append(st, b, m.(*Message), o)
+func DirectAppendState(st *State, b []byte, m protoreflect.Message, o Options) ([]byte, int, bool) {
+	return st.encode(b, m.(*Message), o)
 }
 
 // KeptEntries returns the capacity of the map scratch in state.
-func KeptEntries(st *EncodeState) int { return cap(st.entries) }
+func KeptEntries(st *State) int { return cap(st.entries) }
 
 // SetOnEncode sets the function called at the start of every direct
 // encoding but a write with cached sizes (nil for none).

@@ -12,7 +12,7 @@ import (
 // The write pass visits the fields the size pass visited, in the same
 // order, and takes each nested message's size, each map's entries and
 // each message's set extensions from what the size pass recorded
-// (genEnc.next, enc.nextEntry, enc.nextExt): a message changed between the
+// (enc.next, enc.nextEntry, enc.nextExt): a message changed between the
 // passes shows as a length that disagrees with its body, a cursor out of
 // step, or a total that differs, and the call gives up.
 
@@ -42,10 +42,10 @@ func appendString(b []byte, s string) []byte {
 // append is the write pass over the message at ptr of program p, at level
 // depth: its set extensions first (those the size pass recorded for it),
 // then its fields and unknown bytes.
-func (e *genEnc) append(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) genAppend(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
 	if !p.simple && !e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
-		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
+		if b, ok = e.genAppendExtensions(b, p, ptr, depth); !ok {
 			return b, false
 		}
 	}
@@ -206,7 +206,7 @@ func (e *genEnc) append(b []byte, p *program, ptr genstore.Pointer, depth int) (
 			if c.IsNil() {
 				continue
 			}
-			if b, ok = e.appendNested(b, f, c, depth+1); !ok {
+			if b, ok = e.genAppendNested(b, f, c, depth+1); !ok {
 				return b, false
 			}
 		case codeListMessage, codePtrListMessage:
@@ -217,7 +217,7 @@ func (e *genEnc) append(b []byte, p *program, ptr genstore.Pointer, depth int) (
 				k = f.sf.Len(ptr)
 			}
 			for j := range k {
-				if b, ok = e.appendNested(b, f, f.sf.MessageAt(ptr, j), depth+1); !ok {
+				if b, ok = e.genAppendNested(b, f, f.sf.MessageAt(ptr, j), depth+1); !ok {
 					return b, false
 				}
 			}
@@ -233,14 +233,14 @@ func (e *genEnc) append(b []byte, p *program, ptr genstore.Pointer, depth int) (
 			if f.sf.SliceLen(ptr) == 0 {
 				continue
 			}
-			if b, ok = e.appendList(b, f, ptr, depth); !ok {
+			if b, ok = e.genAppendList(b, f, ptr, depth); !ok {
 				return b, false
 			}
 		case codeMap:
 			if f.sf.MapNil(ptr) {
 				continue
 			}
-			if b, ok = e.appendMap(b, f, ptr, depth); !ok {
+			if b, ok = e.genAppendMap(b, f, ptr, depth); !ok {
 				return b, false
 			}
 		default:
@@ -263,7 +263,7 @@ func (e *genEnc) append(b []byte, p *program, ptr genstore.Pointer, depth int) (
 // appendRest appends what follows the fields outside real oneofs of the
 // message at ptr of program p, before its unknown bytes: its oneofs,
 // then under Canonical its extensions.
-func (e *genEnc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
 	for _, o := range p.oneofs {
 		pos, w := o.Which(ptr)
@@ -275,7 +275,7 @@ func (e *genEnc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth in
 		}
 	}
 	if e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
-		if b, ok = e.appendExtensions(b, p, ptr, depth); !ok {
+		if b, ok = e.genAppendExtensions(b, p, ptr, depth); !ok {
 			return b, false
 		}
 	}
@@ -285,7 +285,7 @@ func (e *genEnc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth in
 // appendNested appends c, a message of field f at level depth, with its
 // key and its length (or, for a group, its end key), the size the size
 // pass recorded for it.
-func (e *genEnc) appendNested(b []byte, f *genField, c genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) genAppendNested(b []byte, f *genField, c genstore.Pointer, depth int) ([]byte, bool) {
 	if e.next >= len(e.st.sizes) {
 		return b, false
 	}
@@ -299,7 +299,7 @@ func (e *genEnc) appendNested(b []byte, f *genField, c genstore.Pointer, depth i
 	start := len(b)
 	if !c.IsNil() {
 		var ok bool
-		if b, ok = e.append(b, f.childProgram(), c, depth); !ok {
+		if b, ok = e.genAppend(b, f.childProgram(), c, depth); !ok {
 			return b, false
 		}
 	}
@@ -316,7 +316,7 @@ func (e *genEnc) appendNested(b []byte, f *genField, c genstore.Pointer, depth i
 
 // appendOther appends the field f (outside real oneofs) of the message at
 // ptr, if it is set, for the cases append does not take inline.
-func (e *genEnc) appendOther(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) appendOther(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	sf := f.sf
 	if sf.PresenceBit >= 0 {
 		if !sf.Present(ptr) {
@@ -349,9 +349,9 @@ func (e *genEnc) appendOther(b []byte, f *genField, ptr genstore.Pointer, depth 
 		if c.IsNil() {
 			return b, true
 		}
-		return e.appendNested(b, f, c, depth+1)
+		return e.genAppendNested(b, f, c, depth+1)
 	}
-	return e.appendList(b, f, ptr, depth)
+	return e.genAppendList(b, f, ptr, depth)
 }
 
 // appendSet appends the field f, in place or a *string, whose presence
@@ -378,7 +378,7 @@ func appendSet(b []byte, f *genField, ptr genstore.Pointer) ([]byte, bool) {
 
 // appendMember appends f, the set member of a real oneof, whose wrapper
 // is at w.
-func (e *genEnc) appendMember(b []byte, f *genField, w genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) appendMember(b []byte, f *genField, w genstore.Pointer, depth int) ([]byte, bool) {
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
@@ -388,14 +388,14 @@ func (e *genEnc) appendMember(b []byte, f *genField, w genstore.Pointer, depth i
 		b = appendVarint(appendGenTag(b, f), uint64(len(s)))
 		return append(b, s...), true
 	case genstore.RepMessage:
-		return e.appendNested(b, f, sf.Ptr(w), depth+1)
+		return e.genAppendNested(b, f, sf.Ptr(w), depth+1)
 	}
 	v, _ := word(sf, w)
 	return wire.AppendWord(appendGenTag(b, f), f.Op, v), true
 }
 
 // appendList appends the list field f of the message at ptr.
-func (e *genEnc) appendList(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) genAppendList(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	sf := f.sf
 	k := sf.Len(ptr)
 	if k == 0 {
@@ -416,7 +416,7 @@ func (e *genEnc) appendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 		return b, true
 	case genstore.RepListMessage, genstore.RepPtrListMessage:
 		for j := range k {
-			if b, ok = e.appendNested(b, f, sf.MessageAt(ptr, j), depth+1); !ok {
+			if b, ok = e.genAppendNested(b, f, sf.MessageAt(ptr, j), depth+1); !ok {
 				return b, false
 			}
 		}
@@ -441,13 +441,13 @@ func (e *genEnc) appendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 // appendMap appends the entries of the map field f of the message at
 // ptr, as the size pass read them (and, for a deterministic call, sorted
 // them).
-func (e *genEnc) appendMap(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) genAppendMap(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	k := f.sf.Len(ptr)
 	if k == 0 {
 		return b, true
 	}
 	start := e.nextEntry
-	if start+k > len(e.st.entries) {
+	if start+k > len(e.st.recs) {
 		return b, false
 	}
 	e.nextEntry += k
@@ -458,7 +458,7 @@ func (e *genEnc) appendMap(b []byte, f *genField, ptr genstore.Pointer, depth in
 	}
 	ok := true
 	for i := start; i < start+k; i++ {
-		en := e.st.entries[i]
+		en := e.st.recs[i]
 		// The entry's size, its message value's from the size pass.
 		vn := 0
 		if f.Elem == wire.OpMessage {
@@ -488,7 +488,7 @@ func (e *genEnc) appendMap(b []byte, f *genField, ptr genstore.Pointer, depth in
 			b = appendVarint(b, uint64(vn))
 			vs := len(b)
 			if !en.vp.IsNil() {
-				if b, ok = e.append(b, child, en.vp, depth+2); !ok {
+				if b, ok = e.genAppend(b, child, en.vp, depth+2); !ok {
 					return b, false
 				}
 			}

@@ -51,8 +51,10 @@ type Options struct {
 // the walk): far enough below the largest int32 that a size within it,
 // with a key and a length prefix added, cannot overflow an int of 32
 // bits. Where int has 32 bits, a size that may be large (a nested
-// message's, a string's) is added only after checking that the total
-// stays within the limit (wire.Fits), so that no sum wraps.
+// message's, a list's, a map's, a string's, as one string or message may
+// be held many times) is added only after checking that the total stays
+// within the limit (wire.Fits), so that no sum wraps; with 64 bits no sum
+// can wrap before the check of each message's total.
 const maxSize = math.MaxInt32 - 64
 
 // A message shared along many paths (a DAG) is counted once per path by
@@ -71,26 +73,6 @@ const (
 type seen struct {
 	addr  uintptr
 	epoch uint32
-}
-
-// State is what an Encoder keeps for the engine between calls: the
-// sizes of nested messages, the map entries and the set extensions of
-// one call, reused. Between calls it holds no reference to a message
-// (entries and extensions are cleared); what it keeps is bounded (see
-// release).
-type State struct {
-	sizes   []int32
-	entries []entry
-	exts    []ext
-	// seen is the table of visited messages; epoch the current call's.
-	seen  [seenSlots]seen
-	epoch uint32
-	// last is the program of the type last encoded.
-	last *program
-	// iter and scratch read maps: an iterator, and a settable value per
-	// Go type of key and value (at most maxScratch), zeroed between calls.
-	iter    reflect.MapIter
-	scratch []scratch
 }
 
 // scratch is a settable value of one Go type, for reading map keys (or
@@ -135,39 +117,9 @@ type entry struct {
 	vp genstore.Pointer
 }
 
-// genEnc is one call of the engine.
-type genEnc struct {
-	st      *State
-	det     bool
-	partial bool
-	// levels checks the depth limit and cycles past levels.Deep, and
-	// holds the deepest level followed (levels.Limit).
-	levels  fault.Levels[uintptr]
-	maxSize int
-	repeats int
-	// mapped is set once the call has read a map (and so filled the
-	// map scratch values, which release clears).
-	mapped bool
-	// utf8 asks the size pass to check strings (not for SizeOnly).
-	utf8 bool
-	// canon and signing are Options.Canonical and Options.Signing.
-	canon, signing bool
-	// trail is where the size pass records a fault (Options.Trail).
-	trail *fault.Trail
-	// next, nextEntry and nextExt are the write pass's cursors in
-	// st.sizes, st.entries and st.exts, which the size pass filled in
-	// the same order.
-	next, nextEntry, nextExt int
-}
-
-// Encode encodes m, a generated message whose reflection is mr, its
-// extensions included, appending to b (with o.SizeOnly, it appends
-// nothing and returns the size as n). It reports handled false, with b
-// unchanged, whenever it does not encode m: then either st.Fault reports
-// the fault m fails with, or (see the package doc: limits, MessageSet
-// types, extensions holding messages of types it does not read, a
-// message changed during the call) the caller walks m. st may not be nil.
-func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
+// encodeGenerated is Encode for m, a message that is not package
+// dynamic's.
+func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
 	// The last type encoded first: its program holds no descriptor, and
 	// a message of its Go type is of its descriptor.
 	p := st.last
@@ -188,17 +140,17 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	if ptr.IsNil() {
 		return b, 0, false
 	}
-	e := genEnc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
+	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
 		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize)}
 	p = e.variantOf(p)
-	st.epoch++
-	if st.epoch == 0 { // wrapped: forget every slot
+	st.seenEpoch++
+	if st.seenEpoch == 0 { // wrapped: forget every slot
 		st.seen = [seenSlots]seen{}
-		st.epoch = 1
+		st.seenEpoch = 1
 	}
-	defer e.release()
-	n, ok = e.size(p, ptr, 1)
+	defer e.genRelease()
+	n, ok = e.genSize(p, ptr, 1)
 	if !ok || n > o.MaxSize {
 		return b, 0, false
 	}
@@ -209,8 +161,8 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 		genBetweenPasses()
 	}
 	out = wire.Grow(b, n)
-	out, ok = e.append(out, p, ptr, 1)
-	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.entries) || e.nextExt != len(st.exts) {
+	out, ok = e.genAppend(out, p, ptr, 1)
+	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.recs) || e.nextExt != len(st.exts) {
 		return b, 0, false
 	}
 	return out, n, true
@@ -222,7 +174,7 @@ var genBetweenPasses func()
 
 // release ends a call: it drops the references the entries and the
 // extensions hold and the scratch beyond what is kept.
-func (e *genEnc) release() {
+func (e *enc) genRelease() {
 	st := e.st
 	if e.mapped {
 		for i := range st.scratch {
@@ -230,13 +182,13 @@ func (e *genEnc) release() {
 		}
 		st.iter.Reset(reflect.Value{})
 	}
-	clear(st.entries)
-	st.entries = st.entries[:0]
+	clear(st.recs)
+	st.recs = st.recs[:0]
 	clear(st.exts)
 	st.exts = st.exts[:0]
 	st.sizes = st.sizes[:0]
-	if cap(st.entries) > maxKept {
-		st.entries = nil
+	if cap(st.recs) > maxKept {
+		st.recs = nil
 	}
 	if cap(st.exts) > maxKept {
 		st.exts = nil
@@ -250,8 +202,8 @@ func (e *genEnc) release() {
 // depth: its set extensions first (recorded for the write pass, which
 // writes them first), then its fields and unknown bytes; false means the
 // walk must take the message. Its callers check the level first
-// (genEnc.levels).
-func (e *genEnc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
+// (enc.levels).
+func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	// end is where the fields stop: the first required field not set
 	// (a fault, after the fields before it), or the oneofs.
 	end := p.regular
@@ -267,7 +219,7 @@ func (e *genEnc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			return 0, false
 		}
 		if !e.canon && p.st.ExtensionsLen(ptr) > 0 {
-			x, ok := e.sizeExtensions(p, ptr, depth)
+			x, ok := e.genSizeExtensions(p, ptr, depth)
 			if !ok {
 				return 0, false
 			}
@@ -464,7 +416,7 @@ func (e *genEnc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if f.sf.SliceLen(ptr) == 0 {
 				continue
 			}
-			x, ok := e.sizeList(f, ptr, depth)
+			x, ok := e.genSizeList(f, ptr, depth)
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
@@ -473,7 +425,7 @@ func (e *genEnc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if f.sf.MapNil(ptr) {
 				continue
 			}
-			x, ok := e.sizeMap(f, ptr, depth)
+			x, ok := e.genSizeMap(f, ptr, depth)
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
@@ -507,7 +459,7 @@ func (e *genEnc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		// In number order: after the fields, when every extension set
 		// is numbered above them (else the walk merges them).
 		start := len(e.st.exts)
-		x, ok := e.sizeExtensions(p, ptr, depth)
+		x, ok := e.genSizeExtensions(p, ptr, depth)
 		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return 0, false
 		}
@@ -533,7 +485,7 @@ func (e *genEnc) size(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 // of n bytes so far: it adds its unknown bytes and checks the limit
 // (size refuses them first under Signing; a simple program's passes
 // never run under it).
-func (e *genEnc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
+func (e *enc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
 	u := p.st.Unknown(ptr)
 	if !wire.Fits(n, len(u), e.maxSize) {
 		return 0, false
@@ -551,7 +503,7 @@ func (e *genEnc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool
 // extension ranges start below its last field (the size pass checks
 // after the fields that the extensions set are numbered above them), so
 // that a fault it finds in the fields is the walk's first.
-func (e *genEnc) canonical(p *program, ptr genstore.Pointer) bool {
+func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
 	b := p.base
 	if b == nil {
 		return false
@@ -565,7 +517,7 @@ func (e *genEnc) canonical(p *program, ptr genstore.Pointer) bool {
 // sizeNested returns the size of c, a message of field f at level
 // depth (element index of a list, or -1), without its key or length, and
 // records it for the write pass.
-func (e *genEnc) sizeNested(f *genField, c genstore.Pointer, depth, index int) (int, bool) {
+func (e *enc) sizeNested(f *genField, c genstore.Pointer, depth, index int) (int, bool) {
 	if depth > e.levels.Deep && e.levels.Check(e.trail, f.sf.Layout, c.Addr(), depth, false) {
 		return 0, false
 	}
@@ -591,7 +543,7 @@ func (e *genEnc) sizeNested(f *genField, c genstore.Pointer, depth, index int) (
 		}
 		return 0, true
 	}
-	x, ok := e.size(child, c, depth)
+	x, ok := e.genSize(child, c, depth)
 	if !ok {
 		e.trail.Enter(f.sf.Layout, index)
 		return 0, false
@@ -603,17 +555,17 @@ func (e *genEnc) sizeNested(f *genField, c genstore.Pointer, depth, index int) (
 // visit notes a visit of the nested message c by the size pass, and
 // reports false once the call has visited messages it saw before more
 // than maxRepeats times (see seen).
-func (e *genEnc) visit(c genstore.Pointer) bool {
+func (e *enc) visit(c genstore.Pointer) bool {
 	a := c.Addr()
 	if a == 0 {
 		return true
 	}
 	s := &e.st.seen[(uint64(a)*0x9e3779b97f4a7c15)>>(64-8)]
-	if s.addr == a && s.epoch == e.st.epoch {
+	if s.addr == a && s.epoch == e.st.seenEpoch {
 		e.repeats++
 		return e.repeats <= maxRepeats
 	}
-	s.addr, s.epoch = a, e.st.epoch
+	s.addr, s.epoch = a, e.st.seenEpoch
 	return true
 }
 
@@ -727,7 +679,7 @@ func isScalarRep(r genstore.Rep) bool {
 // sizeOther returns the size of the field f (outside real oneofs) of the
 // message at ptr, 0 if it is not set, for the cases size does not take
 // inline.
-func (e *genEnc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
+func (e *enc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
 	sf := f.sf
 	if sf.PresenceBit >= 0 {
 		if !sf.Present(ptr) {
@@ -762,13 +714,13 @@ func (e *genEnc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, b
 		x, ok := e.sizeNested(f, c, depth+1, -1)
 		return int(f.TagLen) + wrap(f, x), ok
 	}
-	return e.sizeList(f, ptr, depth)
+	return e.genSizeList(f, ptr, depth)
 }
 
 // sizeString returns the size of s, a value of the string field f, with
 // its key, for the cases size does not take inline: a fault if its UTF-8
 // is checked and invalid, false too where its length does not fit.
-func (e *genEnc) sizeString(f *genField, s string) (int, bool) {
+func (e *enc) sizeString(f *genField, s string) (int, bool) {
 	if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 		return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, 0)
 	}
@@ -778,7 +730,7 @@ func (e *genEnc) sizeString(f *genField, s string) (int, bool) {
 // sizeSet returns the size of the field f, in place or a *string, whose
 // presence bit is set in the message at ptr: written whatever its value.
 // A *string whose bit is set but which is nil is left to the walk.
-func (e *genEnc) sizeSet(f *genField, ptr genstore.Pointer) (int, bool) {
+func (e *enc) sizeSet(f *genField, ptr genstore.Pointer) (int, bool) {
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepPtrString:
@@ -799,7 +751,7 @@ func (e *genEnc) sizeSet(f *genField, ptr genstore.Pointer) (int, bool) {
 
 // sizeMember returns the size of f, the set member of a real oneof,
 // whose wrapper is at w: set whatever its value.
-func (e *genEnc) sizeMember(f *genField, w genstore.Pointer, depth int) (int, bool) {
+func (e *enc) sizeMember(f *genField, w genstore.Pointer, depth int) (int, bool) {
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
@@ -816,7 +768,7 @@ func (e *genEnc) sizeMember(f *genField, w genstore.Pointer, depth int) (int, bo
 }
 
 // sizeList returns the size of the list field f of the message at ptr.
-func (e *genEnc) sizeList(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
+func (e *enc) genSizeList(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
 	sf := f.sf
 	k := sf.Len(ptr)
 	if k == 0 {
@@ -908,7 +860,7 @@ func elemWord(sf *genstore.Field, ptr genstore.Pointer, j int) uint64 {
 // sizeMap returns the size of the map field f of the message at ptr: it
 // reads its entries once, into the call's entries (sorted by key when the
 // call is deterministic), for the write pass to take in the same order.
-func (e *genEnc) sizeMap(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
+func (e *enc) genSizeMap(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
 	mv := f.sf.Map(ptr)
 	if mv.Len() == 0 {
 		return 0, true
@@ -920,7 +872,7 @@ func (e *genEnc) sizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 		return 0, false // the entries are one level down
 	}
 	x := f.more
-	start := len(e.st.entries)
+	start := len(e.st.recs)
 	e.mapped = true
 	key := e.st.scratchOf(x.keyType, false)
 	val := e.st.scratchOf(x.valueType, true)
@@ -973,9 +925,9 @@ func (e *genEnc) sizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 		default:
 			en.vw = val.Uint()
 		}
-		e.st.entries = append(e.st.entries, en)
+		e.st.recs = append(e.st.recs, en)
 	}
-	entries := e.st.entries[start:]
+	entries := e.st.recs[start:]
 	if e.det {
 		if o := x.KeyOrder; o == wire.OrderString {
 			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.ks, b.ks) })
@@ -988,7 +940,7 @@ func (e *genEnc) sizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 	valueUTF8 := f.Elem == wire.OpString && f.UTF8 && e.utf8
 	for i := range entries {
 		// Indexed anew: sizing a value may append nested maps' entries.
-		en := e.st.entries[start+i]
+		en := e.st.recs[start+i]
 		var bad *layout.Field // the key or the value, if invalid
 		switch lf := f.sf.Layout; {
 		case keyUTF8 && !utf8x.ShortASCII(en.ks) && !utf8x.ValidString(en.ks):
@@ -1006,7 +958,7 @@ func (e *genEnc) sizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
 			return 0, false
 		}
-		y, ok := e.entrySize(f, child, &en, depth)
+		y, ok := e.genEntrySize(f, child, &en, depth)
 		if !ok {
 			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, true)
 		}
@@ -1021,7 +973,7 @@ func (e *genEnc) sizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 // entrySize returns the size of the body of a map entry of field f: its
 // key and value, both always written. A message value is counted (and
 // its size recorded) here.
-func (e *genEnc) entrySize(f *genField, child *program, en *entry, depth int) (int, bool) {
+func (e *enc) genEntrySize(f *genField, child *program, en *entry, depth int) (int, bool) {
 	vn := 0
 	if f.Elem == wire.OpMessage {
 		if !e.visit(en.vp) {
@@ -1031,7 +983,7 @@ func (e *genEnc) entrySize(f *genField, child *program, en *entry, depth int) (i
 		e.st.sizes = append(e.st.sizes, 0)
 		if !en.vp.IsNil() {
 			var ok bool
-			if vn, ok = e.size(child, en.vp, depth+2); !ok {
+			if vn, ok = e.genSize(child, en.vp, depth+2); !ok {
 				return 0, false
 			}
 		} else if !e.partial && len(child.required) > 0 {

@@ -9,7 +9,7 @@ func SetGenBetweenPasses(f func()) { genBetweenPasses = f }
 // nested sizes, the map entries, the extensions and the map scratch
 // values.
 func (st *State) Kept() (sizes, entries, exts, scratch int) {
-	return cap(st.sizes), cap(st.entries), cap(st.exts), len(st.scratch)
+	return cap(st.sizes), cap(st.recs), cap(st.exts), len(st.scratch)
 }
 
 // Bounds are the largest capacities Kept may return.

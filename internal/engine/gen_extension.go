@@ -63,7 +63,7 @@ func extensionValue(x *protoimpl.ExtensionFieldV1) (v protoreflect.Value, set, o
 // sizeExtensions returns the size of the set extensions of the message
 // at ptr of program p, at level depth, keys included, and records them,
 // sorted by number, for the write pass.
-func (e *genEnc) sizeExtensions(p *program, ptr genstore.Pointer, depth int) (int, bool) {
+func (e *enc) genSizeExtensions(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	start := len(e.st.exts)
 	owner := ptr.Addr()
 	for _, x := range p.st.Extensions(ptr) {
@@ -91,7 +91,7 @@ func (e *genEnc) sizeExtensions(p *program, ptr genstore.Pointer, depth int) (in
 		// Copied: sizing a message value may append its own extensions,
 		// and so move the slice.
 		x := e.st.exts[start+i]
-		y, c, ok := e.sizeExtension(x.f, x.v, depth)
+		y, c, ok := e.genSizeExtension(x.f, x.v, depth)
 		if !e.trail.Counted(n, y, ok, e.maxSize) {
 			return 0, false
 		}
@@ -104,7 +104,7 @@ func (e *genEnc) sizeExtensions(p *program, ptr genstore.Pointer, depth int) (in
 // sizeExtension returns the size of the value v of the extension f of a
 // message at level depth, keys included, recording the sizes of its
 // messages, and the program of its messages (nil if it holds none).
-func (e *genEnc) sizeExtension(f *layout.Field, v protoreflect.Value, depth int) (int, *program, bool) {
+func (e *enc) genSizeExtension(f *layout.Field, v protoreflect.Value, depth int) (int, *program, bool) {
 	if !f.List {
 		switch f.Elem {
 		case wire.OpMessage, wire.OpGroup:
@@ -202,7 +202,7 @@ func extMessage(m protoreflect.Message, hint *program) (*program, genstore.Point
 // variantOf returns the program the call runs for messages of program
 // p: its canonical variant under Options.Canonical (p itself if it is
 // one), else p.
-func (e *genEnc) variantOf(p *program) *program {
+func (e *enc) variantOf(p *program) *program {
 	if !e.canon || p.base != nil {
 		return p
 	}
@@ -216,7 +216,7 @@ func (e *genEnc) variantOf(p *program) *program {
 // extension f (element index of a list, or -1) at level depth, and its
 // size without key or length, and records the size for the write pass;
 // a fault found in m passes up through f.
-func (e *genEnc) sizeExtMessage(m protoreflect.Message, hint *program, f *layout.Field, index, depth int) (*program, int, bool) {
+func (e *enc) sizeExtMessage(m protoreflect.Message, hint *program, f *layout.Field, index, depth int) (*program, int, bool) {
 	p, c, ok := extMessage(m, hint)
 	if !ok {
 		return nil, 0, false
@@ -227,7 +227,7 @@ func (e *genEnc) sizeExtMessage(m protoreflect.Message, hint *program, f *layout
 	p = e.variantOf(p)
 	i := len(e.st.sizes)
 	e.st.sizes = append(e.st.sizes, 0)
-	n, ok := e.size(p, c, depth)
+	n, ok := e.genSize(p, c, depth)
 	if !ok {
 		e.trail.Enter(f, index)
 		return nil, 0, false
@@ -238,7 +238,7 @@ func (e *genEnc) sizeExtMessage(m protoreflect.Message, hint *program, f *layout
 
 // hasExtensions reports whether the next extensions the size pass
 // recorded are those of the message at ptr.
-func (e *genEnc) hasExtensions(ptr genstore.Pointer) bool {
+func (e *enc) hasExtensions(ptr genstore.Pointer) bool {
 	i := e.nextExt
 	return i < len(e.st.exts) && e.st.exts[i].run > 0 && e.st.exts[i].owner == ptr.Addr()
 }
@@ -246,7 +246,7 @@ func (e *genEnc) hasExtensions(ptr genstore.Pointer) bool {
 // appendExtensions appends the set extensions of the message at ptr of
 // program p, at level depth, reading them again: they must be those the
 // size pass recorded for it (none, unless hasExtensions).
-func (e *genEnc) appendExtensions(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
+func (e *enc) genAppendExtensions(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	start, k := e.nextExt, 0
 	if e.hasExtensions(ptr) {
 		k = int(e.st.exts[start].run)
@@ -280,7 +280,7 @@ func (e *genEnc) appendExtensions(b []byte, p *program, ptr genstore.Pointer, de
 		if !s || layout.Extension(x.Type().TypeDescriptor()) != r.f {
 			return b, false
 		}
-		if b, ok = e.appendExtension(b, r.f, v, r.child, depth); !ok {
+		if b, ok = e.genAppendExtension(b, r.f, v, r.child, depth); !ok {
 			return b, false
 		}
 	}
@@ -290,7 +290,7 @@ func (e *genEnc) appendExtensions(b []byte, p *program, ptr genstore.Pointer, de
 // appendExtension appends the value v of the extension f of a message at
 // level depth, with its keys; child is the program of its messages the
 // size pass found.
-func (e *genEnc) appendExtension(b []byte, f *layout.Field, v protoreflect.Value, child *program, depth int) ([]byte, bool) {
+func (e *enc) genAppendExtension(b []byte, f *layout.Field, v protoreflect.Value, child *program, depth int) ([]byte, bool) {
 	if !f.List {
 		switch f.Elem {
 		case wire.OpMessage, wire.OpGroup:
@@ -334,7 +334,7 @@ func (e *genEnc) appendExtension(b []byte, f *layout.Field, v protoreflect.Value
 // appendExtMessage appends m, a message value of the extension f at level
 // depth, with its key and the length the size pass recorded for it (or,
 // for a group, its end key).
-func (e *genEnc) appendExtMessage(b []byte, f *layout.Field, m protoreflect.Message, hint *program, depth int) ([]byte, bool) {
+func (e *enc) appendExtMessage(b []byte, f *layout.Field, m protoreflect.Message, hint *program, depth int) ([]byte, bool) {
 	if e.next >= len(e.st.sizes) {
 		return b, false
 	}
@@ -350,7 +350,7 @@ func (e *genEnc) appendExtMessage(b []byte, f *layout.Field, m protoreflect.Mess
 		b = appendVarint(b, uint64(n))
 	}
 	start := len(b)
-	if b, ok = e.append(b, p, c, depth); !ok || len(b)-start != n {
+	if b, ok = e.genAppend(b, p, c, depth); !ok || len(b)-start != n {
 		return b, false
 	}
 	return append(b, f.EndTag...), true

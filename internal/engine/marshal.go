@@ -2,7 +2,7 @@ package engine
 
 import (
 	"cmp"
-	"math"
+
 	"math/bits"
 	"slices"
 	"sync"
@@ -20,7 +20,7 @@ import (
 
 // The direct encoder: a size pass and a write pass over a Message's
 // storage, by a program compiled per shape (encProgram), for the encoder
-// to call before its checked walk (Append). It encodes what the
+// to call before its checked walk (State.Encode). It encodes what the
 // walk encodes, byte for byte, or fails with the fault the walk would
 // report, or gives up and leaves the message to the walk, which then
 // gives the same bytes or its detailed error. Its size pass checks
@@ -89,25 +89,6 @@ var epochs atomic.Uint64
 // seldom touch the shared counter.
 const epochBlock = 1 << 12
 
-// maxDirectSize is the largest size the direct encoder counts (larger
-// messages go to the walk): far enough below the largest int32 that a
-// size within it, with a key and a length prefix added, cannot overflow
-// an int of 32 bits. Where int has 32 bits, the size pass adds a size
-// that may be large (a nested message's, a list's, a map's, a string's,
-// as one string or message may be held many times) only after checking
-// that the total stays within the limit (wire.Fits), so that its sums never
-// wrap; with 64 bits they cannot wrap before the check of each message's
-// total.
-const maxDirectSize = math.MaxInt32 - 64
-
-// EncodeState is what an Encoder keeps for the direct encoder between
-// calls: its block of epochs and the scratch space of
-// deterministic map order.
-type EncodeState struct {
-	next, end uint64
-	entries   []mapEntry
-}
-
 // maxKeptEntries bounds the map scratch kept between calls.
 const maxKeptEntries = 1 << 12
 
@@ -119,46 +100,12 @@ type mapEntry struct {
 	v protoreflect.Value
 }
 
-// enc is one call of the direct encoder.
-type enc struct {
-	// st is the caller's state, or nil: a call without one takes
-	// epochs from the shared counter, and the map scratch from statePool
-	// if it needs it (pooled is then set).
-	st      *EncodeState
-	pooled  bool
-	stamp   uint32 // the call's epoch, shifted left by one
-	det     bool
-	partial bool
-	// levels checks the depth limit and cycles past levels.Deep, and
-	// holds the deepest level followed (levels.Limit).
-	levels  fault.Levels[*Message]
-	maxSize int
-	// changed is set when a nested message's written length is not the
-	// size counted for it: the message changed during the call.
-	changed bool
-	// utf8 asks the size pass to check strings (not for SizeOnly), and
-	// trail is where it records the fault it fails with (Options.Trail;
-	// nil in the write pass, whose give-ups go to the walk). recheck
-	// asks the write pass to check strings: in appendCached, after a
-	// size pass that did not.
-	utf8    bool
-	recheck bool
-	trail   *fault.Trail
-	// canon and signing are Options.Canonical and Signing: the
-	// passes write field-number order (encProgram.canon, extensions
-	// merged), and leave to the walk a message with a required field
-	// missing, and under Signing one with an unpacked repeated scalar
-	// extension (encProgram.signing packs the fields); a non-empty map
-	// and unknown fields under Signing are faults.
-	canon, signing bool
-}
-
 // statePool holds the states of calls made without an Encoder's (the
 // fast-path methods).
-var statePool = sync.Pool{New: func() any { return new(EncodeState) }}
+var statePool = sync.Pool{New: func() any { return new(State) }}
 
 // epoch returns a new epoch, shifted left by one; st may be nil.
-func (st *EncodeState) epoch() uint32 {
+func (st *State) epoch() uint32 {
 	if st == nil {
 		return uint32(epochs.Add(1) << 1)
 	}
@@ -171,32 +118,14 @@ func (st *EncodeState) epoch() uint32 {
 	return uint32(e << 1)
 }
 
-// Append encodes m straight from its storage, appending to b, with the
-// scratch space st that the caller (an Encoder) keeps between calls; with
-// o.SizeOnly it appends nothing and returns the size as n. It reports
-// handled false, with b unchanged, whenever it does not encode m: with a
-// fault recorded in o.Trail (invalid UTF-8, a required field not set,
-// the depth limit, a cycle, a MessageSet type, the Signing profile's
-// refusals), or for anything else (the size limit, nesting past
-// wire.MaxStackDepth, an extension holding a value of another
-// implementation, a message that changed during the call), and the
-// encoder then walks m, which gives the same bytes or
-// the detailed error.
-func Append(st *EncodeState, b []byte, m *Message, o Options) (out []byte, n int, handled bool) {
-	if m == nil {
-		return b, 0, false
-	}
-	return st.encode(b, m, o)
-}
-
-// encode runs the direct encoder on m, as Append describes; st
+// encode runs the direct encoder on m, as Encode describes; st
 // may be nil (see enc).
-func (st *EncodeState) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
+func (st *State) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
 	if onEncode != nil {
 		onEncode()
 	}
 	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		levels: fault.NewLevels[*Message](o.MaxDepth), maxSize: min(o.MaxSize, maxDirectSize),
+		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize),
 		utf8: !o.SizeOnly, trail: o.Trail, canon: o.Canonical, signing: o.Canonical && o.Signing}
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
@@ -251,9 +180,9 @@ func (e *enc) release() {
 
 // scratch returns the call's state, taking one from statePool for a
 // call made without one.
-func (e *enc) scratch() *EncodeState {
+func (e *enc) scratch() *State {
 	if e.st == nil {
-		e.st, e.pooled = statePool.Get().(*EncodeState), true
+		e.st, e.pooled = statePool.Get().(*State), true
 	}
 	return e.st
 }
@@ -266,8 +195,8 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	if stamp&1 == 0 {
 		return b, false
 	}
-	e := enc{stamp: stamp &^ 1, det: det, partial: true, maxSize: maxDirectSize, recheck: true,
-		levels: fault.NewLevels[*Message](wire.DefaultMaxDepth)}
+	e := enc{stamp: stamp &^ 1, det: det, partial: true, maxSize: maxSize, recheck: true,
+		levels: fault.NewLevels[uintptr](wire.DefaultMaxDepth)}
 	out, _, ok := e.finish(b, m, n)
 	return out, ok
 }
@@ -377,7 +306,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				if c == nil {
 					continue
 				}
-				if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), c, depth+1, false) {
+				if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), addrOf(c), depth+1, false) {
 					e.trail.Up(n)
 					return 0, false
 				}
@@ -660,7 +589,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if c == nil {
 			return 0, true
 		}
-		if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), c, depth+1, false) {
+		if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), addrOf(c), depth+1, false) {
 			return 0, false
 		}
 		x, ok := e.size(c, depth+1)
@@ -752,7 +681,7 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 		}
 	case wire.OpMessage, wire.OpGroup:
 		for j, c := range l.msgs() {
-			if depth >= e.levels.Deep && e.levels.Check(e.trail, lf, c, depth+1, false) {
+			if depth >= e.levels.Deep && e.levels.Check(e.trail, lf, addrOf(c), depth+1, false) {
 				e.trail.Up(n)
 				return 0, false
 			}
@@ -844,7 +773,7 @@ func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v pro
 		}
 	}
 	if f.Elem == wire.OpMessage && depth+2 > e.levels.Deep {
-		if c, ok := v.Message().(*Message); ok && e.levels.Check(e.trail, lf.MapValue, c, depth+2, true) {
+		if c, ok := v.Message().(*Message); ok && e.levels.Check(e.trail, lf.MapValue, addrOf(c), depth+2, true) {
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
 		}
@@ -1325,7 +1254,7 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		return int(f.TagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
 	case wire.OpMessage, wire.OpGroup:
 		c, ok := v.Message().(*Message)
-		if !ok || depth >= e.levels.Deep && e.levels.Check(e.trail, f.more.ext, c, depth+1, false) {
+		if !ok || depth >= e.levels.Deep && e.levels.Check(e.trail, f.more.ext, addrOf(c), depth+1, false) {
 			return 0, false
 		}
 		x, ok := e.size(c, depth+1)

@@ -492,7 +492,7 @@ func TestDirectMapScratchBounded(t *testing.T) {
 		for i := range c.entries {
 			mp.Set(protoreflect.ValueOfInt32(int32(i)).MapKey(), protoreflect.ValueOfInt32(1))
 		}
-		var state engine.EncodeState
+		var state engine.State
 		if _, _, handled := engine.DirectAppendState(&state, nil, m, directOptions(true)); !handled {
 			t.Fatalf("%d entries: not handled", c.entries)
 		}

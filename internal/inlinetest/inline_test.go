@@ -39,8 +39,8 @@ var hot = map[string][]string{
 		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
 	"github.com/protolayout/protolayout/internal/engine": {
-		"(*genField).childProgram", "(*genEnc).visit", "(*genEnc).hasExtensions", "appendGenTag", "appendVarint",
-		"(*genEnc).sizeUnknown",
+		"(*genField).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendGenTag", "appendVarint",
+		"(*enc).sizeUnknown",
 		"(*Message).strAt", "(*Message).msgAt", "(*Message).listAt", "(*Message).mapAt",
 	},
 	"github.com/protolayout/protolayout/internal/walk": {

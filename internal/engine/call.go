@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"reflect"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/protolayout/protolayout/internal/fault"
+)
+
+// State is what an Encoder keeps for the engine between calls, for both
+// storages. For generated messages: the sizes of nested messages, the
+// map entries and the set extensions of one call, the table of visited
+// messages and the map scratch values. For dynamic messages: a block of
+// epochs and the scratch of deterministic map order. Between calls it
+// holds no reference to a message (entries and extensions are cleared);
+// what it keeps is bounded (see genRelease and release).
+type State struct {
+	sizes []int32
+	recs  []entry
+	exts  []ext
+	// seen is the table of visited messages; seenEpoch the current
+	// call's.
+	seen      [seenSlots]seen
+	seenEpoch uint32
+	// last is the program of the generated type last encoded.
+	last *program
+	// iter and scratch read maps: an iterator, and a settable value per
+	// Go type of key and value (at most maxScratch), zeroed between calls.
+	iter    reflect.MapIter
+	scratch []scratch
+
+	// next and end delimit the block of epochs the state has left (see
+	// epochs).
+	next, end uint64
+	// entries are a dynamic map's entries being sorted.
+	entries []mapEntry
+}
+
+// enc is one call of the engine: the options and the progress both
+// storages' passes share, and what each keeps of its own.
+type enc struct {
+	// st is the caller's state. A call of dynamic's fast-path methods
+	// has none: it takes epochs from the shared counter, and the map
+	// scratch from statePool if it needs it (pooled is then set).
+	st      *State
+	pooled  bool
+	det     bool
+	partial bool
+	// levels checks the depth limit and cycles past levels.Deep, and
+	// holds the deepest level followed (levels.Limit); messages are
+	// told apart by their addresses.
+	levels  fault.Levels[uintptr]
+	maxSize int
+	// utf8 asks the size pass to check strings (not for SizeOnly), and
+	// trail is where it records the fault it fails with (Options.Trail;
+	// nil in dynamic's write pass, whose give-ups go to the walk).
+	// recheck asks dynamic's write pass to check strings: in
+	// appendCached, after a size pass that did not.
+	utf8    bool
+	recheck bool
+	trail   *fault.Trail
+	// canon and signing are Options.Canonical and Signing: the
+	// passes write field-number order (generated: the program's
+	// canonical variant; dynamic: encProgram.canon, extensions merged),
+	// and leave to the walk a message with a required field missing,
+	// and, under Signing, dynamic's with an unpacked repeated scalar
+	// extension (encProgram.signing packs the fields); a non-empty map
+	// and unknown fields under Signing are faults.
+	canon, signing bool
+
+	// Generated messages: repeats counts visits of messages seen before
+	// (see seen); mapped is set once the call has read a map (and so
+	// filled the map scratch values, which genRelease clears); next,
+	// nextEntry and nextExt are the write pass's cursors in st.sizes,
+	// st.recs and st.exts, which the size pass filled in the same order.
+	repeats                  int
+	mapped                   bool
+	next, nextEntry, nextExt int
+
+	// Dynamic messages: stamp is the call's epoch, shifted left by one;
+	// changed is set when a nested message's written length is not the
+	// size counted for it (the message changed during the call).
+	stamp   uint32
+	changed bool
+}
+
+// Encode encodes m, whose reflection is mr, straight from its storage:
+// a message of package dynamic, or a generated message of a type whose
+// storage map genstore builds. It appends to b (with o.SizeOnly, it
+// appends nothing and returns the size as n), and reports handled false,
+// with b unchanged, whenever it does not encode m: then either o.Trail
+// holds the fault m fails with, as the walk names it, or (see the package
+// doc: limits, nesting past wire.MaxStackDepth, a type it does not read,
+// an extension holding a value of another implementation, a message
+// changed during the call) the caller walks m, which gives the same bytes
+// or the detailed error.
+func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
+	if dm, ok := m.(*Message); ok {
+		if dm == nil {
+			return b, 0, false
+		}
+		return st.encode(b, dm, o)
+	}
+	return st.encodeGenerated(b, m, mr, o)
+}
+
+// addrOf returns the address of m, which the depth and cycle checks
+// (enc.levels) tell messages apart by.
+func addrOf(m *Message) uintptr { return reflect.ValueOf(m).Pointer() }
