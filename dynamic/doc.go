@@ -91,8 +91,9 @@
 // initializers do with dynamicpb). This direct encoder names invalid
 // UTF-8 and a required field not set itself, with the path the walk
 // would give; whatever else it does not take (a limit met, a cycle,
-// nesting deeper than 100 levels, an extension holding a message of
-// another implementation) goes to the encoder's checked walk, which
+// nesting deeper than 100 levels, an extension holding a message of a
+// type the encoder does not read, such as dynamicpb's) goes to the
+// encoder's checked walk, which
 // gives the same bytes or its detailed error. A reused encoder.Encoder
 // appending into a buffer with room allocates nothing per call.
 //

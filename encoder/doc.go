@@ -40,9 +40,11 @@
 // proto.Marshal's, and so are the fast path's gaps (no depth limit: a
 // generated message that contains itself overflows the stack, as in
 // proto.Marshal; no UTF-8 check of repeated string extensions). Messages of package dynamic are written straight from
-// their storage by that package's direct encoder, with the same bytes and
-// guarantees, and whatever it does not take (errors, extreme depth, a
-// value of another implementation) goes to the checked walk.
+// their storage by the same engine, with the same bytes and guarantees (an
+// extension may hold a message of the other storage: each message is
+// written by its own), and whatever it does not take (errors, extreme
+// depth, a message of a type it does not read, such as dynamicpb's) goes
+// to the checked walk.
 //
 // # How it works
 //

@@ -74,9 +74,13 @@ type enc struct {
 	// filled the map scratch values, which genRelease clears); next,
 	// nextEntry and nextExt are the write pass's cursors in st.sizes,
 	// st.recs and st.exts, which the size pass filled in the same order.
+	// generated is set once the call has readied the scratch of
+	// generated messages (a call on one, or one that met one in an
+	// extension: generatedScratch).
 	repeats                  int
 	mapped                   bool
 	next, nextEntry, nextExt int
+	generated                bool
 
 	// Dynamic messages: stamp is the call's epoch, shifted left by one;
 	// changed is set when a nested message's written length is not the
@@ -92,7 +96,7 @@ type enc struct {
 // with b unchanged, whenever it does not encode m: then either o.Trail
 // holds the fault m fails with, as the walk names it, or (see the package
 // doc: limits, nesting past wire.MaxStackDepth, a type it does not read,
-// an extension holding a value of another implementation, a message
+// an extension holding a message of a type neither storage reads, a message
 // changed during the call) the caller walks m, which gives the same bytes
 // or the detailed error.
 func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {

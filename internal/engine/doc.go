@@ -50,8 +50,8 @@
 // follows (wire.MaxStackDepth; a cycle the walk finds deeper than that),
 // on the size limit, on a fault that the walk would
 // not reach because its running sums pass the size limit first, on an
-// extension holding a message of a type it does not
-// read (dynamicpb, package dynamic, a refused type), a nested length
+// extension holding a message of a type neither storage reads
+// (dynamicpb, a refused type; see ext_value.go), a nested length
 // that disagrees with its count or extensions that differ between the
 // passes (the message changed during the call), or a shared subtree
 // visited too often (a DAG, whose summaries the walk keeps). No bytes

@@ -144,12 +144,9 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
 		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize)}
 	p = e.variantOf(p)
-	st.seenEpoch++
-	if st.seenEpoch == 0 { // wrapped: forget every slot
-		st.seen = [seenSlots]seen{}
-		st.seenEpoch = 1
-	}
-	defer e.genRelease()
+	st.newSeenEpoch()
+	e.generated = true
+	defer e.release()
 	n, ok = e.genSize(p, ptr, 1)
 	if !ok || n > o.MaxSize {
 		return b, 0, false
@@ -162,18 +159,36 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 	}
 	out = wire.Grow(b, n)
 	out, ok = e.genAppend(out, p, ptr, 1)
-	if !ok || len(out)-len(b) != n || e.next != len(st.sizes) || e.nextEntry != len(st.recs) || e.nextExt != len(st.exts) {
+	if !ok || len(out)-len(b) != n || !e.consumed() || e.changed {
 		return b, 0, false
 	}
 	return out, n, true
+}
+
+// newSeenEpoch starts a call's table of visited messages.
+func (st *State) newSeenEpoch() {
+	st.seenEpoch++
+	if st.seenEpoch == 0 { // wrapped: forget every slot
+		st.seen = [seenSlots]seen{}
+		st.seenEpoch = 1
+	}
+}
+
+// consumed reports whether the write pass took every size, map entry
+// and extension of generated messages that the size pass recorded (as
+// it does unless a message changed between the passes).
+func (e *enc) consumed() bool {
+	st := e.st
+	return !e.generated || e.next == len(st.sizes) && e.nextEntry == len(st.recs) && e.nextExt == len(st.exts)
 }
 
 // genBetweenPasses, when set (by tests), is called between the size and the
 // write pass of every encoding.
 var genBetweenPasses func()
 
-// release ends a call: it drops the references the entries and the
-// extensions hold and the scratch beyond what is kept.
+// genRelease ends a call that read generated messages: it drops the
+// references the entries and the extensions hold and the scratch beyond
+// what is kept.
 func (e *enc) genRelease() {
 	st := e.st
 	if e.mapped {

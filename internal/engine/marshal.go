@@ -33,8 +33,8 @@ import (
 // than one entry under Deterministic, whose entries it visits in map
 // order, is left to the walk, which sorts them. It gives up on anything
 // else out of the ordinary (nesting past the levels it follows or the
-// size limit, an extension holding a message or list of another
-// implementation). That includes a message whose written length is not
+// size limit, an extension holding a message of a type neither storage
+// reads: see ext_value.go). That includes a message whose written length is not
 // the size its size pass counted: it
 // changed during the call (or holds a stale stamp, below), and the walk,
 // which reads it again, encodes it or fails with ErrSizeMismatch. No
@@ -133,9 +133,11 @@ func (st *State) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
 	atomic.StoreUint32(&m.size.epoch, e.stamp)
 	n, ok := e.size(m, 1)
 	if !ok || n > o.MaxSize {
+		e.release()
 		return b, 0, false
 	}
 	if o.SizeOnly {
+		e.release()
 		return b, n, true
 	}
 	return e.finish(b, m, n)
@@ -157,6 +159,7 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	e.trail = nil
 	out := slices.Grow(b, n)
 	out, ok := e.append(out, m, 1)
+	ok = ok && e.consumed()
 	e.release()
 	if !ok || e.changed || len(out)-len(b) != n {
 		return b, 0, false
@@ -164,10 +167,14 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	return out, n, true
 }
 
-// release drops what the call left in the scratch space.
+// release ends a call: it drops what the call left in the scratch
+// space, and returns a state taken from statePool.
 func (e *enc) release() {
 	if e.st == nil {
 		return
+	}
+	if e.generated {
+		e.genRelease()
 	}
 	if cap(e.st.entries) > maxKeptEntries {
 		e.st.entries = nil
@@ -391,7 +398,7 @@ func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int
 			if !e.canonicalExt(x) {
 				return 0, false
 			}
-			k, ok := e.sizeExtension(x.rec, x.v, depth)
+			k, _, ok := e.sizeExtension(x.rec, x.v, depth)
 			if !e.trail.Counted(n, k, ok, e.maxSize) {
 				return 0, false
 			}
@@ -431,7 +438,7 @@ func (e *enc) appendCanonical(b []byte, m *Message, words []uint64, p *encProgra
 			if !extensionSet(x.fd, x.v) {
 				continue
 			}
-			if b, ok = e.appendExtension(b, x.rec, x.v, depth); !ok {
+			if b, ok = e.appendExtension(b, x.rec, x.v, nil, depth); !ok {
 				return b, false
 			}
 		}
@@ -1229,54 +1236,13 @@ func (e *enc) sizeExtensions(xs []extension, depth int) (int, bool) {
 		if !extensionSet(x.fd, x.v) {
 			continue
 		}
-		k, ok := e.sizeExtension(x.rec, x.v, depth)
+		k, _, ok := e.sizeExtension(x.rec, x.v, depth)
 		if !e.trail.Counted(n, k, ok, e.maxSize) {
 			return 0, false
 		}
 		n += k
 	}
 	return n, true
-}
-
-// sizeExtension returns the size of the value v of an extension of
-// record f, of a message at level depth. Extensions always have
-// presence: a zero scalar is written. A message or list of another
-// implementation (set through another package's extension type) is
-// left to the walk.
-func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, bool) {
-	switch f.Op {
-	case wire.OpString:
-		if f.UTF8 && e.utf8 && !utf8x.ValidString(v.String()) {
-			return 0, e.trail.Fail(fault.InvalidUTF8, f.more.ext, 0)
-		}
-		return int(f.TagLen) + protowire.SizeBytes(len(v.String())), wire.Fits(0, len(v.String()), e.maxSize)
-	case wire.OpBytes:
-		return int(f.TagLen) + protowire.SizeBytes(len(v.Bytes())), wire.Fits(0, len(v.Bytes()), e.maxSize)
-	case wire.OpMessage, wire.OpGroup:
-		c, ok := v.Message().(*Message)
-		if !ok || depth >= e.levels.Deep && e.levels.Check(e.trail, f.more.ext, addrOf(c), depth+1, false) {
-			return 0, false
-		}
-		x, ok := e.size(c, depth+1)
-		if !ok {
-			e.trail.Enter(f.more.ext, -1)
-		}
-		return int(f.TagLen) + wrapSize(f, f.Op, x), ok
-	case wire.OpList:
-		l, ok := v.List().(*list)
-		if !ok {
-			return 0, false
-		}
-		return e.sizeList(l, f, f.more.ext, depth)
-	case wire.OpPacked:
-		l, ok := v.List().(*list)
-		if !ok {
-			return 0, false
-		}
-		return int(f.TagLen) + protowire.SizeBytes(wire.PackedSize(f.Elem, l.words())), true
-	default:
-		return int(f.TagLen) + wire.SizeWord(f.Op, wire.Word(f.more.valueKind, v)), true
-	}
 }
 
 // appendExtensions appends the extensions xs (in ascending number, the
@@ -1288,49 +1254,11 @@ func (e *enc) appendExtensions(b []byte, xs []extension, depth int) ([]byte, boo
 		if !extensionSet(x.fd, x.v) {
 			continue
 		}
-		if b, ok = e.appendExtension(b, x.rec, x.v, depth); !ok {
+		if b, ok = e.appendExtension(b, x.rec, x.v, nil, depth); !ok {
 			return b, false
 		}
 	}
 	return b, true
-}
-
-// appendExtension appends the value v of an extension of record f, of
-// a message at level depth, as sizeExtension counted it.
-func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, depth int) ([]byte, bool) {
-	switch f.Op {
-	case wire.OpString:
-		x := v.String()
-		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
-			return b, false
-		}
-		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
-		return append(b, x...), true
-	case wire.OpBytes:
-		x := v.Bytes()
-		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
-		return append(b, x...), true
-	case wire.OpMessage, wire.OpGroup:
-		c, ok := v.Message().(*Message)
-		if !ok {
-			return b, false
-		}
-		return e.appendNested(b, f, f.Op, c, depth+1)
-	case wire.OpList:
-		l, ok := v.List().(*list)
-		if !ok {
-			return b, false
-		}
-		return e.appendList(b, l, f, depth)
-	case wire.OpPacked:
-		l, ok := v.List().(*list)
-		if !ok {
-			return b, false
-		}
-		return appendPacked(b, f, l.words()), true
-	default:
-		return wire.AppendWord(appendTag(b, f), f.Op, wire.Word(f.more.valueKind, v)), true
-	}
 }
 
 // encField is the direct encoder's record of one field: where its value
