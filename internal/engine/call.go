@@ -87,6 +87,12 @@ type enc struct {
 	// size counted for it (the message changed during the call).
 	stamp   uint32
 	changed bool
+	// inMaps counts the dynamic maps whose entries the passes are in:
+	// the size pass and the write pass may visit their entries in other
+	// orders (map order, or sorted), so that a generated message reached
+	// there, whose sizes and map entries the write pass takes in the
+	// order the size pass recorded them, is left to the walk.
+	inMaps int
 }
 
 // Encode encodes m, whose reflection is mr, straight from its storage:

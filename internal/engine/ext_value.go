@@ -19,7 +19,8 @@ import (
 // is written by its own storage's passes in the same call. Lists are
 // this package's (read from their storage) or any other implementation
 // (read through protoreflect, as protobuf-go's are). A message of a type
-// neither storage reads leaves the holder to the walk.
+// neither storage reads leaves the holder to the walk, and so does a
+// generated message inside a dynamic map (see enc.inMaps).
 
 // sizeExtension returns the size of the value v of the extension of
 // record f, of a message at level depth, keys included, and the program
@@ -129,7 +130,7 @@ func (e *enc) sizeExtMessage(f *encField, op wire.Op, m protoreflect.Message, hi
 		return wrapSize(f, op, x), hint, true
 	}
 	p, c, ok := extMessage(m, hint)
-	if !ok || !e.generatedScratch() {
+	if !ok || e.inMaps > 0 || !e.generatedScratch() {
 		return 0, hint, false
 	}
 	if depth >= e.levels.Deep && e.levels.Check(e.trail, lf, c.Addr(), depth+1, false) || !e.visit(c) {
@@ -233,7 +234,7 @@ func (e *enc) appendExtMessage(b []byte, f *encField, op wire.Op, m protoreflect
 		e.dynamicScratch()
 		return e.appendNested(b, f, op, c, depth+1)
 	}
-	if e.st == nil || e.next >= len(e.st.sizes) {
+	if e.st == nil || e.inMaps > 0 || e.next >= len(e.st.sizes) {
 		return b, false
 	}
 	n := int(e.st.sizes[e.next])

@@ -625,7 +625,10 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if e.signing && mp.Len() > 0 {
 			return 0, e.trail.Fail(fault.MapRefused, m.fieldOf(f), 0)
 		}
-		return e.sizeMap(mp, f, m.fieldOf(f), depth)
+		e.inMaps++
+		n, ok := e.sizeMap(mp, f, m.fieldOf(f), depth)
+		e.inMaps--
+		return n, ok
 	}
 }
 
@@ -1023,7 +1026,10 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if mp == nil {
 			return b, true
 		}
-		return e.appendMap(b, mp, f, depth)
+		e.inMaps++
+		b, ok := e.appendMap(b, mp, f, depth)
+		e.inMaps--
+		return b, ok
 	}
 }
 
