@@ -115,6 +115,14 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	return st.encodeGenerated(b, m, mr, o)
 }
 
+// call returns a call of the engine under options o, with the state st
+// (nil for a call of dynamic's fast-path methods).
+func (st *State) call(o Options) enc {
+	return enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
+		canon: o.Canonical, signing: o.Canonical && o.Signing,
+		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize)}
+}
+
 // addrOf returns the address of m, which the depth and cycle checks
 // (enc.levels) tell messages apart by.
 func addrOf(m *Message) uintptr { return reflect.ValueOf(m).Pointer() }

@@ -140,9 +140,7 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 	if ptr.IsNil() {
 		return b, 0, false
 	}
-	e := enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
-		canon: o.Canonical, signing: o.Canonical && o.Signing,
-		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize)}
+	e := st.call(o)
 	p = e.variantOf(p)
 	st.newSeenEpoch()
 	e.generated = true

@@ -124,9 +124,8 @@ func (st *State) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
 	if onEncode != nil {
 		onEncode()
 	}
-	e := enc{st: st, stamp: st.epoch(), det: o.Deterministic, partial: o.Partial || o.SizeOnly,
-		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize),
-		utf8: !o.SizeOnly, trail: o.Trail, canon: o.Canonical, signing: o.Canonical && o.Signing}
+	e := st.call(o)
+	e.stamp = st.epoch()
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for
 	// appendCached to use.
