@@ -47,3 +47,33 @@ func Example() {
 	// hi 3
 	// 0a 02 68 69 10 03
 }
+
+func ExampleDecoder() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(greetingProto), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	md := fd.Messages().ByName("Greeting")
+	text := md.Fields().ByName("text")
+
+	// A hot loop: one Decoder and one message for every input; each call
+	// reuses the storage of what the one before decoded.
+	var d dynamic.Decoder
+	m := dynamic.NewMessage(md)
+	var kept []string
+	for _, in := range [][]byte{{0x0a, 0x02, 'h', 'i'}, {0x0a, 0x03, 'y', 'o', '!', 0x10, 0x07}} {
+		if err := d.Unmarshal(in, m); err != nil {
+			panic(err)
+		}
+		// Strings and bytes stay valid after the next call; keep
+		// proto.Clone(m) to keep a message.
+		kept = append(kept, m.Get(text).String())
+	}
+	fmt.Println(kept, m.Get(md.Fields().ByName("count")).Int())
+	// Output:
+	// [hi yo!] 7
+}
