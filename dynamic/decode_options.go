@@ -92,17 +92,19 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m *Message) error {
 //
 // What a caller may keep: Unmarshal (unless Options.Merge is set) and
 // Reset release every message and list that the Decoder's calls made
-// since the last release, the values of m's message, list and map fields
-// at any depth. A released message reads as an empty, read-only message
-// (IsValid reports false, and setting a field panics), and a released
-// list as an empty, read-only list; their storage holds the values of
-// the next calls. The message passed to Unmarshal stays valid (it is
-// reset by the next call without Merge, so its fields no longer hold
-// released values), as do its maps (their message values released), and
-// strings and bytes read from any decoded message never change. To keep
-// a decoded message past the next call, keep proto.Clone of it; a
-// released message or list stored in another message's field reads
-// there as empty too. A copy of the struct of a message the Decoder made
+// since the last release: the messages and lists in m's fields, at any
+// depth, map values and the fields of extension values included. A
+// released message reads as an empty, read-only message (IsValid reports
+// false, and setting a field panics), and a released list as an empty,
+// read-only list; their storage holds the values of the next calls, and
+// they cannot reach it. What stays valid: the message passed to
+// Unmarshal (the next call without Merge resets it; after Reset alone
+// its message and list fields hold released values), maps and extension
+// values themselves (new in every call), and every string and bytes
+// value read from a decoded message, which never changes. To keep a
+// decoded message past the next call, keep proto.Clone of it; a released
+// message or list stored in another message's field reads there as
+// empty too. A copy of the struct of a message the Decoder made
 // (*m2 = *m) shares its storage and is not released with it: it must
 // not be used after the release.
 //

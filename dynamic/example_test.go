@@ -77,3 +77,50 @@ func ExampleDecoder() {
 	// Output:
 	// [hi yo!] 7
 }
+
+// A schema with a nested message, for the lifetime of what a Decoder
+// decodes.
+const envelopeProto = `
+name: "envelope.proto" package: "example" syntax: "proto3"
+message_type {
+  name: "Envelope"
+  field { name: "greeting" number: 1 type: TYPE_MESSAGE type_name: ".example.Greeting" label: LABEL_OPTIONAL json_name: "greeting" }
+}
+message_type {
+  name: "Greeting"
+  field { name: "text" number: 1 type: TYPE_STRING label: LABEL_OPTIONAL json_name: "text" }
+}
+`
+
+func ExampleDecoder_Reset() {
+	fdp := new(descriptorpb.FileDescriptorProto)
+	if err := prototext.Unmarshal([]byte(envelopeProto), fdp); err != nil {
+		panic(err)
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		panic(err)
+	}
+	md := fd.Messages().ByName("Envelope")
+	greeting := md.Fields().ByName("greeting")
+	text := greeting.Message().Fields().ByName("text")
+
+	d := dynamic.Decoder{MaxKeep: dynamic.DefaultMaxKeep}
+	m := dynamic.NewMessage(md)
+	if err := d.Unmarshal([]byte{0x0a, 0x04, 0x0a, 0x02, 'h', 'i'}, m); err != nil {
+		panic(err)
+	}
+	g := m.Get(greeting).Message()
+	s := g.Get(text).String()
+	kept := proto.Clone(g.Interface()).ProtoReflect()
+	fmt.Println(g.IsValid(), s)
+
+	// Reset (or the next Unmarshal) releases the nested message: it reads
+	// as empty and read-only, and its storage is reused. The string read
+	// from it and the clone stay.
+	d.Reset()
+	fmt.Printf("%v %q %q %q\n", g.IsValid(), g.Get(text).String(), s, kept.Get(text).String())
+	// Output:
+	// true hi
+	// false "" "hi" "hi"
+}
