@@ -160,3 +160,34 @@ func TestDecoderMergeAndLimit(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecoder holds one Decoder, reused over every input, type and
+// option of the run, to proto.Unmarshal into dynamicpb.
+func FuzzDecoder(f *testing.F) {
+	addDecodeSeeds(f)
+	twins := protobuftest.Twins()
+	var d dynamic.Decoder
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, tw := range twins {
+			md := tw.Dyn.Descriptor()
+			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
+				d.Options = dynamic.UnmarshalOptions{AllowPartial: o.AllowPartial, DiscardUnknown: o.DiscardUnknown,
+					Resolver: decodeTypesDyn, MaxMemory: -1}
+				o.Resolver = protobuftest.DynamicTypes()
+				want := dynamicpb.NewMessage(md)
+				panicked, errw := unmarshalRecover(o, b, want)
+				if panicked != nil {
+					continue // dynamicpb's known panic (see decodePair)
+				}
+				got := dynamic.NewMessage(md)
+				errg := d.Unmarshal(b, got)
+				if (errw == nil) != (errg == nil) {
+					t.Fatalf("%v %+v: dynamicpb error %v, Decoder error %v", md.FullName(), o, errw, errg)
+				}
+				if errg == nil {
+					sameContents(t, want, got)
+				}
+			}
+		}
+	})
+}
