@@ -46,7 +46,8 @@ func unmarshalInto(newMessage func(w *workload) func() proto.Message, equal func
 }
 
 // decodeContestants is the unmarshal family, in report order: the two
-// baselines, package dynamic, the canonical checker (which decodes
+// baselines, package dynamic (a new message per call, then a reused
+// Decoder), the canonical checker (which decodes
 // nothing: it holds the same bytes to encoder.Canonical), then
 // platformDecoders (hyperpb where it builds).
 var decodeContestants = append([]contestant{
@@ -67,10 +68,26 @@ var decodeContestants = append([]contestant{
 			return func() proto.Message { return dynamic.NewMessage(md) }
 		},
 		func(w *workload) proto.Message { return w.dynmsg })},
+	{name: "unmarshal/dynamic-reuse", family: benchreport.FamilyUnmarshal, prepare: dynamicReuse},
 	{name: "check/canonical", family: benchreport.FamilyUnmarshal, prepare: func(name string, w *workload) benchreport.Contestant {
 		return benchreport.CanonicalChecker(name, w.Workload, encoder.Canonical)
 	}},
 }, platformDecoders...)
+
+// dynamicReuse decodes the workload's reference bytes into one
+// dynamic.Message with one dynamic.Decoder, which each call releases and
+// reuses: its messages live until the next call, so its memory held is
+// not measured.
+func dynamicReuse(name string, w *workload) benchreport.Contestant {
+	data, want := w.Ref(0), w.dynmsg
+	d, m := new(dynamic.Decoder), dynamic.NewMessage(w.dynamic.ProtoReflect().Descriptor())
+	return benchreport.Contestant{
+		Name:   name,
+		Check:  benchreport.CheckDecodedMessage,
+		Decode: func(int) (proto.Message, error) { return m, d.Unmarshal(data, m) },
+		Equal:  func(int) proto.Message { return want },
+	}
+}
 
 // decodeFailing is a decoder that fails verification with err, for a
 // contestant that could not be set up.

@@ -108,6 +108,8 @@
 //	unmarshal/generated        the generated type (baseline)
 //	unmarshal/dynamicpb        dynamicpb over the descriptor loaded at run time (baseline)
 //	unmarshal/dynamic          package dynamic over the same descriptor
+//	unmarshal/dynamic-reuse    the same into one message with one dynamic.Decoder, whose storage each call
+//	                           releases and reuses (a message lives until the next call)
 //	unmarshal/hyperpb          buf.build/go/hyperpb, its type compiled once from that descriptor, hyperpb.NewMessage per call
 //	unmarshal/hyperpb-shared   the same with one hyperpb.Shared, freed before each decode (arena reuse)
 //
@@ -130,8 +132,8 @@
 // also has held B/op, the bytes of heap one decoded message keeps alive:
 // after the timed rounds, the live heap (runtime.MemStats.HeapAlloc after
 // runtime.GC) grows by that much for each of 8 decoded messages held at
-// once (benchreport.HeldBytes); it is not measured for hyperpb-shared,
-// whose message lives only until the next call.
+// once (benchreport.HeldBytes); it is not measured for hyperpb-shared
+// and dynamic-reuse, whose messages live only until the next call.
 //
 // The Writer contestants run on the descriptor loaded at run time (the
 // dynamic twin's) and report their length moves per message (moves/msg,

@@ -80,3 +80,67 @@ var ErrMemoryLimit = engine.ErrMemoryLimit
 func (o UnmarshalOptions) Unmarshal(b []byte, m *Message) error {
 	return engine.Unmarshal(b, m, engine.UnmarshalOptions(o))
 }
+
+// A Decoder decodes into Messages as UnmarshalOptions.Unmarshal does,
+// with the same options, rules and memory bound, and reuses from call to
+// call the memory of the messages and lists it decoded: for a loop that
+// decodes one input after another and is done with each message before
+// it decodes the next, as hyperpb's Shared is used. Each decoded message
+// is a complete, mutable Message. The zero Decoder is ready to use; a
+// Decoder must not be used by two goroutines at once, nor copied once
+// used.
+//
+// What a caller may keep: Unmarshal (unless Options.Merge is set) and
+// Reset release every message and list that the Decoder's calls made
+// since the last release: the messages and lists in m's fields, at any
+// depth, map values and the fields of extension values included. A
+// released message reads as an empty, read-only message (IsValid reports
+// false, and setting a field panics), and a released list as an empty,
+// read-only list; their storage holds the values of the next calls, and
+// they cannot reach it. What stays valid: the message passed to
+// Unmarshal (the next call without Merge resets it; after Reset alone
+// its message and list fields hold released values), maps and extension
+// values themselves (new in every call), and every string and bytes
+// value read from a decoded message, which never changes. To keep a
+// decoded message past the next call, keep proto.Clone of it; a released
+// message or list stored in another message's field reads there as
+// empty too. A copy of the struct of a message the Decoder made
+// (*m2 = *m) shares its storage and is not released with it: it must
+// not be used after the release.
+//
+// A call with Options.Merge releases nothing, so that it can merge into
+// what the calls before it decoded; the next release releases all of
+// them. What a Decoder keeps between calls for the next is bounded by
+// MaxKeep.
+type Decoder struct {
+	// Options are the options of every call.
+	Options UnmarshalOptions
+	// MaxKeep bounds the bytes of storage (message storage blocks and
+	// lists' elements) the Decoder keeps between calls to decode the
+	// next into: zero means DefaultMaxKeep, and a negative value keeps
+	// nothing. Storage past the bound is allocated as UnmarshalOptions
+	// allocates it. Until the next release, the Decoder also holds the
+	// headers of the messages and lists it decoded, which those messages
+	// hold anyway. A message type unused for 8 releases in a row gives
+	// its storage back.
+	MaxKeep int64
+
+	d engine.Decoder
+}
+
+// DefaultMaxKeep is the bytes of storage a Decoder keeps between calls
+// when its MaxKeep is zero: 4 MiB, about ten decoded OTLP trace exports
+// of 69 kB each.
+const DefaultMaxKeep = engine.DefaultMaxKeep
+
+// Unmarshal decodes b into m as d.Options.Unmarshal does, first
+// releasing what d's calls decoded since the last release unless
+// d.Options.Merge is set (see Decoder).
+func (d *Decoder) Unmarshal(b []byte, m *Message) error {
+	return d.d.Unmarshal(b, m, engine.UnmarshalOptions(d.Options), d.MaxKeep)
+}
+
+// Reset releases every message and list that d's calls decoded since
+// the last release (see Decoder), so that the next call reuses their
+// storage; d keeps that storage, within MaxKeep.
+func (d *Decoder) Reset() { d.d.Release() }

@@ -121,6 +121,13 @@
 // records of its field that starts it, counted ahead, rather than
 // growing by doubling.
 //
+// A loop that decodes one input after another, and is done with each
+// message before the next, can use a Decoder: each call releases what the
+// call before decoded (a message kept past it reads as empty and
+// read-only) and cuts the new storage blocks and list elements from the
+// same memory, within Decoder.MaxKeep, so that it allocates about half
+// as much; strings and bytes are never reused.
+//
 // proto.Unmarshal bounds nothing but the nesting, for a Message as for
 // generated and dynamicpb messages: small records of empty messages take
 // up to 80 times their input once decoded (see UnmarshalOptions). A

@@ -958,6 +958,8 @@ func (o *decodeOptions) listOf(df *decField, m *Message) *list {
 		l = o.newList(m.t.desc, df)
 		lists[df.slot] = l
 		df.mark(m.words())
+	} else if o.reuse != nil && o.reuse.merge {
+		o.reuse.grown(l)
 	}
 	return l
 }
@@ -1038,11 +1040,17 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 		// newChild's cut, from the run's chunk.
 		o.used += size
 		c.n++
-		if c.c.Spent() {
-			slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+		var sub *Message
+		if o.reuse != nil {
+			sub = o.reuse.cut(c)
+		} else {
+			if c.c.Spent() {
+				slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
+			}
+			var blk slots.Block
+			sub, blk = slots.CutHeaded[Message](&c.c, &s.slots)
+			sub.t, sub.block = c.t, blk
 		}
-		sub, blk := slots.CutHeaded[Message](&c.c, &s.slots)
-		sub.t, sub.block = c.t, blk
 		if err := o.message(v, sub, depth); err != nil {
 			l.setMsgs(msgs)
 			return 0, err

@@ -90,6 +90,10 @@ type arena struct {
 	// required fields.
 	required bool
 
+	// reuse is set in a Decoder's arena (decode_reuse.go), nil in
+	// another: its messages' headers are apart from their blocks.
+	reuse *reuse
+
 	// used counts the bytes of the values handed out: each message's
 	// header and block, each list's header and elements' arrays, each
 	// copy, and estimates for map entries, extensions and unknown fields
@@ -145,6 +149,7 @@ var (
 	strsLimit      = chunkLimit[string]()
 	bytesLimit     = chunkLimit[[]byte]()
 	msgPtrLimit    = chunkLimit[*Message]()
+	headersLimit   = chunkLimit[Message]()
 	typesLimit     = chunkLimit[msgType]()
 	listTypesLimit = chunkLimit[listType]()
 )
@@ -171,6 +176,8 @@ type slab[T any] struct {
 	next   int
 	expect int
 	taken  int
+	// keep is set in a Decoder's arena (see slabKeep).
+	keep *slabKeep[T]
 }
 
 // take returns n zero Ts, with no spare capacity, from the slab's chunk,
@@ -192,7 +199,11 @@ func (s *slab[T]) take(n, first, limit int) []T {
 			s.expect = max(0, s.expect-max(n, size))
 		}
 		s.next = min(2*size, limit)
-		s.free = make([]T, max(n, size))
+		if s.keep != nil {
+			s.free = s.keep.array(max(n, size))
+		} else {
+			s.free = make([]T, max(n, size))
+		}
 	}
 	s.taken += n
 	r := s.free[:n:n]
@@ -327,6 +338,9 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 	// take, inlined: a call less for every message a decode makes.
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
+	if a.reuse != nil {
+		return a.reuse.cut(c)
+	}
 	if c.c.Spent() {
 		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	}
@@ -341,6 +355,9 @@ func (a *arena) take(c *shapeChunk) *Message {
 	s := c.s
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
+	if a.reuse != nil {
+		return a.reuse.cut(c)
+	}
 	if c.c.Spent() {
 		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	}
@@ -428,6 +445,9 @@ func (a *arena) find(s *shape) *shapeChunk {
 // as s's hint says, and notes whether s has required fields.
 func (a *arena) start(c *shapeChunk, s *shape) {
 	c.s = s
+	if a.reuse != nil {
+		c.c.Keep(&a.reuse.budget)
+	}
 	if len(s.decodeTable().required) > 0 {
 		a.required = true
 	}

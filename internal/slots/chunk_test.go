@@ -64,3 +64,59 @@ func TestChunkExpect(t *testing.T) {
 		t.Fatalf("array lengths %v, want %v", lens, want)
 	}
 }
+
+// A Chunk that keeps its arrays cuts the same blocks again after Rewind,
+// cleared, within its budget, and gives the bytes back on Drop; Cut and
+// Refill cut as Take does, an empty layout's blocks included.
+func TestChunkKeep(t *testing.T) {
+	l := NewLayout(testTypes, []int{1, 2, 3, 4})
+	budget := int64(4 * l.Bytes())
+	var c Chunk
+	c.Keep(&budget)
+	cut := func() Block {
+		if c.Spent() {
+			c.Refill(&l, 2, 1<<10, 1<<20)
+		}
+		return Cut(&c, &l)
+	}
+	var first []Block
+	for i := range 6 {
+		b := cut()
+		Part[uint64](b, &l, 0)[0] = uint64(i + 1)
+		first = append(first, b)
+	}
+	// Arrays of 2 and 4 blocks were kept, within a budget of 4 blocks: the
+	// first only.
+	if budget != int64(2*l.Bytes()) || c.Kept() != int64(2*l.Bytes()) {
+		t.Fatalf("budget left %d, kept %d, block of %d bytes", budget, c.Kept(), l.Bytes())
+	}
+	if idle := c.Rewind(); idle != 0 {
+		t.Fatalf("Rewind after use: idle %d", idle)
+	}
+	for i := range 2 {
+		if b := cut(); b.p != first[i].p || Part[uint64](b, &l, 0)[0] != 0 {
+			t.Fatalf("block %d after Rewind: %p (was %p), value %d", i, b.p, first[i].p, Part[uint64](b, &l, 0)[0])
+		}
+	}
+	if b := cut(); b.p == first[2].p {
+		t.Fatal("a block of an array not kept was cut again")
+	}
+	c.Rewind()
+	if idle := c.Rewind(); idle != 1 {
+		t.Fatalf("second Rewind with nothing cut: idle %d", idle)
+	}
+	c.Drop()
+	if budget != int64(4*l.Bytes()) || c.Kept() != 0 {
+		t.Fatalf("after Drop: budget %d, kept %d", budget, c.Kept())
+	}
+	var e Layout
+	var ce Chunk
+	for range 3 {
+		if ce.Spent() {
+			ce.Refill(&e, 2, 1<<10, 1<<20)
+		}
+		if b := Cut(&ce, &e); b.p != (&Chunk{}).Take(&e, 1, 1, 1).p {
+			t.Fatal("an empty layout's Cut is not the empty block")
+		}
+	}
+}

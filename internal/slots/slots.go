@@ -23,6 +23,7 @@
 package slots
 
 import (
+	"math"
 	"math/bits"
 	"reflect"
 	"sync/atomic"
@@ -240,6 +241,90 @@ type Chunk struct {
 	// block in one, and noBlock is set when they have none.
 	size, off uintptr
 	noBlock   bool
+	// keep is set once c keeps its arrays (see Keep).
+	keep *chunkKeep
+}
+
+// chunkKeep holds the arrays a Chunk allocated while its budget had room
+// for them (see Keep), in the order it allocated them; pos counts those
+// cut from since the last Rewind, used whether a block was cut since,
+// and idle the Rewinds in a row that found none cut.
+type chunkKeep struct {
+	kept   []keptArray
+	pos    int
+	budget *int64
+	used   bool
+	idle   int
+}
+
+// keptArray is an array a Chunk keeps: its address, length, type and
+// bytes.
+type keptArray struct {
+	p     unsafe.Pointer
+	n     int
+	typ   reflect.Type
+	bytes int64
+}
+
+// Keep makes c keep the arrays it allocates from now on, each while
+// *budget has room for it (a kept array takes its bytes from *budget,
+// which the Chunks of one owner share, and Drop gives them back), so
+// that after Rewind it cuts its blocks from them again.
+func (c *Chunk) Keep(budget *int64) {
+	if c.keep == nil {
+		c.keep = new(chunkKeep)
+	}
+	c.keep.budget = budget
+}
+
+// Rewind clears the arrays c keeps that it cut blocks from since the
+// last Rewind (so that they keep nothing alive), and makes c cut its
+// next blocks from the arrays it keeps, in order, and then from new
+// arrays. The blocks it cut before are overwritten: the caller must make
+// sure that nothing reaches them any longer. It returns how many Rewinds
+// in a row, this one included, found no block cut since the one before.
+func (c *Chunk) Rewind() (idle int) {
+	c.free, c.left, c.next, c.expect = nil, 0, 0, 0
+	k := c.keep
+	if k == nil {
+		return 0
+	}
+	for _, a := range k.kept[:k.pos] {
+		// With the write barriers clearing pointers takes.
+		reflect.NewAt(a.typ, a.p).Elem().SetZero()
+	}
+	if k.used {
+		k.idle = 0
+	} else {
+		k.idle++
+	}
+	k.pos, k.used = 0, false
+	return k.idle
+}
+
+// Drop forgets the arrays c keeps, giving their bytes back to its
+// budget; the blocks cut from them stay valid.
+func (c *Chunk) Drop() {
+	k := c.keep
+	if k == nil {
+		return
+	}
+	for _, a := range k.kept {
+		*k.budget += a.bytes
+	}
+	clear(k.kept)
+	k.kept, k.pos = k.kept[:0], 0
+}
+
+// Kept returns the bytes of the arrays c keeps.
+func (c *Chunk) Kept() int64 {
+	n := int64(0)
+	if c.keep != nil {
+		for _, a := range c.keep.kept {
+			n += a.bytes
+		}
+	}
+	return n
 }
 
 // Expect tells c that about n more blocks are to be taken from it: its
@@ -268,12 +353,20 @@ func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflec
 		if c.expect > 0 {
 			n = c.expect
 		}
-		limit = max(1, min(limit, maxBytes/int(size)))
-		n = max(1, min(n, limit))
-		c.expect = max(0, c.expect-n)
-		c.next = min(2*n, limit)
-		c.free = reflect.New(arrayOf(cache, n, typ)).UnsafePointer()
-		c.left = n
+		if k := c.keep; k != nil && k.pos < len(k.kept) {
+			c.again()
+		} else {
+			limit = max(1, min(limit, maxBytes/int(size)))
+			n = max(1, min(n, limit))
+			c.expect = max(0, c.expect-n)
+			c.next = min(2*n, limit)
+			at := arrayOf(cache, n, typ)
+			c.free = reflect.New(at).UnsafePointer()
+			c.left = n
+			if k := c.keep; k != nil {
+				k.add(c.free, n, at, int64(n)*int64(size))
+			}
+		}
 	}
 	p := c.free
 	c.left--
@@ -283,6 +376,52 @@ func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflec
 		c.free = unsafe.Add(p, size)
 	}
 	return p
+}
+
+// Refill starts a new array of blocks of l in c, whose current one is
+// spent, as Take does; Cut then cuts from it. A Chunk is used with Take
+// or Cut, or with TakeHeaded, not both.
+func (c *Chunk) Refill(l *Layout, first, limit, maxBytes int) {
+	if l.typ == nil {
+		// Blocks of no bytes: the one empty block, without end.
+		c.free, c.left = unsafe.Pointer(&empty), math.MaxInt
+		return
+	}
+	c.free = c.take(&l.arrays.blocks, l.typ, l.size, first, limit, maxBytes)
+	c.left++
+}
+
+// Cut returns a new zeroed block of l cut from c's current array, which
+// must not be spent (see Refill). It is small enough to be inlined.
+func Cut(c *Chunk, l *Layout) Block {
+	p := c.free
+	c.left--
+	if c.left == 0 {
+		c.free = nil
+	} else {
+		c.free = unsafe.Add(p, l.size)
+	}
+	return Block{p}
+}
+
+// again starts cutting from the next array c keeps, cleared by Rewind.
+func (c *Chunk) again() {
+	k := c.keep
+	a := &k.kept[k.pos]
+	k.pos++
+	k.used = true
+	c.free, c.left, c.next = a.p, a.n, a.n
+}
+
+// add notes a new array of n elements, of type typ and size bytes, at p,
+// keeping it if the budget has room.
+func (k *chunkKeep) add(p unsafe.Pointer, n int, typ reflect.Type, bytes int64) {
+	k.used = true
+	if *k.budget >= bytes {
+		*k.budget -= bytes
+		k.kept = append(k.kept, keptArray{p, n, typ, bytes})
+		k.pos++
+	}
 }
 
 // TakeHeaded returns a new zeroed H and a new zeroed block of l side by

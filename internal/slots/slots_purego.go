@@ -86,6 +86,25 @@ func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block { return l.New
 // Expect does nothing in this build.
 func (c *Chunk) Expect(n int) {}
 
+// Refill does nothing in this build.
+func (c *Chunk) Refill(l *Layout, first, limit, maxBytes int) {}
+
+// Cut returns a new zeroed block of l (l.New()).
+func Cut(c *Chunk, l *Layout) Block { return l.New() }
+
+// Keep does nothing in this build: every block is allocated on its own,
+// and none is cut again.
+func (c *Chunk) Keep(budget *int64) {}
+
+// Rewind does nothing in this build, and reports no idle Rewind.
+func (c *Chunk) Rewind() (idle int) { return 0 }
+
+// Drop does nothing in this build.
+func (c *Chunk) Drop() {}
+
+// Kept reports 0 in this build.
+func (c *Chunk) Kept() int64 { return 0 }
+
 // TakeHeaded returns a new zeroed H and a new zeroed block of l, each
 // allocated on its own in this build; the sizes are ignored.
 func TakeHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) (*H, Block) {
