@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -25,7 +26,8 @@ import (
 // encodes and, on a fault, names itself), dynamicpb (the checked walk) and
 // *dynamic.Message. Every form must fail with the same reason, field and
 // path, or succeed with the same bytes: the first fault in emission
-// order, wherever it is found.
+// order, wherever it is found; and the direct encoders name invalid UTF-8
+// without the walk.
 func TestFaultsAgreeAcrossStorage(t *testing.T) {
 	n := apiLevelSeeds()
 	det := encoder.MarshalOptions{Deterministic: true}
@@ -70,10 +72,17 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 				if wantErr != nil {
 					faulted++
 				}
-				for _, m := range forms[1:] {
-					got, err := det.Marshal(m)
+				for i, m := range forms[1:] {
+					enc := encoder.NewEncoder(det)
+					got, err := enc.Marshal(m)
 					if !protobuftest.SameFault(g, wantErr, m, err) || !slices.Equal(got, want) {
 						t.Fatalf("seed %d: %T: %v (%d bytes); the open form: %v (%d bytes)", seed, m, err, len(got), wantErr, len(want))
+					}
+					// The direct encoders (all forms but dynamicpb) name
+					// invalid UTF-8 themselves, in maps too.
+					steps := encoder.WalkStats(enc).Steps
+					if errors.Is(err, encoder.ErrInvalidUTF8) && i != 2 && steps != 0 {
+						t.Fatalf("seed %d: %T: %v named by the walk (%d steps)", seed, m, err, steps)
 					}
 				}
 			}
@@ -172,6 +181,37 @@ func TestFaultAfterTheSizeLimit(t *testing.T) {
 			var e *encoder.Error
 			if !errors.As(err, &e) || e.Err != c.want || e.Path != c.path {
 				t.Errorf("%T, %d bytes first: %v; want %v at %s", m, c.bytes, err, c.want, c.path)
+			}
+		}
+	}
+}
+
+// TestMapFaultAfterTheSizeLimit is TestFaultAfterTheSizeLimit in a map
+// under Deterministic, where the walk visits the entries by key: the
+// bytes before the fault are those of the entries that sort before it,
+// whatever order an encoder finds it in, and with the child before the
+// map they pass the limit (the walk fails on the size first). Within the
+// limit, the invalid string is reported.
+func TestMapFaultAfterTheSizeLimit(t *testing.T) {
+	g := &test3pb.TestRecursive{
+		Child: &test3pb.TestRecursive{Node: &test3pb.TestRecursive_Leaf{Leaf: strings.Repeat("c", 18)}},
+		ByName: map[string]*test3pb.TestRecursive{
+			"a": {Node: &test3pb.TestRecursive_Leaf{Leaf: strings.Repeat("a", 16)}},
+			"b": {Node: &test3pb.TestRecursive_Leaf{Leaf: "b\xff"}},
+		},
+	}
+	for _, c := range []struct {
+		limit int
+		want  error
+	}{{32, encoder.ErrSizeExceeded}, {64, encoder.ErrInvalidUTF8}} {
+		o := encoder.MarshalOptions{Deterministic: true, MaxSize: c.limit}
+		for _, m := range []proto.Message{g, protobuftest.VariantTwin(g, protobuftest.APIOpaque), protobuftest.DynamicTwin(g), protobuftest.DynamicMessageTwin(g)} {
+			for range 8 { // map order differs from call to call
+				_, err := o.Marshal(m)
+				var e *encoder.Error
+				if !errors.As(err, &e) || e.Err != c.want || c.want == encoder.ErrInvalidUTF8 && e.Path != `by_name["b"].leaf` {
+					t.Fatalf("%T, limit %d: %v; want %v", m, c.limit, err, c.want)
+				}
 			}
 		}
 	}
