@@ -1,12 +1,15 @@
 package dynmsg_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/runtime/protoiface"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
@@ -113,6 +116,45 @@ func TestMapFaultsNamedLinearly(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestFailedStampNotCached checks that a message stamped failed by a
+// deterministic call (its count failed inside a map of two entries) is
+// not written with MarshalUseCachedSize from that stamp, which reads as
+// a size past any limit: the write takes the full encoding, without
+// reserving room for the stamped size.
+func TestFailedStampNotCached(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test3.TestRecursive").Dyn.Descriptor()
+	fields := md.Fields()
+	// Each entry's value (level 3: the parent 1, the entry 2) holds a
+	// child at level 4, past MaxDepth 3. The value of "a", the first
+	// fault in key order, fails whatever the map order, and is stamped.
+	parent := dynamic.NewMessage(md)
+	var values []*dynamic.Message
+	for _, k := range []string{"a", "b"} {
+		v := dynamic.NewMessage(md)
+		v.Mutable(fields.ByName("child")).Message().Mutable(fields.ByName("child")).Message().Set(fields.ByName("value"), protoreflect.ValueOfInt32(7))
+		parent.Mutable(fields.ByName("by_name")).Map().Set(protoreflect.ValueOfString(k).MapKey(), protoreflect.ValueOfMessage(v))
+		values = append(values, v)
+	}
+	if _, err := (encoder.MarshalOptions{Deterministic: true, MaxDepth: 3}).Marshal(parent); !errors.Is(err, encoder.ErrDepthExceeded) {
+		t.Fatalf("the parent: %v, want ErrDepthExceeded", err)
+	}
+	for i, v := range values {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		// The fast-path method itself: proto.Marshal calls Size first.
+		out, err := v.ProtoReflect().ProtoMethods().Marshal(protoiface.MarshalInput{Message: v.ProtoReflect(), Flags: protoiface.MarshalUseCachedSize})
+		got := out.Buf
+		runtime.ReadMemStats(&after)
+		want, wantErr := encoder.Marshal(v) // after: it stamps v anew
+		if wantErr != nil || err != nil || !bytes.Equal(got, want) {
+			t.Errorf("value %d: % x, %v; want % x", i, got, err, want)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Errorf("value %d: %d bytes allocated to write %d", i, n, len(want))
 		}
 	}
 }

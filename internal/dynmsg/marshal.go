@@ -207,6 +207,7 @@ func (st *EncodeState) encode(b []byte, m *Message, o engine.Options) ([]byte, i
 	atomic.StoreUint32(&m.size.epoch, e.stamp)
 	n, ok := e.size(m, 1)
 	if !ok || n > o.MaxSize {
+		e.release() // earlierFault may have taken scratch space
 		return b, 0, false
 	}
 	if o.SizeOnly {
