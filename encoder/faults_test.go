@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/protolayout/protolayout/protobuftest"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 	"github.com/protolayout/protolayout/protobuftest/gen/test3pb"
+	"github.com/protolayout/protolayout/protobuftest/gen/testeditionspb"
 )
 
 // TestFaultsAgreeAcrossStorage plants faults in seeded random messages of
@@ -25,7 +27,8 @@ import (
 // encodes and, on a fault, names itself), dynamicpb (the checked walk) and
 // *dynamic.Message. Every form must fail with the same reason, field and
 // path, or succeed with the same bytes: the first fault in emission
-// order, wherever it is found.
+// order, wherever it is found; and the direct encoders name invalid UTF-8
+// without the walk.
 func TestFaultsAgreeAcrossStorage(t *testing.T) {
 	n := apiLevelSeeds()
 	det := encoder.MarshalOptions{Deterministic: true}
@@ -70,16 +73,41 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 				if wantErr != nil {
 					faulted++
 				}
-				for _, m := range forms[1:] {
-					got, err := det.Marshal(m)
+				for i, m := range forms[1:] {
+					enc := encoder.NewEncoder(det)
+					got, err := enc.Marshal(m)
 					if !protobuftest.SameFault(g, wantErr, m, err) || !slices.Equal(got, want) {
 						t.Fatalf("seed %d: %T: %v (%d bytes); the open form: %v (%d bytes)", seed, m, err, len(got), wantErr, len(want))
+					}
+					// The direct encoders (all forms but dynamicpb) name
+					// invalid UTF-8 themselves, in maps too; but under
+					// Canonical the engine leaves a message with
+					// extensions set in a type whose extension ranges
+					// start below its last field to the walk (such types
+					// hold only themselves here).
+					steps := encoder.WalkStats(enc).Steps
+					engineWalks := det.Canonical != 0 && i < 2 && interleaves(g.ProtoReflect().Descriptor())
+					if errors.Is(err, encoder.ErrInvalidUTF8) && i != 2 && !engineWalks && steps != 0 {
+						t.Fatalf("seed %d: %T: %v named by the walk (%d steps)", seed, m, err, steps)
 					}
 				}
 			}
 			total.Add(int64(faulted))
 		})
 	}
+}
+
+// interleaves reports whether an extension range of md starts below one
+// of its fields.
+func interleaves(md protoreflect.MessageDescriptor) bool {
+	for i := range md.ExtensionRanges().Len() {
+		for j := range md.Fields().Len() {
+			if md.ExtensionRanges().Get(i)[0] < md.Fields().Get(j).Number() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // faultPlaces appends to out a function per place of m (and of the
@@ -172,6 +200,96 @@ func TestFaultAfterTheSizeLimit(t *testing.T) {
 			var e *encoder.Error
 			if !errors.As(err, &e) || e.Err != c.want || e.Path != c.path {
 				t.Errorf("%T, %d bytes first: %v; want %v at %s", m, c.bytes, err, c.want, c.path)
+			}
+		}
+	}
+}
+
+// TestMapFaultAfterTheSizeLimit is TestFaultAfterTheSizeLimit in a map
+// under Deterministic, where the walk visits the entries by key: the
+// bytes before the fault are those of the entries that sort before it,
+// whatever order an encoder finds it in, and with the child before the
+// map they pass the limit (the walk fails on the size first). Within the
+// limit, the invalid string is reported.
+func TestMapFaultAfterTheSizeLimit(t *testing.T) {
+	g := &test3pb.TestRecursive{
+		Child: &test3pb.TestRecursive{Node: &test3pb.TestRecursive_Leaf{Leaf: strings.Repeat("c", 18)}},
+		ByName: map[string]*test3pb.TestRecursive{
+			"a": {Node: &test3pb.TestRecursive_Leaf{Leaf: strings.Repeat("a", 16)}},
+			"b": {Node: &test3pb.TestRecursive_Leaf{Leaf: "b\xff"}},
+		},
+	}
+	for _, c := range []struct {
+		limit int
+		want  error
+	}{{32, encoder.ErrSizeExceeded}, {64, encoder.ErrInvalidUTF8}} {
+		o := encoder.MarshalOptions{Deterministic: true, MaxSize: c.limit}
+		for _, m := range []proto.Message{g, protobuftest.VariantTwin(g, protobuftest.APIOpaque), protobuftest.DynamicTwin(g), protobuftest.DynamicMessageTwin(g)} {
+			for range 8 { // map order differs from call to call
+				_, err := o.Marshal(m)
+				var e *encoder.Error
+				if !errors.As(err, &e) || e.Err != c.want || c.want == encoder.ErrInvalidUTF8 && e.Path != `by_name["b"].leaf` {
+					t.Fatalf("%T, limit %d: %v; want %v", m, c.limit, err, c.want)
+				}
+			}
+		}
+	}
+}
+
+// TestCanonicalFaultInInterleavedExtension holds every storage to the
+// walk under the canonical profiles where a set extension is numbered
+// between the fields of its message (InterleavedExtensions: low 1,
+// extensions 100 to 199, high 300), faults in both: the first fault in
+// field-number order is the extension's when high faults too, low's when
+// low does. The engine sizes a canonical message's fields before its
+// extensions, so it leaves such a message with extensions set to the walk
+// (program.interleaved); package dynamic's encoder merges the extensions
+// in at their numbers and names the fault itself.
+func TestCanonicalFaultInInterleavedExtension(t *testing.T) {
+	const bad = "b\xff"
+	// faulty returns a message with high set to h and low to l (unless
+	// empty), whose extension interleaved_message holds a message with an
+	// invalid low.
+	faulty := func(l, h string) *testeditionspb.InterleavedExtensions {
+		m := &testeditionspb.InterleavedExtensions{High: proto.String(h)}
+		if l != "" {
+			m.Low = proto.String(l)
+		}
+		proto.SetExtension(m, testeditionspb.E_InterleavedString, "x")
+		proto.SetExtension(m, testeditionspb.E_InterleavedMessage, &testeditionspb.InterleavedExtensions{Low: proto.String(bad)})
+		return m
+	}
+	cases := []struct {
+		name string
+		m    *testeditionspb.InterleavedExtensions
+		path string
+	}{
+		{"an extension before high", faulty("", bad), "[protolayout.testeditions.interleaved_message].low"},
+		{"low before an extension", faulty(bad, bad), "low"},
+		{"nested", &testeditionspb.InterleavedExtensions{
+			Children: []*testeditionspb.InterleavedExtensions{{Low: proto.String("ok")}, faulty("ok", bad)},
+		}, "children[1].[protolayout.testeditions.interleaved_message].low"},
+	}
+	for _, c := range cases {
+		for _, profile := range []encoder.Profile{encoder.Canonical, encoder.Signing} {
+			opts := encoder.MarshalOptions{Canonical: profile}
+			walked := protobuftest.DynamicTwin(c.m)
+			_, want := opts.Marshal(walked)
+			var e *encoder.Error
+			if !errors.As(want, &e) || e.Err != encoder.ErrInvalidUTF8 || e.Path != c.path {
+				t.Fatalf("%s, %v: the walk gives %v; want invalid UTF-8 at %s", c.name, profile, want, c.path)
+			}
+			dyn := protobuftest.DynamicMessageTwin(c.m)
+			for _, m := range []proto.Message{c.m, protobuftest.VariantTwin(c.m, protobuftest.APIHybrid),
+				protobuftest.VariantTwin(c.m, protobuftest.APIOpaque), dyn} {
+				enc := encoder.NewEncoder(opts)
+				_, err := enc.Marshal(m)
+				if !protobuftest.SameFault(walked, want, m, err) {
+					t.Errorf("%s, %v, %T: %v; the walk: %v", c.name, profile, m, err, want)
+				}
+				if steps := encoder.WalkStats(enc).Steps; m == dyn && steps != 0 {
+					t.Errorf("%s, %v: package dynamic's encoder left the fault to the walk (%d steps)", c.name, profile, steps)
+				}
 			}
 		}
 	}

@@ -54,7 +54,11 @@
 // (dynamicpb, a refused type; see ext_value.go), a nested length
 // that disagrees with its count or extensions that differ between the
 // passes (the message changed during the call), or a shared subtree
-// visited too often (a DAG, whose summaries the walk keeps). No bytes
+// visited too often (a DAG, whose summaries the walk keeps), and under
+// Canonical on a message with a required field missing or with
+// extensions set in a type whose extension ranges start below its last
+// field (its size pass counts the fields first, so that a fault in a
+// field could be named before one in an extension numbered lower). No bytes
 // whose lengths disagree with their contents are ever returned.
 //
 // Set extensions are written first in their message, by ascending

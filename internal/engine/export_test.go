@@ -45,3 +45,7 @@ func SetOnEncode(f func()) { onEncode = f }
 // ListType returns the type l shares with the lists of its field, for
 // comparing by identity.
 func ListType(l protoreflect.List) any { return l.(*list).listType }
+
+// SetOnEarlier sets the function called for every map entry the size
+// pass sizes while it looks for an earlier fault (nil for none).
+func SetOnEarlier(f func()) { onEarlier = f }

@@ -124,6 +124,7 @@ func (e *enc) sizeExtMessage(f *encField, op wire.Op, m protoreflect.Message, hi
 		e.dynamicScratch()
 		x, ok := e.size(c, depth+1)
 		if !ok {
+			e.failed(c)
 			e.trail.Enter(lf, index)
 			return 0, hint, false
 		}

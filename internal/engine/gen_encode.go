@@ -40,8 +40,10 @@ type Options struct {
 	// with Deterministic; Signing for the Signing profile's rules besides
 	// (cursor.Options.Signing). The engine runs a canonical variant of
 	// each program (program.canonical) and leaves to the walk a message
-	// with a required field missing or with extensions set numbered
-	// below a field; package dynamic's direct encoder merges extensions
+	// with a required field missing, or with extensions set in a type
+	// whose extension ranges start below its last field
+	// (program.interleaved: its size pass counts the fields before the
+	// extensions); package dynamic's direct encoder merges extensions
 	// by number, and leaves the rest to the walk too. Both record a
 	// non-empty map and unknown fields under Signing as faults.
 	Canonical, Signing bool

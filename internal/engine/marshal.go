@@ -29,9 +29,10 @@ import (
 // Signing profile a non-empty map and unknown fields where the walk
 // does, and records
 // the first fault with its path in the caller's fault.Trail (see there
-// for the rule that keeps it the walk's); a fault inside a map of more
-// than one entry under Deterministic, whose entries it visits in map
-// order, is left to the walk, which sorts them. It gives up on anything
+// for the rule that keeps it the walk's). It visits a map's entries in
+// map order; under Deterministic, where the walk sorts them, a fault
+// found in one is exchanged for the first in key order (earlierFault),
+// each entry counted at most once more. It gives up on anything
 // else out of the ordinary (nesting past the levels it follows or the
 // size limit, an extension holding a message of a type neither storage
 // reads: see ext_value.go). That includes a message whose written length is not
@@ -43,7 +44,8 @@ import (
 // Sizes are kept in the messages themselves (Message.size), stamped with
 // the epoch of the call that counted them, so that the write pass reads
 // each nested message's size instead of counting it again, and a message
-// reached twice in one call (a shared subtree) is counted once. A message
+// reached twice in one call (a shared subtree) is counted once, or, if
+// its count failed, stamped so (failed) and not counted again. A message
 // that contains itself is never counted complete: the size pass finds
 // the cycle, or, when the walk would find it past the levels the encoder
 // follows (wire.MaxStackDepth, whatever MaxDepth says; fault.Levels),
@@ -62,7 +64,7 @@ import (
 // sizeStamp is a message's cached size: the epoch of the call that
 // counted it, shifted left by one, with the low bit set once the count is
 // complete (clear at the top message while it is being counted), and the
-// size.
+// size, or failedSize where the count failed (failed).
 type sizeStamp struct {
 	epoch uint32
 	n     int32
@@ -132,7 +134,7 @@ func (st *State) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
 	atomic.StoreUint32(&m.size.epoch, e.stamp)
 	n, ok := e.size(m, 1)
 	if !ok || n > o.MaxSize {
-		e.release()
+		e.release() // earlierFault may have taken scratch space
 		return b, 0, false
 	}
 	if o.SizeOnly {
@@ -198,8 +200,8 @@ func (e *enc) scratch() *State {
 // Size: ok is false when m holds no complete count, or the write gives up.
 func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 	stamp, n := m.size.load()
-	if stamp&1 == 0 {
-		return b, false
+	if stamp&1 == 0 || n > maxSize {
+		return b, false // no complete count, or stamped failed
 	}
 	e := enc{stamp: stamp &^ 1, det: det, partial: true, maxSize: maxSize, recheck: true,
 		levels: fault.NewLevels[uintptr](wire.DefaultMaxDepth)}
@@ -318,6 +320,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 				}
 				x, ok := e.size(c, depth+1)
 				if !ok {
+					e.failed(c)
 					e.trail.Enter(m.fieldOf(f), -1)
 				}
 				if !e.trail.Counted(n, x, ok, e.maxSize) {
@@ -600,6 +603,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		}
 		x, ok := e.size(c, depth+1)
 		if !ok {
+			e.failed(c)
 			e.trail.Enter(m.fieldOf(f), -1)
 		}
 		return int(f.TagLen) + wrapSize(f, f.Op, x), ok
@@ -696,6 +700,7 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			}
 			x, ok := e.size(c, depth+1)
 			if !ok {
+				e.failed(l.msgs()[j]) // c, read again: not kept across the call
 				e.trail.Enter(lf, j)
 			}
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
@@ -719,9 +724,9 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 }
 
 // sizeMap returns the size of the map mp of field f, of layout record
-// lf. Its entries are visited in map order: a fault in one is kept only
-// where that order is the walk's (not Deterministic, or one entry);
-// otherwise the walk, which sorts them, finds the first.
+// lf. Its entries are visited in map order; under Deterministic, where
+// the walk visits them by key, a fault found in one is exchanged for the
+// first in key order (earlierFault).
 func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, bool) {
 	if mp.Len() > 0 && e.levels.Past(e.trail, lf, depth+1) {
 		return 0, false // the entries are one level down
@@ -729,9 +734,9 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 	n := 0
 	if mp.strs != nil {
 		for k, v := range mp.strs {
-			x, ok := e.sizeEntry(f, lf, 0, k, v, n, depth)
+			x, ok := e.sizeEntry(f, lf, 0, k, v, depth)
 			if !ok {
-				return 0, e.mapFault(mp, n)
+				return 0, e.mapFault(mp, f, lf, n, depth)
 			}
 			if !wire.Fits(n, x, e.maxSize) {
 				return 0, false
@@ -740,9 +745,9 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 		}
 	} else {
 		for k, v := range mp.words {
-			x, ok := e.sizeEntry(f, lf, k, "", v, n, depth)
+			x, ok := e.sizeEntry(f, lf, k, "", v, depth)
 			if !ok {
-				return 0, e.mapFault(mp, n)
+				return 0, e.mapFault(mp, f, lf, n, depth)
 			}
 			if !wire.Fits(n, x, e.maxSize) {
 				return 0, false
@@ -756,27 +761,127 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 	return n, true
 }
 
-// mapFault passes up a fault (if any) found in an entry of map mp, after
-// n bytes counted, keeping it only where the map's order is the walk's.
-func (e *enc) mapFault(mp *dmap, n int) bool {
+// mapFault passes up the fault (if any) found in an entry of map mp,
+// after n bytes counted in map order: the walk's, where map order is its
+// order (not Deterministic, or one entry), or else the first in key
+// order (earlierFault). (Not inlined: it is off the size pass's common
+// path.)
+//
+//go:noinline
+func (e *enc) mapFault(mp *dmap, f *encField, lf *layout.Field, n, depth int) bool {
 	if e.det && mp.Len() > 1 {
-		e.trail.Reset()
+		if w, s, ok := e.trail.Entry(); ok {
+			return e.earlierFault(mp, f, lf, w, s, depth)
+		}
 	}
 	e.trail.Up(n)
 	return false
 }
 
+// earlierFault passes up, of the fault recorded in the entry of key w or
+// s of map mp of field lf and those in the entries that sort before it,
+// the first in key order, which the walk reports: it sets the recorded
+// fault aside and sizes those entries, by key, until one fails.
+//
+// The faulting entry is not sized again; the messages of the others
+// counted already (in map order, before it) give their sizes from their
+// stamps, and a message that failed is stamped so (failed) and gives up
+// if reached again (a shared subtree): each message is counted once, and
+// nested maps stay linear.
+func (e *enc) earlierFault(mp *dmap, f *encField, lf *layout.Field, w uint64, s string, depth int) bool {
+	saved := e.trail.Save()
+	st := e.scratch()
+	start := len(st.entries)
+	if mp.strs != nil {
+		for k, v := range mp.strs {
+			st.entries = append(st.entries, mapEntry{s: k, v: v})
+		}
+	} else {
+		for k, v := range mp.words {
+			st.entries = append(st.entries, mapEntry{w: k, v: v})
+		}
+	}
+	sortByKey(st.entries[start:], f.more.KeyOrder)
+	n, ok := 0, true
+	for i, end := start, len(st.entries); i < end; i++ {
+		// Indexed anew: sizing a value may append nested maps' entries.
+		x := st.entries[i]
+		if x.w == w && x.s == s {
+			break // the faulting entry: none before it failed
+		}
+		if onEarlier != nil {
+			onEarlier()
+		}
+		k, fine := e.sizeEntry(f, lf, x.w, x.s, x.v, depth)
+		if !fine {
+			ok = false
+			break
+		}
+		if n += int(f.TagLen) + protowire.SizeBytes(k); n > e.maxSize {
+			// The walk fails on the size first (a message stamped failed
+			// reads as larger than any limit).
+			ok = false
+			break
+		}
+	}
+	clear(st.entries[start:])
+	st.entries = st.entries[:start]
+	if ok {
+		e.trail.Restore(saved)
+	} else {
+		// The earlier fault, or none if the entry gave up.
+		e.trail.Drop(saved)
+	}
+	e.trail.Up(n)
+	return false
+}
+
+// onEarlier, when set (by tests), is called for every entry earlierFault
+// sizes.
+var onEarlier func()
+
+// failedSize is the size stamped in a message whose size pass failed in
+// a deterministic call (failed): larger than any limit, so that the size
+// pass, reaching it again through another path while it looks for an
+// earlier fault (earlierFault), gives up rather than counting it again.
+const failedSize = maxSize + 1
+
+// failed stamps c, whose size pass failed with a fault, as failed, in a
+// call that may look for an earlier fault (earlierFault). (Not inlined:
+// it is off the size pass's common path.)
+//
+//go:noinline
+func (e *enc) failed(c *Message) {
+	if e.det && c.IsValid() && e.trail.Failed() {
+		c.size.store(e.stamp, failedSize)
+	}
+}
+
+// sortByKey sorts the entries of a map of key order o by key, the
+// deterministic order. (Not inlined, which keeps appendMap's loops
+// lean.)
+//
+//go:noinline
+func sortByKey(entries []mapEntry, o wire.KeyOrder) {
+	if o == wire.OrderString {
+		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
+	} else {
+		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(o.Rank(a.w), o.Rank(b.w)) })
+	}
+}
+
 // sizeEntry is entrySize in the size pass: it checks the key's and the
-// value's UTF-8 first, and records the entry in the trail of a fault.
-func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value, n, depth int) (int, bool) {
+// value's UTF-8 first, and records the entry in the trail of a fault
+// (the bytes before it are the map's, which it passes up).
+func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
 	if e.utf8 {
 		if f.more.KeyUTF8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
-			e.trail.Fail(fault.InvalidUTF8, lf.MapKey, n)
+			e.trail.Fail(fault.InvalidUTF8, lf.MapKey, 0)
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
 		}
 		if f.Elem == wire.OpString && f.UTF8 && !utf8x.ValidString(v.String()) {
-			e.trail.Fail(fault.InvalidUTF8, lf.MapValue, n)
+			e.trail.Fail(fault.InvalidUTF8, lf.MapValue, 0)
 			e.trail.EnterEntry(lf, w, s, false)
 			return 0, false
 		}
@@ -789,9 +894,23 @@ func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v pro
 	}
 	x, ok := e.entrySize(f, w, s, v, depth)
 	if !ok {
-		e.trail.EnterEntry(lf, w, s, true)
+		e.entryFailed(f, lf, w, s, v)
 	}
 	return x, ok
+}
+
+// entryFailed records in the trail the entry of key w or s and value v,
+// of map field f of layout record lf, whose count failed, and stamps its
+// message value as failed.
+//
+//go:noinline
+func (e *enc) entryFailed(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value) {
+	if f.Elem == wire.OpMessage {
+		if c, ok := v.Message().(*Message); ok {
+			e.failed(c)
+		}
+	}
+	e.trail.EnterEntry(lf, w, s, true)
 }
 
 // entrySize returns the size of the body of a map entry of field f: its
@@ -1147,11 +1266,7 @@ func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, boo
 		}
 	}
 	entries := st.entries[start:]
-	if o := f.more.KeyOrder; o == wire.OrderString {
-		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
-	} else {
-		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(o.Rank(a.w), o.Rank(b.w)) })
-	}
+	sortByKey(entries, f.more.KeyOrder)
 	for i := range entries {
 		x := &entries[i]
 		if b, ok = e.appendEntry(b, f, x.w, x.s, x.v, depth); !ok {

@@ -21,14 +21,29 @@ import (
 // the bytes the levels counted bounds every running sum of the walk at
 // that point, and Result keeps the fault only if it is within the limit.
 //
+// An encoder that meets a fault in an order other than the walk's (a
+// map's entries, in map order, where the walk sorts them) sets it aside
+// (Save), looks for an earlier one, and keeps one of the two (Restore,
+// Drop).
+//
 // A nil *Trail records nothing. The zero Trail is empty; Reset empties
 // it for the next call, dropping what it refers to.
 type Trail struct {
 	code  Fault
 	field *layout.Field
 	spent uint64
-	// steps are the levels passed, innermost first.
+	// steps are the levels passed, innermost first: those of the faults
+	// set aside (Save) before base, the recorded fault's from base on.
 	steps []step
+	base  int
+}
+
+// Saved is a fault set aside by Trail.Save.
+type Saved struct {
+	code      Fault
+	field     *layout.Field
+	spent     uint64
+	base, end int
 }
 
 // step is a level a fault passed up through: a message entered through
@@ -94,6 +109,52 @@ func (t *Trail) EnterEntry(f *layout.Field, kw uint64, ks string, value bool) {
 	t.steps = append(t.steps, step{f: f, index: -1, entry: true, kw: kw, ks: ks})
 }
 
+// Entry returns the key, word kw or string ks, of the map entry the
+// recorded fault last passed up through (EnterEntry); ok is false if
+// none is recorded or it last passed another level.
+func (t *Trail) Entry() (kw uint64, ks string, ok bool) {
+	if !t.Failed() || len(t.steps) == t.base || !t.steps[len(t.steps)-1].entry {
+		return 0, "", false
+	}
+	s := &t.steps[len(t.steps)-1]
+	return s.kw, s.ks, true
+}
+
+// Save sets the recorded fault aside and empties the trail, for the
+// encoder to look for an earlier fault; Restore or Drop then ends the
+// search, before the fault passes further up.
+func (t *Trail) Save() Saved {
+	if t == nil {
+		return Saved{}
+	}
+	s := Saved{code: t.code, field: t.field, spent: t.spent, base: t.base, end: len(t.steps)}
+	t.code, t.field, t.spent, t.base = OK, nil, 0, len(t.steps)
+	return s
+}
+
+// Restore brings back the fault s set aside, dropping any recorded
+// since.
+func (t *Trail) Restore(s Saved) {
+	if t == nil {
+		return
+	}
+	clear(t.steps[s.end:])
+	t.steps = t.steps[:s.end]
+	t.code, t.field, t.spent, t.base = s.code, s.field, s.spent, s.base
+}
+
+// Drop drops the fault s set aside, keeping the one recorded since, or
+// leaving the trail empty if none was.
+func (t *Trail) Drop(s Saved) {
+	if t == nil {
+		return
+	}
+	n := copy(t.steps[s.base:], t.steps[s.end:])
+	clear(t.steps[s.base+n:])
+	t.steps = t.steps[:s.base+n]
+	t.base = s.base
+}
+
 // Result returns the recorded fault, its field and its path, as the walk
 // names them, or OK if none is recorded or the bytes counted before it
 // pass maxSize (the walk then fails on the size first).
@@ -101,7 +162,7 @@ func (t *Trail) Result(maxSize int) (Fault, *layout.Field, string) {
 	if !t.Failed() || t.spent > uint64(maxSize) {
 		return OK, nil, ""
 	}
-	steps := t.steps
+	steps := t.steps[t.base:]
 	f := t.field
 	if len(steps) > 0 && steps[0].entry {
 		f = nil // the entry's key locates the fault
@@ -128,7 +189,7 @@ func (t *Trail) Reset() {
 		return
 	}
 	clear(t.steps)
-	t.code, t.field, t.spent, t.steps = OK, nil, 0, t.steps[:0]
+	t.code, t.field, t.spent, t.steps, t.base = OK, nil, 0, t.steps[:0], 0
 	if cap(t.steps) > 1<<10 {
 		t.steps = nil
 	}

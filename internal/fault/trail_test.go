@@ -81,3 +81,82 @@ func TestTrail(t *testing.T) {
 		t.Errorf("value message fault: %q", path)
 	}
 }
+
+// TestTrailSaved sets faults aside as an encoder looking for an earlier
+// fault in a map does, nested, and checks which one each of Restore and
+// Drop keeps, with its path and bytes.
+func TestTrailSaved(t *testing.T) {
+	tl := layout.Of((&test3pb.TestAllTypes{}).ProtoReflect().Descriptor())
+	m := &tl.Fields[tl.PositionOfNumber(144)]     // map_string_string
+	str := &tl.Fields[tl.PositionOfNumber(14)]    // singular_string
+	nested := &tl.Fields[tl.PositionOfNumber(18)] // singular_nested_message
+
+	var nilTrail *fault.Trail
+	nilTrail.Restore(nilTrail.Save())
+	nilTrail.Drop(nilTrail.Save())
+
+	// entry records a fault in entry k of the map, the value's string
+	// after n bytes, or with deep, one level further down.
+	var tr fault.Trail
+	entry := func(k string, n int, deep bool) {
+		tr.Fail(fault.InvalidUTF8, str, n)
+		if deep {
+			tr.Enter(nested, -1)
+		}
+		tr.EnterEntry(m, 0, k, true)
+	}
+	want := func(what, path string, limit int, ok bool) {
+		t.Helper()
+		c, _, got := tr.Result(limit)
+		if (c == fault.InvalidUTF8) != ok || ok && got != path {
+			t.Errorf("%s: %v at %q; want %q (%v)", what, c, got, path, ok)
+		}
+		if _, _, got := tr.Result(limit - 1); ok && limit > 0 && got != "" {
+			t.Errorf("%s: the fault is kept past its bytes (%d)", what, limit)
+		}
+	}
+
+	entry("m", 4, true)
+	s := tr.Save()
+	if tr.Failed() {
+		t.Fatal("Save left the fault recorded")
+	}
+	entry("c", 1, false) // an earlier one: kept
+	tr.Drop(s)
+	tr.Up(2)
+	want("Drop", `map_string_string["c"].singular_string`, 3, true)
+	tr.Reset()
+
+	entry("m", 4, true)
+	s = tr.Save()
+	entry("x", 1, false)
+	tr.Restore(s) // the one set aside: kept
+	tr.Up(2)
+	want("Restore", `map_string_string["m"].singular_nested_message.singular_string`, 6, true)
+	tr.Reset()
+
+	// Nested: an outer map's fault set aside while an inner map sets its
+	// own aside and drops it for an earlier one; then the outer one drops
+	// its own for the inner's.
+	entry("z", 9, false)
+	outer := tr.Save()
+	entry("q", 5, true)
+	inner := tr.Save()
+	entry("p", 1, true)
+	tr.Drop(inner)
+	tr.Up(1)
+	tr.Enter(nested, -1)
+	tr.EnterEntry(m, 0, "b", true)
+	tr.Drop(outer)
+	want("nested Drop", `map_string_string["b"].singular_nested_message.map_string_string["p"].singular_nested_message.singular_string`, 2, true)
+	tr.Reset()
+
+	// Nothing recorded since: Drop leaves the trail empty (a give-up).
+	entry("m", 0, false)
+	s = tr.Save()
+	tr.Drop(s)
+	want("Drop of nothing", "", 1<<20, false)
+	if tr.Failed() {
+		t.Error("Drop with nothing recorded since left a fault")
+	}
+}

@@ -1640,6 +1640,73 @@ func (*TestRecursive_Leaf) isTestRecursive_Node() {}
 
 func (*TestRecursive_OneofDelimitedChild) isTestRecursive_Node() {}
 
+// InterleavedExtensions declares an extension range numbered between its
+// fields: field-number order (Canonical) puts a set extension between low
+// and high, where proto.Marshal writes the extensions first. Its fields'
+// strings are checked for UTF-8 (an extension's are not, by protobuf-go's
+// rule), so that a fault in an extension's message and one in a field
+// numbered above it tell the two orders apart.
+type InterleavedExtensions struct {
+	state           protoimpl.MessageState   `protogen:"open.v1"`
+	Low             *string                  `protobuf:"bytes,1,opt,name=low" json:"low,omitempty"`
+	High            *string                  `protobuf:"bytes,300,opt,name=high" json:"high,omitempty"`
+	Children        []*InterleavedExtensions `protobuf:"bytes,301,rep,name=children" json:"children,omitempty"`
+	extensionFields protoimpl.ExtensionFields
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *InterleavedExtensions) Reset() {
+	*x = InterleavedExtensions{}
+	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InterleavedExtensions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InterleavedExtensions) ProtoMessage() {}
+
+func (x *InterleavedExtensions) ProtoReflect() protoreflect.Message {
+	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InterleavedExtensions.ProtoReflect.Descriptor instead.
+func (*InterleavedExtensions) Descriptor() ([]byte, []int) {
+	return file_protobuftest_proto_testeditions_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *InterleavedExtensions) GetLow() string {
+	if x != nil && x.Low != nil {
+		return *x.Low
+	}
+	return ""
+}
+
+func (x *InterleavedExtensions) GetHigh() string {
+	if x != nil && x.High != nil {
+		return *x.High
+	}
+	return ""
+}
+
+func (x *InterleavedExtensions) GetChildren() []*InterleavedExtensions {
+	if x != nil {
+		return x.Children
+	}
+	return nil
+}
+
 // NestedMessage refers back to TestAllTypes (co-recursion).
 type TestAllTypes_NestedMessage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1651,7 +1718,7 @@ type TestAllTypes_NestedMessage struct {
 
 func (x *TestAllTypes_NestedMessage) Reset() {
 	*x = TestAllTypes_NestedMessage{}
-	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[5]
+	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1663,7 +1730,7 @@ func (x *TestAllTypes_NestedMessage) String() string {
 func (*TestAllTypes_NestedMessage) ProtoMessage() {}
 
 func (x *TestAllTypes_NestedMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[5]
+	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1704,7 +1771,7 @@ type TestRequired_Inner struct {
 
 func (x *TestRequired_Inner) Reset() {
 	*x = TestRequired_Inner{}
-	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[25]
+	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1716,7 +1783,7 @@ func (x *TestRequired_Inner) String() string {
 func (*TestRequired_Inner) ProtoMessage() {}
 
 func (x *TestRequired_Inner) ProtoReflect() protoreflect.Message {
-	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[25]
+	mi := &file_protobuftest_proto_testeditions_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2179,6 +2246,22 @@ var file_protobuftest_proto_testeditions_proto_extTypes = []protoimpl.ExtensionI
 		Tag:           "bytes,1000,opt,name=required_message_extension",
 		Filename:      "protobuftest/proto/testeditions.proto",
 	},
+	{
+		ExtendedType:  (*InterleavedExtensions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         150,
+		Name:          "protolayout.testeditions.interleaved_string",
+		Tag:           "bytes,150,opt,name=interleaved_string",
+		Filename:      "protobuftest/proto/testeditions.proto",
+	},
+	{
+		ExtendedType:  (*InterleavedExtensions)(nil),
+		ExtensionType: (*InterleavedExtensions)(nil),
+		Field:         151,
+		Name:          "protolayout.testeditions.interleaved_message",
+		Tag:           "bytes,151,opt,name=interleaved_message",
+		Filename:      "protobuftest/proto/testeditions.proto",
+	},
 }
 
 // Extension fields to TestAllExtensions.
@@ -2291,6 +2374,14 @@ var (
 	E_ExpandedNestedEnumExtension = &file_protobuftest_proto_testeditions_proto_extTypes[52]
 	// optional protolayout.testeditions.TestRequired required_message_extension = 1000;
 	E_RequiredMessageExtension = &file_protobuftest_proto_testeditions_proto_extTypes[53]
+)
+
+// Extension fields to InterleavedExtensions.
+var (
+	// optional string interleaved_string = 150;
+	E_InterleavedString = &file_protobuftest_proto_testeditions_proto_extTypes[54]
+	// optional protolayout.testeditions.InterleavedExtensions interleaved_message = 151;
+	E_InterleavedMessage = &file_protobuftest_proto_testeditions_proto_extTypes[55]
 )
 
 var File_protobuftest_proto_testeditions_proto protoreflect.FileDescriptor
@@ -2522,7 +2613,11 @@ const file_protobuftest_proto_testeditions_proto_rawDesc = "" +
 	"\vByNameEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12=\n" +
 	"\x05value\x18\x02 \x01(\v2'.protolayout.testeditions.TestRecursiveR\x05value:\x028\x01B\x06\n" +
-	"\x04node*[\n" +
+	"\x04node\"\x93\x01\n" +
+	"\x15InterleavedExtensions\x12\x10\n" +
+	"\x03low\x18\x01 \x01(\tR\x03low\x12\x13\n" +
+	"\x04high\x18\xac\x02 \x01(\tR\x04high\x12L\n" +
+	"\bchildren\x18\xad\x02 \x03(\v2/.protolayout.testeditions.InterleavedExtensionsR\bchildren*\x05\bd\x10\xc8\x01*[\n" +
 	"\vForeignEnum\x12\x10\n" +
 	"\fFOREIGN_ZERO\x10\x00\x12\x0f\n" +
 	"\vFOREIGN_FOO\x10\x04\x12\x0f\n" +
@@ -2590,7 +2685,9 @@ const file_protobuftest_proto_testeditions_proto_rawDesc = "" +
 	"\x19expanded_double_extension\x12+.protolayout.testeditions.TestAllExtensions\x18H \x03(\x01B\x05\xaa\x01\x02\x18\x02R\x17expandedDoubleExtension:j\n" +
 	"\x17expanded_bool_extension\x12+.protolayout.testeditions.TestAllExtensions\x18I \x03(\bB\x05\xaa\x01\x02\x18\x02R\x15expandedBoolExtension:\xaa\x01\n" +
 	"\x1eexpanded_nested_enum_extension\x12+.protolayout.testeditions.TestAllExtensions\x18J \x03(\x0e21.protolayout.testeditions.TestAllTypes.NestedEnumB\x05\xaa\x01\x02\x18\x02R\x1bexpandedNestedEnumExtension:\x92\x01\n" +
-	"\x1arequired_message_extension\x12+.protolayout.testeditions.TestAllExtensions\x18\xe8\a \x01(\v2&.protolayout.testeditions.TestRequiredR\x18requiredMessageExtensionBDZBgithub.com/protolayout/protolayout/protobuftest/gen/testeditionspbb\beditionsp\xe8\a"
+	"\x1arequired_message_extension\x12+.protolayout.testeditions.TestAllExtensions\x18\xe8\a \x01(\v2&.protolayout.testeditions.TestRequiredR\x18requiredMessageExtension:_\n" +
+	"\x12interleaved_string\x12/.protolayout.testeditions.InterleavedExtensions\x18\x96\x01 \x01(\tR\x11interleavedString:\x92\x01\n" +
+	"\x13interleaved_message\x12/.protolayout.testeditions.InterleavedExtensions\x18\x97\x01 \x01(\v2/.protolayout.testeditions.InterleavedExtensionsR\x12interleavedMessageBDZBgithub.com/protolayout/protolayout/protobuftest/gen/testeditionspbb\beditionsp\xe8\a"
 
 var (
 	file_protobuftest_proto_testeditions_proto_rawDescOnce sync.Once
@@ -2605,7 +2702,7 @@ func file_protobuftest_proto_testeditions_proto_rawDescGZIP() []byte {
 }
 
 var file_protobuftest_proto_testeditions_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_protobuftest_proto_testeditions_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_protobuftest_proto_testeditions_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_protobuftest_proto_testeditions_proto_goTypes = []any{
 	(ForeignEnum)(0),                   // 0: protolayout.testeditions.ForeignEnum
 	(ClosedEnum)(0),                    // 1: protolayout.testeditions.ClosedEnum
@@ -2615,158 +2712,163 @@ var file_protobuftest_proto_testeditions_proto_goTypes = []any{
 	(*TestAllExtensions)(nil),          // 5: protolayout.testeditions.TestAllExtensions
 	(*TestRequired)(nil),               // 6: protolayout.testeditions.TestRequired
 	(*TestRecursive)(nil),              // 7: protolayout.testeditions.TestRecursive
-	(*TestAllTypes_NestedMessage)(nil), // 8: protolayout.testeditions.TestAllTypes.NestedMessage
-	nil,                                // 9: protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
-	nil,                                // 10: protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
-	nil,                                // 11: protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
-	nil,                                // 12: protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
-	nil,                                // 13: protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
-	nil,                                // 14: protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
-	nil,                                // 15: protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
-	nil,                                // 16: protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
-	nil,                                // 17: protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
-	nil,                                // 18: protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
-	nil,                                // 19: protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
-	nil,                                // 20: protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
-	nil,                                // 21: protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
-	nil,                                // 22: protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
-	nil,                                // 23: protolayout.testeditions.TestAllTypes.MapStringStringEntry
-	nil,                                // 24: protolayout.testeditions.TestAllTypes.MapStringBytesEntry
-	nil,                                // 25: protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
-	nil,                                // 26: protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
-	nil,                                // 27: protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
-	(*TestRequired_Inner)(nil),         // 28: protolayout.testeditions.TestRequired.Inner
-	nil,                                // 29: protolayout.testeditions.TestRequired.MapInnerEntry
-	nil,                                // 30: protolayout.testeditions.TestRecursive.ByNameEntry
+	(*InterleavedExtensions)(nil),      // 8: protolayout.testeditions.InterleavedExtensions
+	(*TestAllTypes_NestedMessage)(nil), // 9: protolayout.testeditions.TestAllTypes.NestedMessage
+	nil,                                // 10: protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
+	nil,                                // 11: protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
+	nil,                                // 12: protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
+	nil,                                // 13: protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
+	nil,                                // 14: protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
+	nil,                                // 15: protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
+	nil,                                // 16: protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
+	nil,                                // 17: protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
+	nil,                                // 18: protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
+	nil,                                // 19: protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
+	nil,                                // 20: protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
+	nil,                                // 21: protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
+	nil,                                // 22: protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
+	nil,                                // 23: protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
+	nil,                                // 24: protolayout.testeditions.TestAllTypes.MapStringStringEntry
+	nil,                                // 25: protolayout.testeditions.TestAllTypes.MapStringBytesEntry
+	nil,                                // 26: protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
+	nil,                                // 27: protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
+	nil,                                // 28: protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
+	(*TestRequired_Inner)(nil),         // 29: protolayout.testeditions.TestRequired.Inner
+	nil,                                // 30: protolayout.testeditions.TestRequired.MapInnerEntry
+	nil,                                // 31: protolayout.testeditions.TestRecursive.ByNameEntry
 }
 var file_protobuftest_proto_testeditions_proto_depIdxs = []int32{
-	8,   // 0: protolayout.testeditions.TestAllTypes.optional_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 0: protolayout.testeditions.TestAllTypes.optional_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
 	3,   // 1: protolayout.testeditions.TestAllTypes.optional_foreign_message:type_name -> protolayout.testeditions.ForeignMessage
 	1,   // 2: protolayout.testeditions.TestAllTypes.optional_closed_enum:type_name -> protolayout.testeditions.ClosedEnum
 	2,   // 3: protolayout.testeditions.TestAllTypes.optional_nested_enum:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
 	0,   // 4: protolayout.testeditions.TestAllTypes.optional_foreign_enum:type_name -> protolayout.testeditions.ForeignEnum
-	8,   // 5: protolayout.testeditions.TestAllTypes.delimited_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
-	8,   // 6: protolayout.testeditions.TestAllTypes.repeated_delimited_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 5: protolayout.testeditions.TestAllTypes.delimited_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 6: protolayout.testeditions.TestAllTypes.repeated_delimited_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
 	3,   // 7: protolayout.testeditions.TestAllTypes.delimited_foreign_message:type_name -> protolayout.testeditions.ForeignMessage
 	2,   // 8: protolayout.testeditions.TestAllTypes.implicit_nested_enum:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
 	0,   // 9: protolayout.testeditions.TestAllTypes.implicit_foreign_enum:type_name -> protolayout.testeditions.ForeignEnum
-	8,   // 10: protolayout.testeditions.TestAllTypes.repeated_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 10: protolayout.testeditions.TestAllTypes.repeated_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
 	3,   // 11: protolayout.testeditions.TestAllTypes.repeated_foreign_message:type_name -> protolayout.testeditions.ForeignMessage
 	1,   // 12: protolayout.testeditions.TestAllTypes.repeated_closed_enum:type_name -> protolayout.testeditions.ClosedEnum
 	2,   // 13: protolayout.testeditions.TestAllTypes.repeated_nested_enum:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
 	0,   // 14: protolayout.testeditions.TestAllTypes.repeated_foreign_enum:type_name -> protolayout.testeditions.ForeignEnum
 	2,   // 15: protolayout.testeditions.TestAllTypes.expanded_nested_enum:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
 	1,   // 16: protolayout.testeditions.TestAllTypes.expanded_closed_enum:type_name -> protolayout.testeditions.ClosedEnum
-	9,   // 17: protolayout.testeditions.TestAllTypes.utf8_none_map_string_string:type_name -> protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
+	10,  // 17: protolayout.testeditions.TestAllTypes.utf8_none_map_string_string:type_name -> protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
 	1,   // 18: protolayout.testeditions.TestAllTypes.default_closed_enum:type_name -> protolayout.testeditions.ClosedEnum
-	10,  // 19: protolayout.testeditions.TestAllTypes.map_int32_int32:type_name -> protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
-	11,  // 20: protolayout.testeditions.TestAllTypes.map_int64_int64:type_name -> protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
-	12,  // 21: protolayout.testeditions.TestAllTypes.map_uint32_uint32:type_name -> protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
-	13,  // 22: protolayout.testeditions.TestAllTypes.map_uint64_uint64:type_name -> protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
-	14,  // 23: protolayout.testeditions.TestAllTypes.map_sint32_sint32:type_name -> protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
-	15,  // 24: protolayout.testeditions.TestAllTypes.map_sint64_sint64:type_name -> protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
-	16,  // 25: protolayout.testeditions.TestAllTypes.map_fixed32_fixed32:type_name -> protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
-	17,  // 26: protolayout.testeditions.TestAllTypes.map_fixed64_fixed64:type_name -> protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
-	18,  // 27: protolayout.testeditions.TestAllTypes.map_sfixed32_sfixed32:type_name -> protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
-	19,  // 28: protolayout.testeditions.TestAllTypes.map_sfixed64_sfixed64:type_name -> protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
-	20,  // 29: protolayout.testeditions.TestAllTypes.map_int32_float:type_name -> protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
-	21,  // 30: protolayout.testeditions.TestAllTypes.map_int32_double:type_name -> protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
-	22,  // 31: protolayout.testeditions.TestAllTypes.map_bool_bool:type_name -> protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
-	23,  // 32: protolayout.testeditions.TestAllTypes.map_string_string:type_name -> protolayout.testeditions.TestAllTypes.MapStringStringEntry
-	24,  // 33: protolayout.testeditions.TestAllTypes.map_string_bytes:type_name -> protolayout.testeditions.TestAllTypes.MapStringBytesEntry
-	25,  // 34: protolayout.testeditions.TestAllTypes.map_string_nested_message:type_name -> protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
-	26,  // 35: protolayout.testeditions.TestAllTypes.map_string_nested_enum:type_name -> protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
-	27,  // 36: protolayout.testeditions.TestAllTypes.map_int32_foreign_enum:type_name -> protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
-	8,   // 37: protolayout.testeditions.TestAllTypes.oneof_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	11,  // 19: protolayout.testeditions.TestAllTypes.map_int32_int32:type_name -> protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
+	12,  // 20: protolayout.testeditions.TestAllTypes.map_int64_int64:type_name -> protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
+	13,  // 21: protolayout.testeditions.TestAllTypes.map_uint32_uint32:type_name -> protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
+	14,  // 22: protolayout.testeditions.TestAllTypes.map_uint64_uint64:type_name -> protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
+	15,  // 23: protolayout.testeditions.TestAllTypes.map_sint32_sint32:type_name -> protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
+	16,  // 24: protolayout.testeditions.TestAllTypes.map_sint64_sint64:type_name -> protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
+	17,  // 25: protolayout.testeditions.TestAllTypes.map_fixed32_fixed32:type_name -> protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
+	18,  // 26: protolayout.testeditions.TestAllTypes.map_fixed64_fixed64:type_name -> protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
+	19,  // 27: protolayout.testeditions.TestAllTypes.map_sfixed32_sfixed32:type_name -> protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
+	20,  // 28: protolayout.testeditions.TestAllTypes.map_sfixed64_sfixed64:type_name -> protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
+	21,  // 29: protolayout.testeditions.TestAllTypes.map_int32_float:type_name -> protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
+	22,  // 30: protolayout.testeditions.TestAllTypes.map_int32_double:type_name -> protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
+	23,  // 31: protolayout.testeditions.TestAllTypes.map_bool_bool:type_name -> protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
+	24,  // 32: protolayout.testeditions.TestAllTypes.map_string_string:type_name -> protolayout.testeditions.TestAllTypes.MapStringStringEntry
+	25,  // 33: protolayout.testeditions.TestAllTypes.map_string_bytes:type_name -> protolayout.testeditions.TestAllTypes.MapStringBytesEntry
+	26,  // 34: protolayout.testeditions.TestAllTypes.map_string_nested_message:type_name -> protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
+	27,  // 35: protolayout.testeditions.TestAllTypes.map_string_nested_enum:type_name -> protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
+	28,  // 36: protolayout.testeditions.TestAllTypes.map_int32_foreign_enum:type_name -> protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
+	9,   // 37: protolayout.testeditions.TestAllTypes.oneof_nested_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
 	2,   // 38: protolayout.testeditions.TestAllTypes.oneof_enum:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
-	8,   // 39: protolayout.testeditions.TestAllTypes.oneof_delimited_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
-	28,  // 40: protolayout.testeditions.TestRequired.inner:type_name -> protolayout.testeditions.TestRequired.Inner
-	28,  // 41: protolayout.testeditions.TestRequired.repeated_inner:type_name -> protolayout.testeditions.TestRequired.Inner
-	29,  // 42: protolayout.testeditions.TestRequired.map_inner:type_name -> protolayout.testeditions.TestRequired.MapInnerEntry
-	28,  // 43: protolayout.testeditions.TestRequired.delimited_inner:type_name -> protolayout.testeditions.TestRequired.Inner
-	28,  // 44: protolayout.testeditions.TestRequired.oneof_inner:type_name -> protolayout.testeditions.TestRequired.Inner
+	9,   // 39: protolayout.testeditions.TestAllTypes.oneof_delimited_message:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	29,  // 40: protolayout.testeditions.TestRequired.inner:type_name -> protolayout.testeditions.TestRequired.Inner
+	29,  // 41: protolayout.testeditions.TestRequired.repeated_inner:type_name -> protolayout.testeditions.TestRequired.Inner
+	30,  // 42: protolayout.testeditions.TestRequired.map_inner:type_name -> protolayout.testeditions.TestRequired.MapInnerEntry
+	29,  // 43: protolayout.testeditions.TestRequired.delimited_inner:type_name -> protolayout.testeditions.TestRequired.Inner
+	29,  // 44: protolayout.testeditions.TestRequired.oneof_inner:type_name -> protolayout.testeditions.TestRequired.Inner
 	7,   // 45: protolayout.testeditions.TestRecursive.child:type_name -> protolayout.testeditions.TestRecursive
 	7,   // 46: protolayout.testeditions.TestRecursive.children:type_name -> protolayout.testeditions.TestRecursive
-	30,  // 47: protolayout.testeditions.TestRecursive.by_name:type_name -> protolayout.testeditions.TestRecursive.ByNameEntry
+	31,  // 47: protolayout.testeditions.TestRecursive.by_name:type_name -> protolayout.testeditions.TestRecursive.ByNameEntry
 	7,   // 48: protolayout.testeditions.TestRecursive.oneof_child:type_name -> protolayout.testeditions.TestRecursive
 	7,   // 49: protolayout.testeditions.TestRecursive.oneof_delimited_child:type_name -> protolayout.testeditions.TestRecursive
 	7,   // 50: protolayout.testeditions.TestRecursive.delimited_child:type_name -> protolayout.testeditions.TestRecursive
 	7,   // 51: protolayout.testeditions.TestRecursive.delimited_children:type_name -> protolayout.testeditions.TestRecursive
-	4,   // 52: protolayout.testeditions.TestAllTypes.NestedMessage.corecursive:type_name -> protolayout.testeditions.TestAllTypes
-	8,   // 53: protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry.value:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
-	2,   // 54: protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry.value:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
-	0,   // 55: protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry.value:type_name -> protolayout.testeditions.ForeignEnum
-	28,  // 56: protolayout.testeditions.TestRequired.MapInnerEntry.value:type_name -> protolayout.testeditions.TestRequired.Inner
-	7,   // 57: protolayout.testeditions.TestRecursive.ByNameEntry.value:type_name -> protolayout.testeditions.TestRecursive
-	5,   // 58: protolayout.testeditions.optional_int32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 59: protolayout.testeditions.optional_int64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 60: protolayout.testeditions.optional_uint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 61: protolayout.testeditions.optional_uint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 62: protolayout.testeditions.optional_sint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 63: protolayout.testeditions.optional_sint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 64: protolayout.testeditions.optional_fixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 65: protolayout.testeditions.optional_fixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 66: protolayout.testeditions.optional_sfixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 67: protolayout.testeditions.optional_sfixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 68: protolayout.testeditions.optional_float_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 69: protolayout.testeditions.optional_double_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 70: protolayout.testeditions.optional_bool_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 71: protolayout.testeditions.optional_string_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 72: protolayout.testeditions.optional_bytes_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 73: protolayout.testeditions.delimited_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 74: protolayout.testeditions.optional_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 75: protolayout.testeditions.optional_closed_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 76: protolayout.testeditions.optional_nested_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 77: protolayout.testeditions.utf8_none_string_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 78: protolayout.testeditions.repeated_int32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 79: protolayout.testeditions.repeated_int64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 80: protolayout.testeditions.repeated_uint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 81: protolayout.testeditions.repeated_uint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 82: protolayout.testeditions.repeated_sint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 83: protolayout.testeditions.repeated_sint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 84: protolayout.testeditions.repeated_fixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 85: protolayout.testeditions.repeated_fixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 86: protolayout.testeditions.repeated_sfixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 87: protolayout.testeditions.repeated_sfixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 88: protolayout.testeditions.repeated_float_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 89: protolayout.testeditions.repeated_double_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 90: protolayout.testeditions.repeated_bool_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 91: protolayout.testeditions.repeated_string_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 92: protolayout.testeditions.repeated_bytes_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 93: protolayout.testeditions.repeated_delimited_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 94: protolayout.testeditions.repeated_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 95: protolayout.testeditions.repeated_closed_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 96: protolayout.testeditions.repeated_nested_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 97: protolayout.testeditions.expanded_int32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 98: protolayout.testeditions.expanded_int64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 99: protolayout.testeditions.expanded_uint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 100: protolayout.testeditions.expanded_uint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 101: protolayout.testeditions.expanded_sint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 102: protolayout.testeditions.expanded_sint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 103: protolayout.testeditions.expanded_fixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 104: protolayout.testeditions.expanded_fixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 105: protolayout.testeditions.expanded_sfixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 106: protolayout.testeditions.expanded_sfixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 107: protolayout.testeditions.expanded_float_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 108: protolayout.testeditions.expanded_double_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 109: protolayout.testeditions.expanded_bool_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 110: protolayout.testeditions.expanded_nested_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	5,   // 111: protolayout.testeditions.required_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
-	8,   // 112: protolayout.testeditions.delimited_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
-	8,   // 113: protolayout.testeditions.optional_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
-	1,   // 114: protolayout.testeditions.optional_closed_enum_extension:type_name -> protolayout.testeditions.ClosedEnum
-	2,   // 115: protolayout.testeditions.optional_nested_enum_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
-	8,   // 116: protolayout.testeditions.repeated_delimited_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
-	8,   // 117: protolayout.testeditions.repeated_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
-	1,   // 118: protolayout.testeditions.repeated_closed_enum_extension:type_name -> protolayout.testeditions.ClosedEnum
-	2,   // 119: protolayout.testeditions.repeated_nested_enum_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
-	2,   // 120: protolayout.testeditions.expanded_nested_enum_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
-	6,   // 121: protolayout.testeditions.required_message_extension:type_name -> protolayout.testeditions.TestRequired
-	122, // [122:122] is the sub-list for method output_type
-	122, // [122:122] is the sub-list for method input_type
-	112, // [112:122] is the sub-list for extension type_name
-	58,  // [58:112] is the sub-list for extension extendee
-	0,   // [0:58] is the sub-list for field type_name
+	8,   // 52: protolayout.testeditions.InterleavedExtensions.children:type_name -> protolayout.testeditions.InterleavedExtensions
+	4,   // 53: protolayout.testeditions.TestAllTypes.NestedMessage.corecursive:type_name -> protolayout.testeditions.TestAllTypes
+	9,   // 54: protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry.value:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	2,   // 55: protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry.value:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
+	0,   // 56: protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry.value:type_name -> protolayout.testeditions.ForeignEnum
+	29,  // 57: protolayout.testeditions.TestRequired.MapInnerEntry.value:type_name -> protolayout.testeditions.TestRequired.Inner
+	7,   // 58: protolayout.testeditions.TestRecursive.ByNameEntry.value:type_name -> protolayout.testeditions.TestRecursive
+	5,   // 59: protolayout.testeditions.optional_int32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 60: protolayout.testeditions.optional_int64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 61: protolayout.testeditions.optional_uint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 62: protolayout.testeditions.optional_uint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 63: protolayout.testeditions.optional_sint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 64: protolayout.testeditions.optional_sint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 65: protolayout.testeditions.optional_fixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 66: protolayout.testeditions.optional_fixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 67: protolayout.testeditions.optional_sfixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 68: protolayout.testeditions.optional_sfixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 69: protolayout.testeditions.optional_float_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 70: protolayout.testeditions.optional_double_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 71: protolayout.testeditions.optional_bool_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 72: protolayout.testeditions.optional_string_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 73: protolayout.testeditions.optional_bytes_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 74: protolayout.testeditions.delimited_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 75: protolayout.testeditions.optional_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 76: protolayout.testeditions.optional_closed_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 77: protolayout.testeditions.optional_nested_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 78: protolayout.testeditions.utf8_none_string_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 79: protolayout.testeditions.repeated_int32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 80: protolayout.testeditions.repeated_int64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 81: protolayout.testeditions.repeated_uint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 82: protolayout.testeditions.repeated_uint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 83: protolayout.testeditions.repeated_sint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 84: protolayout.testeditions.repeated_sint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 85: protolayout.testeditions.repeated_fixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 86: protolayout.testeditions.repeated_fixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 87: protolayout.testeditions.repeated_sfixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 88: protolayout.testeditions.repeated_sfixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 89: protolayout.testeditions.repeated_float_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 90: protolayout.testeditions.repeated_double_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 91: protolayout.testeditions.repeated_bool_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 92: protolayout.testeditions.repeated_string_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 93: protolayout.testeditions.repeated_bytes_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 94: protolayout.testeditions.repeated_delimited_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 95: protolayout.testeditions.repeated_nested_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 96: protolayout.testeditions.repeated_closed_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 97: protolayout.testeditions.repeated_nested_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 98: protolayout.testeditions.expanded_int32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 99: protolayout.testeditions.expanded_int64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 100: protolayout.testeditions.expanded_uint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 101: protolayout.testeditions.expanded_uint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 102: protolayout.testeditions.expanded_sint32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 103: protolayout.testeditions.expanded_sint64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 104: protolayout.testeditions.expanded_fixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 105: protolayout.testeditions.expanded_fixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 106: protolayout.testeditions.expanded_sfixed32_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 107: protolayout.testeditions.expanded_sfixed64_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 108: protolayout.testeditions.expanded_float_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 109: protolayout.testeditions.expanded_double_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 110: protolayout.testeditions.expanded_bool_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 111: protolayout.testeditions.expanded_nested_enum_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	5,   // 112: protolayout.testeditions.required_message_extension:extendee -> protolayout.testeditions.TestAllExtensions
+	8,   // 113: protolayout.testeditions.interleaved_string:extendee -> protolayout.testeditions.InterleavedExtensions
+	8,   // 114: protolayout.testeditions.interleaved_message:extendee -> protolayout.testeditions.InterleavedExtensions
+	9,   // 115: protolayout.testeditions.delimited_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 116: protolayout.testeditions.optional_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	1,   // 117: protolayout.testeditions.optional_closed_enum_extension:type_name -> protolayout.testeditions.ClosedEnum
+	2,   // 118: protolayout.testeditions.optional_nested_enum_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
+	9,   // 119: protolayout.testeditions.repeated_delimited_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 120: protolayout.testeditions.repeated_nested_message_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedMessage
+	1,   // 121: protolayout.testeditions.repeated_closed_enum_extension:type_name -> protolayout.testeditions.ClosedEnum
+	2,   // 122: protolayout.testeditions.repeated_nested_enum_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
+	2,   // 123: protolayout.testeditions.expanded_nested_enum_extension:type_name -> protolayout.testeditions.TestAllTypes.NestedEnum
+	6,   // 124: protolayout.testeditions.required_message_extension:type_name -> protolayout.testeditions.TestRequired
+	8,   // 125: protolayout.testeditions.interleaved_message:type_name -> protolayout.testeditions.InterleavedExtensions
+	126, // [126:126] is the sub-list for method output_type
+	126, // [126:126] is the sub-list for method input_type
+	115, // [115:126] is the sub-list for extension type_name
+	59,  // [59:115] is the sub-list for extension extendee
+	0,   // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_protobuftest_proto_testeditions_proto_init() }
@@ -2802,8 +2904,8 @@ func file_protobuftest_proto_testeditions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_protobuftest_proto_testeditions_proto_rawDesc), len(file_protobuftest_proto_testeditions_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   28,
-			NumExtensions: 54,
+			NumMessages:   29,
+			NumExtensions: 56,
 			NumServices:   0,
 		},
 		GoTypes:           file_protobuftest_proto_testeditions_proto_goTypes,

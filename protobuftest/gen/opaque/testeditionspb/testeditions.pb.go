@@ -3492,6 +3492,140 @@ func (*testRecursive_Leaf) isTestRecursive_Node() {}
 
 func (*testRecursive_OneofDelimitedChild) isTestRecursive_Node() {}
 
+// InterleavedExtensions declares an extension range numbered between its
+// fields: field-number order (Canonical) puts a set extension between low
+// and high, where proto.Marshal writes the extensions first. Its fields'
+// strings are checked for UTF-8 (an extension's are not, by protobuf-go's
+// rule), so that a fault in an extension's message and one in a field
+// numbered above it tell the two orders apart.
+type InterleavedExtensions struct {
+	state                  protoimpl.MessageState    `protogen:"opaque.v1"`
+	xxx_hidden_Low         *string                   `protobuf:"bytes,1,opt,name=low"`
+	xxx_hidden_High        *string                   `protobuf:"bytes,300,opt,name=high"`
+	xxx_hidden_Children    *[]*InterleavedExtensions `protobuf:"bytes,301,rep,name=children"`
+	XXX_raceDetectHookData protoimpl.RaceDetectHookData
+	XXX_presence           [1]uint32
+	extensionFields        protoimpl.ExtensionFields
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
+}
+
+func (x *InterleavedExtensions) Reset() {
+	*x = InterleavedExtensions{}
+	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InterleavedExtensions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InterleavedExtensions) ProtoMessage() {}
+
+func (x *InterleavedExtensions) ProtoReflect() protoreflect.Message {
+	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+func (x *InterleavedExtensions) GetLow() string {
+	if x != nil {
+		if x.xxx_hidden_Low != nil {
+			return *x.xxx_hidden_Low
+		}
+		return ""
+	}
+	return ""
+}
+
+func (x *InterleavedExtensions) GetHigh() string {
+	if x != nil {
+		if x.xxx_hidden_High != nil {
+			return *x.xxx_hidden_High
+		}
+		return ""
+	}
+	return ""
+}
+
+func (x *InterleavedExtensions) GetChildren() []*InterleavedExtensions {
+	if x != nil {
+		if x.xxx_hidden_Children != nil {
+			return *x.xxx_hidden_Children
+		}
+	}
+	return nil
+}
+
+func (x *InterleavedExtensions) SetLow(v string) {
+	x.xxx_hidden_Low = &v
+	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 0, 3)
+}
+
+func (x *InterleavedExtensions) SetHigh(v string) {
+	x.xxx_hidden_High = &v
+	protoimpl.X.SetPresent(&(x.XXX_presence[0]), 1, 3)
+}
+
+func (x *InterleavedExtensions) SetChildren(v []*InterleavedExtensions) {
+	x.xxx_hidden_Children = &v
+}
+
+func (x *InterleavedExtensions) HasLow() bool {
+	if x == nil {
+		return false
+	}
+	return protoimpl.X.Present(&(x.XXX_presence[0]), 0)
+}
+
+func (x *InterleavedExtensions) HasHigh() bool {
+	if x == nil {
+		return false
+	}
+	return protoimpl.X.Present(&(x.XXX_presence[0]), 1)
+}
+
+func (x *InterleavedExtensions) ClearLow() {
+	protoimpl.X.ClearPresent(&(x.XXX_presence[0]), 0)
+	x.xxx_hidden_Low = nil
+}
+
+func (x *InterleavedExtensions) ClearHigh() {
+	protoimpl.X.ClearPresent(&(x.XXX_presence[0]), 1)
+	x.xxx_hidden_High = nil
+}
+
+type InterleavedExtensions_builder struct {
+	_ [0]func() // Prevents comparability and use of unkeyed literals for the builder.
+
+	Low      *string
+	High     *string
+	Children []*InterleavedExtensions
+}
+
+func (b0 InterleavedExtensions_builder) Build() *InterleavedExtensions {
+	m0 := &InterleavedExtensions{}
+	b, x := &b0, m0
+	_, _ = b, x
+	if b.Low != nil {
+		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 0, 3)
+		x.xxx_hidden_Low = b.Low
+	}
+	if b.High != nil {
+		protoimpl.X.SetPresentNonAtomic(&(x.XXX_presence[0]), 1, 3)
+		x.xxx_hidden_High = b.High
+	}
+	x.xxx_hidden_Children = &b.Children
+	return m0
+}
+
 // NestedMessage refers back to TestAllTypes (co-recursion).
 type TestAllTypes_NestedMessage struct {
 	state                  protoimpl.MessageState `protogen:"opaque.v1"`
@@ -3505,7 +3639,7 @@ type TestAllTypes_NestedMessage struct {
 
 func (x *TestAllTypes_NestedMessage) Reset() {
 	*x = TestAllTypes_NestedMessage{}
-	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[5]
+	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3517,7 +3651,7 @@ func (x *TestAllTypes_NestedMessage) String() string {
 func (*TestAllTypes_NestedMessage) ProtoMessage() {}
 
 func (x *TestAllTypes_NestedMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[5]
+	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3606,7 +3740,7 @@ type TestRequired_Inner struct {
 
 func (x *TestRequired_Inner) Reset() {
 	*x = TestRequired_Inner{}
-	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[25]
+	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3618,7 +3752,7 @@ func (x *TestRequired_Inner) String() string {
 func (*TestRequired_Inner) ProtoMessage() {}
 
 func (x *TestRequired_Inner) ProtoReflect() protoreflect.Message {
-	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[25]
+	mi := &file_opaque_protobuftest_proto_testeditions_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4132,6 +4266,22 @@ var file_opaque_protobuftest_proto_testeditions_proto_extTypes = []protoimpl.Ext
 		Tag:           "bytes,1000,opt,name=required_message_extension",
 		Filename:      "opaque/protobuftest/proto/testeditions.proto",
 	},
+	{
+		ExtendedType:  (*InterleavedExtensions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         150,
+		Name:          "opaque.protolayout.testeditions.interleaved_string",
+		Tag:           "bytes,150,opt,name=interleaved_string",
+		Filename:      "opaque/protobuftest/proto/testeditions.proto",
+	},
+	{
+		ExtendedType:  (*InterleavedExtensions)(nil),
+		ExtensionType: (*InterleavedExtensions)(nil),
+		Field:         151,
+		Name:          "opaque.protolayout.testeditions.interleaved_message",
+		Tag:           "bytes,151,opt,name=interleaved_message",
+		Filename:      "opaque/protobuftest/proto/testeditions.proto",
+	},
 }
 
 // Extension fields to TestAllExtensions.
@@ -4244,6 +4394,14 @@ var (
 	E_ExpandedNestedEnumExtension = &file_opaque_protobuftest_proto_testeditions_proto_extTypes[52]
 	// optional opaque.protolayout.testeditions.TestRequired required_message_extension = 1000;
 	E_RequiredMessageExtension = &file_opaque_protobuftest_proto_testeditions_proto_extTypes[53]
+)
+
+// Extension fields to InterleavedExtensions.
+var (
+	// optional string interleaved_string = 150;
+	E_InterleavedString = &file_opaque_protobuftest_proto_testeditions_proto_extTypes[54]
+	// optional opaque.protolayout.testeditions.InterleavedExtensions interleaved_message = 151;
+	E_InterleavedMessage = &file_opaque_protobuftest_proto_testeditions_proto_extTypes[55]
 )
 
 var File_opaque_protobuftest_proto_testeditions_proto protoreflect.FileDescriptor
@@ -4475,7 +4633,11 @@ const file_opaque_protobuftest_proto_testeditions_proto_rawDesc = "" +
 	"\vByNameEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12D\n" +
 	"\x05value\x18\x02 \x01(\v2..opaque.protolayout.testeditions.TestRecursiveR\x05value:\x028\x01B\x06\n" +
-	"\x04node*[\n" +
+	"\x04node\"\x9a\x01\n" +
+	"\x15InterleavedExtensions\x12\x10\n" +
+	"\x03low\x18\x01 \x01(\tR\x03low\x12\x13\n" +
+	"\x04high\x18\xac\x02 \x01(\tR\x04high\x12S\n" +
+	"\bchildren\x18\xad\x02 \x03(\v26.opaque.protolayout.testeditions.InterleavedExtensionsR\bchildren*\x05\bd\x10\xc8\x01*[\n" +
 	"\vForeignEnum\x12\x10\n" +
 	"\fFOREIGN_ZERO\x10\x00\x12\x0f\n" +
 	"\vFOREIGN_FOO\x10\x04\x12\x0f\n" +
@@ -4543,10 +4705,12 @@ const file_opaque_protobuftest_proto_testeditions_proto_rawDesc = "" +
 	"\x19expanded_double_extension\x122.opaque.protolayout.testeditions.TestAllExtensions\x18H \x03(\x01B\x05\xaa\x01\x02\x18\x02R\x17expandedDoubleExtension:q\n" +
 	"\x17expanded_bool_extension\x122.opaque.protolayout.testeditions.TestAllExtensions\x18I \x03(\bB\x05\xaa\x01\x02\x18\x02R\x15expandedBoolExtension:\xb8\x01\n" +
 	"\x1eexpanded_nested_enum_extension\x122.opaque.protolayout.testeditions.TestAllExtensions\x18J \x03(\x0e28.opaque.protolayout.testeditions.TestAllTypes.NestedEnumB\x05\xaa\x01\x02\x18\x02R\x1bexpandedNestedEnumExtension:\xa0\x01\n" +
-	"\x1arequired_message_extension\x122.opaque.protolayout.testeditions.TestAllExtensions\x18\xe8\a \x01(\v2-.opaque.protolayout.testeditions.TestRequiredR\x18requiredMessageExtensionBKZIgithub.com/protolayout/protolayout/protobuftest/gen/opaque/testeditionspbb\beditionsp\xe8\a"
+	"\x1arequired_message_extension\x122.opaque.protolayout.testeditions.TestAllExtensions\x18\xe8\a \x01(\v2-.opaque.protolayout.testeditions.TestRequiredR\x18requiredMessageExtension:f\n" +
+	"\x12interleaved_string\x126.opaque.protolayout.testeditions.InterleavedExtensions\x18\x96\x01 \x01(\tR\x11interleavedString:\xa0\x01\n" +
+	"\x13interleaved_message\x126.opaque.protolayout.testeditions.InterleavedExtensions\x18\x97\x01 \x01(\v26.opaque.protolayout.testeditions.InterleavedExtensionsR\x12interleavedMessageBKZIgithub.com/protolayout/protolayout/protobuftest/gen/opaque/testeditionspbb\beditionsp\xe8\a"
 
 var file_opaque_protobuftest_proto_testeditions_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_opaque_protobuftest_proto_testeditions_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_opaque_protobuftest_proto_testeditions_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_opaque_protobuftest_proto_testeditions_proto_goTypes = []any{
 	(ForeignEnum)(0),                   // 0: opaque.protolayout.testeditions.ForeignEnum
 	(ClosedEnum)(0),                    // 1: opaque.protolayout.testeditions.ClosedEnum
@@ -4556,158 +4720,163 @@ var file_opaque_protobuftest_proto_testeditions_proto_goTypes = []any{
 	(*TestAllExtensions)(nil),          // 5: opaque.protolayout.testeditions.TestAllExtensions
 	(*TestRequired)(nil),               // 6: opaque.protolayout.testeditions.TestRequired
 	(*TestRecursive)(nil),              // 7: opaque.protolayout.testeditions.TestRecursive
-	(*TestAllTypes_NestedMessage)(nil), // 8: opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	nil,                                // 9: opaque.protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
-	nil,                                // 10: opaque.protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
-	nil,                                // 11: opaque.protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
-	nil,                                // 12: opaque.protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
-	nil,                                // 13: opaque.protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
-	nil,                                // 14: opaque.protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
-	nil,                                // 15: opaque.protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
-	nil,                                // 16: opaque.protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
-	nil,                                // 17: opaque.protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
-	nil,                                // 18: opaque.protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
-	nil,                                // 19: opaque.protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
-	nil,                                // 20: opaque.protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
-	nil,                                // 21: opaque.protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
-	nil,                                // 22: opaque.protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
-	nil,                                // 23: opaque.protolayout.testeditions.TestAllTypes.MapStringStringEntry
-	nil,                                // 24: opaque.protolayout.testeditions.TestAllTypes.MapStringBytesEntry
-	nil,                                // 25: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
-	nil,                                // 26: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
-	nil,                                // 27: opaque.protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
-	(*TestRequired_Inner)(nil),         // 28: opaque.protolayout.testeditions.TestRequired.Inner
-	nil,                                // 29: opaque.protolayout.testeditions.TestRequired.MapInnerEntry
-	nil,                                // 30: opaque.protolayout.testeditions.TestRecursive.ByNameEntry
+	(*InterleavedExtensions)(nil),      // 8: opaque.protolayout.testeditions.InterleavedExtensions
+	(*TestAllTypes_NestedMessage)(nil), // 9: opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	nil,                                // 10: opaque.protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
+	nil,                                // 11: opaque.protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
+	nil,                                // 12: opaque.protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
+	nil,                                // 13: opaque.protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
+	nil,                                // 14: opaque.protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
+	nil,                                // 15: opaque.protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
+	nil,                                // 16: opaque.protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
+	nil,                                // 17: opaque.protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
+	nil,                                // 18: opaque.protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
+	nil,                                // 19: opaque.protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
+	nil,                                // 20: opaque.protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
+	nil,                                // 21: opaque.protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
+	nil,                                // 22: opaque.protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
+	nil,                                // 23: opaque.protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
+	nil,                                // 24: opaque.protolayout.testeditions.TestAllTypes.MapStringStringEntry
+	nil,                                // 25: opaque.protolayout.testeditions.TestAllTypes.MapStringBytesEntry
+	nil,                                // 26: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
+	nil,                                // 27: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
+	nil,                                // 28: opaque.protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
+	(*TestRequired_Inner)(nil),         // 29: opaque.protolayout.testeditions.TestRequired.Inner
+	nil,                                // 30: opaque.protolayout.testeditions.TestRequired.MapInnerEntry
+	nil,                                // 31: opaque.protolayout.testeditions.TestRecursive.ByNameEntry
 }
 var file_opaque_protobuftest_proto_testeditions_proto_depIdxs = []int32{
-	8,   // 0: opaque.protolayout.testeditions.TestAllTypes.optional_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 0: opaque.protolayout.testeditions.TestAllTypes.optional_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
 	3,   // 1: opaque.protolayout.testeditions.TestAllTypes.optional_foreign_message:type_name -> opaque.protolayout.testeditions.ForeignMessage
 	1,   // 2: opaque.protolayout.testeditions.TestAllTypes.optional_closed_enum:type_name -> opaque.protolayout.testeditions.ClosedEnum
 	2,   // 3: opaque.protolayout.testeditions.TestAllTypes.optional_nested_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
 	0,   // 4: opaque.protolayout.testeditions.TestAllTypes.optional_foreign_enum:type_name -> opaque.protolayout.testeditions.ForeignEnum
-	8,   // 5: opaque.protolayout.testeditions.TestAllTypes.delimited_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	8,   // 6: opaque.protolayout.testeditions.TestAllTypes.repeated_delimited_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 5: opaque.protolayout.testeditions.TestAllTypes.delimited_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 6: opaque.protolayout.testeditions.TestAllTypes.repeated_delimited_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
 	3,   // 7: opaque.protolayout.testeditions.TestAllTypes.delimited_foreign_message:type_name -> opaque.protolayout.testeditions.ForeignMessage
 	2,   // 8: opaque.protolayout.testeditions.TestAllTypes.implicit_nested_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
 	0,   // 9: opaque.protolayout.testeditions.TestAllTypes.implicit_foreign_enum:type_name -> opaque.protolayout.testeditions.ForeignEnum
-	8,   // 10: opaque.protolayout.testeditions.TestAllTypes.repeated_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 10: opaque.protolayout.testeditions.TestAllTypes.repeated_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
 	3,   // 11: opaque.protolayout.testeditions.TestAllTypes.repeated_foreign_message:type_name -> opaque.protolayout.testeditions.ForeignMessage
 	1,   // 12: opaque.protolayout.testeditions.TestAllTypes.repeated_closed_enum:type_name -> opaque.protolayout.testeditions.ClosedEnum
 	2,   // 13: opaque.protolayout.testeditions.TestAllTypes.repeated_nested_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
 	0,   // 14: opaque.protolayout.testeditions.TestAllTypes.repeated_foreign_enum:type_name -> opaque.protolayout.testeditions.ForeignEnum
 	2,   // 15: opaque.protolayout.testeditions.TestAllTypes.expanded_nested_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
 	1,   // 16: opaque.protolayout.testeditions.TestAllTypes.expanded_closed_enum:type_name -> opaque.protolayout.testeditions.ClosedEnum
-	9,   // 17: opaque.protolayout.testeditions.TestAllTypes.utf8_none_map_string_string:type_name -> opaque.protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
+	10,  // 17: opaque.protolayout.testeditions.TestAllTypes.utf8_none_map_string_string:type_name -> opaque.protolayout.testeditions.TestAllTypes.Utf8NoneMapStringStringEntry
 	1,   // 18: opaque.protolayout.testeditions.TestAllTypes.default_closed_enum:type_name -> opaque.protolayout.testeditions.ClosedEnum
-	10,  // 19: opaque.protolayout.testeditions.TestAllTypes.map_int32_int32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
-	11,  // 20: opaque.protolayout.testeditions.TestAllTypes.map_int64_int64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
-	12,  // 21: opaque.protolayout.testeditions.TestAllTypes.map_uint32_uint32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
-	13,  // 22: opaque.protolayout.testeditions.TestAllTypes.map_uint64_uint64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
-	14,  // 23: opaque.protolayout.testeditions.TestAllTypes.map_sint32_sint32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
-	15,  // 24: opaque.protolayout.testeditions.TestAllTypes.map_sint64_sint64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
-	16,  // 25: opaque.protolayout.testeditions.TestAllTypes.map_fixed32_fixed32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
-	17,  // 26: opaque.protolayout.testeditions.TestAllTypes.map_fixed64_fixed64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
-	18,  // 27: opaque.protolayout.testeditions.TestAllTypes.map_sfixed32_sfixed32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
-	19,  // 28: opaque.protolayout.testeditions.TestAllTypes.map_sfixed64_sfixed64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
-	20,  // 29: opaque.protolayout.testeditions.TestAllTypes.map_int32_float:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
-	21,  // 30: opaque.protolayout.testeditions.TestAllTypes.map_int32_double:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
-	22,  // 31: opaque.protolayout.testeditions.TestAllTypes.map_bool_bool:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
-	23,  // 32: opaque.protolayout.testeditions.TestAllTypes.map_string_string:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringStringEntry
-	24,  // 33: opaque.protolayout.testeditions.TestAllTypes.map_string_bytes:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringBytesEntry
-	25,  // 34: opaque.protolayout.testeditions.TestAllTypes.map_string_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
-	26,  // 35: opaque.protolayout.testeditions.TestAllTypes.map_string_nested_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
-	27,  // 36: opaque.protolayout.testeditions.TestAllTypes.map_int32_foreign_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
-	8,   // 37: opaque.protolayout.testeditions.TestAllTypes.oneof_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	11,  // 19: opaque.protolayout.testeditions.TestAllTypes.map_int32_int32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32Int32Entry
+	12,  // 20: opaque.protolayout.testeditions.TestAllTypes.map_int64_int64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt64Int64Entry
+	13,  // 21: opaque.protolayout.testeditions.TestAllTypes.map_uint32_uint32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapUint32Uint32Entry
+	14,  // 22: opaque.protolayout.testeditions.TestAllTypes.map_uint64_uint64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapUint64Uint64Entry
+	15,  // 23: opaque.protolayout.testeditions.TestAllTypes.map_sint32_sint32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSint32Sint32Entry
+	16,  // 24: opaque.protolayout.testeditions.TestAllTypes.map_sint64_sint64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSint64Sint64Entry
+	17,  // 25: opaque.protolayout.testeditions.TestAllTypes.map_fixed32_fixed32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapFixed32Fixed32Entry
+	18,  // 26: opaque.protolayout.testeditions.TestAllTypes.map_fixed64_fixed64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapFixed64Fixed64Entry
+	19,  // 27: opaque.protolayout.testeditions.TestAllTypes.map_sfixed32_sfixed32:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSfixed32Sfixed32Entry
+	20,  // 28: opaque.protolayout.testeditions.TestAllTypes.map_sfixed64_sfixed64:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapSfixed64Sfixed64Entry
+	21,  // 29: opaque.protolayout.testeditions.TestAllTypes.map_int32_float:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32FloatEntry
+	22,  // 30: opaque.protolayout.testeditions.TestAllTypes.map_int32_double:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32DoubleEntry
+	23,  // 31: opaque.protolayout.testeditions.TestAllTypes.map_bool_bool:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapBoolBoolEntry
+	24,  // 32: opaque.protolayout.testeditions.TestAllTypes.map_string_string:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringStringEntry
+	25,  // 33: opaque.protolayout.testeditions.TestAllTypes.map_string_bytes:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringBytesEntry
+	26,  // 34: opaque.protolayout.testeditions.TestAllTypes.map_string_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry
+	27,  // 35: opaque.protolayout.testeditions.TestAllTypes.map_string_nested_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry
+	28,  // 36: opaque.protolayout.testeditions.TestAllTypes.map_int32_foreign_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry
+	9,   // 37: opaque.protolayout.testeditions.TestAllTypes.oneof_nested_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
 	2,   // 38: opaque.protolayout.testeditions.TestAllTypes.oneof_enum:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
-	8,   // 39: opaque.protolayout.testeditions.TestAllTypes.oneof_delimited_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	28,  // 40: opaque.protolayout.testeditions.TestRequired.inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
-	28,  // 41: opaque.protolayout.testeditions.TestRequired.repeated_inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
-	29,  // 42: opaque.protolayout.testeditions.TestRequired.map_inner:type_name -> opaque.protolayout.testeditions.TestRequired.MapInnerEntry
-	28,  // 43: opaque.protolayout.testeditions.TestRequired.delimited_inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
-	28,  // 44: opaque.protolayout.testeditions.TestRequired.oneof_inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
+	9,   // 39: opaque.protolayout.testeditions.TestAllTypes.oneof_delimited_message:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	29,  // 40: opaque.protolayout.testeditions.TestRequired.inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
+	29,  // 41: opaque.protolayout.testeditions.TestRequired.repeated_inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
+	30,  // 42: opaque.protolayout.testeditions.TestRequired.map_inner:type_name -> opaque.protolayout.testeditions.TestRequired.MapInnerEntry
+	29,  // 43: opaque.protolayout.testeditions.TestRequired.delimited_inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
+	29,  // 44: opaque.protolayout.testeditions.TestRequired.oneof_inner:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
 	7,   // 45: opaque.protolayout.testeditions.TestRecursive.child:type_name -> opaque.protolayout.testeditions.TestRecursive
 	7,   // 46: opaque.protolayout.testeditions.TestRecursive.children:type_name -> opaque.protolayout.testeditions.TestRecursive
-	30,  // 47: opaque.protolayout.testeditions.TestRecursive.by_name:type_name -> opaque.protolayout.testeditions.TestRecursive.ByNameEntry
+	31,  // 47: opaque.protolayout.testeditions.TestRecursive.by_name:type_name -> opaque.protolayout.testeditions.TestRecursive.ByNameEntry
 	7,   // 48: opaque.protolayout.testeditions.TestRecursive.oneof_child:type_name -> opaque.protolayout.testeditions.TestRecursive
 	7,   // 49: opaque.protolayout.testeditions.TestRecursive.oneof_delimited_child:type_name -> opaque.protolayout.testeditions.TestRecursive
 	7,   // 50: opaque.protolayout.testeditions.TestRecursive.delimited_child:type_name -> opaque.protolayout.testeditions.TestRecursive
 	7,   // 51: opaque.protolayout.testeditions.TestRecursive.delimited_children:type_name -> opaque.protolayout.testeditions.TestRecursive
-	4,   // 52: opaque.protolayout.testeditions.TestAllTypes.NestedMessage.corecursive:type_name -> opaque.protolayout.testeditions.TestAllTypes
-	8,   // 53: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry.value:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	2,   // 54: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry.value:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
-	0,   // 55: opaque.protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry.value:type_name -> opaque.protolayout.testeditions.ForeignEnum
-	28,  // 56: opaque.protolayout.testeditions.TestRequired.MapInnerEntry.value:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
-	7,   // 57: opaque.protolayout.testeditions.TestRecursive.ByNameEntry.value:type_name -> opaque.protolayout.testeditions.TestRecursive
-	5,   // 58: opaque.protolayout.testeditions.optional_int32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 59: opaque.protolayout.testeditions.optional_int64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 60: opaque.protolayout.testeditions.optional_uint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 61: opaque.protolayout.testeditions.optional_uint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 62: opaque.protolayout.testeditions.optional_sint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 63: opaque.protolayout.testeditions.optional_sint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 64: opaque.protolayout.testeditions.optional_fixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 65: opaque.protolayout.testeditions.optional_fixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 66: opaque.protolayout.testeditions.optional_sfixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 67: opaque.protolayout.testeditions.optional_sfixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 68: opaque.protolayout.testeditions.optional_float_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 69: opaque.protolayout.testeditions.optional_double_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 70: opaque.protolayout.testeditions.optional_bool_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 71: opaque.protolayout.testeditions.optional_string_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 72: opaque.protolayout.testeditions.optional_bytes_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 73: opaque.protolayout.testeditions.delimited_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 74: opaque.protolayout.testeditions.optional_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 75: opaque.protolayout.testeditions.optional_closed_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 76: opaque.protolayout.testeditions.optional_nested_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 77: opaque.protolayout.testeditions.utf8_none_string_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 78: opaque.protolayout.testeditions.repeated_int32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 79: opaque.protolayout.testeditions.repeated_int64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 80: opaque.protolayout.testeditions.repeated_uint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 81: opaque.protolayout.testeditions.repeated_uint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 82: opaque.protolayout.testeditions.repeated_sint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 83: opaque.protolayout.testeditions.repeated_sint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 84: opaque.protolayout.testeditions.repeated_fixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 85: opaque.protolayout.testeditions.repeated_fixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 86: opaque.protolayout.testeditions.repeated_sfixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 87: opaque.protolayout.testeditions.repeated_sfixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 88: opaque.protolayout.testeditions.repeated_float_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 89: opaque.protolayout.testeditions.repeated_double_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 90: opaque.protolayout.testeditions.repeated_bool_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 91: opaque.protolayout.testeditions.repeated_string_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 92: opaque.protolayout.testeditions.repeated_bytes_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 93: opaque.protolayout.testeditions.repeated_delimited_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 94: opaque.protolayout.testeditions.repeated_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 95: opaque.protolayout.testeditions.repeated_closed_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 96: opaque.protolayout.testeditions.repeated_nested_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 97: opaque.protolayout.testeditions.expanded_int32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 98: opaque.protolayout.testeditions.expanded_int64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 99: opaque.protolayout.testeditions.expanded_uint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 100: opaque.protolayout.testeditions.expanded_uint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 101: opaque.protolayout.testeditions.expanded_sint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 102: opaque.protolayout.testeditions.expanded_sint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 103: opaque.protolayout.testeditions.expanded_fixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 104: opaque.protolayout.testeditions.expanded_fixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 105: opaque.protolayout.testeditions.expanded_sfixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 106: opaque.protolayout.testeditions.expanded_sfixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 107: opaque.protolayout.testeditions.expanded_float_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 108: opaque.protolayout.testeditions.expanded_double_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 109: opaque.protolayout.testeditions.expanded_bool_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 110: opaque.protolayout.testeditions.expanded_nested_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	5,   // 111: opaque.protolayout.testeditions.required_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
-	8,   // 112: opaque.protolayout.testeditions.delimited_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	8,   // 113: opaque.protolayout.testeditions.optional_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	1,   // 114: opaque.protolayout.testeditions.optional_closed_enum_extension:type_name -> opaque.protolayout.testeditions.ClosedEnum
-	2,   // 115: opaque.protolayout.testeditions.optional_nested_enum_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
-	8,   // 116: opaque.protolayout.testeditions.repeated_delimited_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	8,   // 117: opaque.protolayout.testeditions.repeated_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
-	1,   // 118: opaque.protolayout.testeditions.repeated_closed_enum_extension:type_name -> opaque.protolayout.testeditions.ClosedEnum
-	2,   // 119: opaque.protolayout.testeditions.repeated_nested_enum_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
-	2,   // 120: opaque.protolayout.testeditions.expanded_nested_enum_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
-	6,   // 121: opaque.protolayout.testeditions.required_message_extension:type_name -> opaque.protolayout.testeditions.TestRequired
-	122, // [122:122] is the sub-list for method output_type
-	122, // [122:122] is the sub-list for method input_type
-	112, // [112:122] is the sub-list for extension type_name
-	58,  // [58:112] is the sub-list for extension extendee
-	0,   // [0:58] is the sub-list for field type_name
+	8,   // 52: opaque.protolayout.testeditions.InterleavedExtensions.children:type_name -> opaque.protolayout.testeditions.InterleavedExtensions
+	4,   // 53: opaque.protolayout.testeditions.TestAllTypes.NestedMessage.corecursive:type_name -> opaque.protolayout.testeditions.TestAllTypes
+	9,   // 54: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedMessageEntry.value:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	2,   // 55: opaque.protolayout.testeditions.TestAllTypes.MapStringNestedEnumEntry.value:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
+	0,   // 56: opaque.protolayout.testeditions.TestAllTypes.MapInt32ForeignEnumEntry.value:type_name -> opaque.protolayout.testeditions.ForeignEnum
+	29,  // 57: opaque.protolayout.testeditions.TestRequired.MapInnerEntry.value:type_name -> opaque.protolayout.testeditions.TestRequired.Inner
+	7,   // 58: opaque.protolayout.testeditions.TestRecursive.ByNameEntry.value:type_name -> opaque.protolayout.testeditions.TestRecursive
+	5,   // 59: opaque.protolayout.testeditions.optional_int32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 60: opaque.protolayout.testeditions.optional_int64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 61: opaque.protolayout.testeditions.optional_uint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 62: opaque.protolayout.testeditions.optional_uint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 63: opaque.protolayout.testeditions.optional_sint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 64: opaque.protolayout.testeditions.optional_sint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 65: opaque.protolayout.testeditions.optional_fixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 66: opaque.protolayout.testeditions.optional_fixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 67: opaque.protolayout.testeditions.optional_sfixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 68: opaque.protolayout.testeditions.optional_sfixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 69: opaque.protolayout.testeditions.optional_float_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 70: opaque.protolayout.testeditions.optional_double_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 71: opaque.protolayout.testeditions.optional_bool_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 72: opaque.protolayout.testeditions.optional_string_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 73: opaque.protolayout.testeditions.optional_bytes_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 74: opaque.protolayout.testeditions.delimited_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 75: opaque.protolayout.testeditions.optional_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 76: opaque.protolayout.testeditions.optional_closed_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 77: opaque.protolayout.testeditions.optional_nested_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 78: opaque.protolayout.testeditions.utf8_none_string_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 79: opaque.protolayout.testeditions.repeated_int32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 80: opaque.protolayout.testeditions.repeated_int64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 81: opaque.protolayout.testeditions.repeated_uint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 82: opaque.protolayout.testeditions.repeated_uint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 83: opaque.protolayout.testeditions.repeated_sint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 84: opaque.protolayout.testeditions.repeated_sint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 85: opaque.protolayout.testeditions.repeated_fixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 86: opaque.protolayout.testeditions.repeated_fixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 87: opaque.protolayout.testeditions.repeated_sfixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 88: opaque.protolayout.testeditions.repeated_sfixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 89: opaque.protolayout.testeditions.repeated_float_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 90: opaque.protolayout.testeditions.repeated_double_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 91: opaque.protolayout.testeditions.repeated_bool_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 92: opaque.protolayout.testeditions.repeated_string_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 93: opaque.protolayout.testeditions.repeated_bytes_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 94: opaque.protolayout.testeditions.repeated_delimited_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 95: opaque.protolayout.testeditions.repeated_nested_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 96: opaque.protolayout.testeditions.repeated_closed_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 97: opaque.protolayout.testeditions.repeated_nested_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 98: opaque.protolayout.testeditions.expanded_int32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 99: opaque.protolayout.testeditions.expanded_int64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 100: opaque.protolayout.testeditions.expanded_uint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 101: opaque.protolayout.testeditions.expanded_uint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 102: opaque.protolayout.testeditions.expanded_sint32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 103: opaque.protolayout.testeditions.expanded_sint64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 104: opaque.protolayout.testeditions.expanded_fixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 105: opaque.protolayout.testeditions.expanded_fixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 106: opaque.protolayout.testeditions.expanded_sfixed32_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 107: opaque.protolayout.testeditions.expanded_sfixed64_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 108: opaque.protolayout.testeditions.expanded_float_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 109: opaque.protolayout.testeditions.expanded_double_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 110: opaque.protolayout.testeditions.expanded_bool_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 111: opaque.protolayout.testeditions.expanded_nested_enum_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	5,   // 112: opaque.protolayout.testeditions.required_message_extension:extendee -> opaque.protolayout.testeditions.TestAllExtensions
+	8,   // 113: opaque.protolayout.testeditions.interleaved_string:extendee -> opaque.protolayout.testeditions.InterleavedExtensions
+	8,   // 114: opaque.protolayout.testeditions.interleaved_message:extendee -> opaque.protolayout.testeditions.InterleavedExtensions
+	9,   // 115: opaque.protolayout.testeditions.delimited_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 116: opaque.protolayout.testeditions.optional_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	1,   // 117: opaque.protolayout.testeditions.optional_closed_enum_extension:type_name -> opaque.protolayout.testeditions.ClosedEnum
+	2,   // 118: opaque.protolayout.testeditions.optional_nested_enum_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
+	9,   // 119: opaque.protolayout.testeditions.repeated_delimited_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	9,   // 120: opaque.protolayout.testeditions.repeated_nested_message_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedMessage
+	1,   // 121: opaque.protolayout.testeditions.repeated_closed_enum_extension:type_name -> opaque.protolayout.testeditions.ClosedEnum
+	2,   // 122: opaque.protolayout.testeditions.repeated_nested_enum_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
+	2,   // 123: opaque.protolayout.testeditions.expanded_nested_enum_extension:type_name -> opaque.protolayout.testeditions.TestAllTypes.NestedEnum
+	6,   // 124: opaque.protolayout.testeditions.required_message_extension:type_name -> opaque.protolayout.testeditions.TestRequired
+	8,   // 125: opaque.protolayout.testeditions.interleaved_message:type_name -> opaque.protolayout.testeditions.InterleavedExtensions
+	126, // [126:126] is the sub-list for method output_type
+	126, // [126:126] is the sub-list for method input_type
+	115, // [115:126] is the sub-list for extension type_name
+	59,  // [59:115] is the sub-list for extension extendee
+	0,   // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_opaque_protobuftest_proto_testeditions_proto_init() }
@@ -4743,8 +4912,8 @@ func file_opaque_protobuftest_proto_testeditions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_opaque_protobuftest_proto_testeditions_proto_rawDesc), len(file_opaque_protobuftest_proto_testeditions_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   28,
-			NumExtensions: 54,
+			NumMessages:   29,
+			NumExtensions: 56,
 			NumServices:   0,
 		},
 		GoTypes:           file_opaque_protobuftest_proto_testeditions_proto_goTypes,
