@@ -72,8 +72,8 @@ func (mg *merger) message(dst, src *Message, depth int) {
 	s := src.t.shape
 	fields := s.fields
 	srcWords := src.words()
-	touched := srcWords[s.touched:][:(len(fields)+63)/64]
-	for k, t := range touched {
+	for k := range s.touchedWords() {
+		t := s.touchedBits(srcWords, k)
 		for ; t != 0; t &= t - 1 {
 			i := k*64 + bits.TrailingZeros64(t)
 			f := &fields[i]

@@ -403,6 +403,9 @@ func (m *Message) claim(f *field, i int) {
 // its bit by position where the shape keeps those.
 func (m *Message) touch(i int) {
 	words, s := m.words(), m.t.shape
+	if s.oneofOnly {
+		return
+	}
 	words[int(s.touched)+i>>6] |= 1 << (i & 63)
 	if s.posTouched >= 0 {
 		p := int(s.fields[i].pos)
@@ -436,11 +439,11 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 	if !m.IsValid() {
 		return
 	}
-	fields := m.t.shape.fields
+	s := m.t.shape
+	fields := s.fields
 	var fds protoreflect.FieldDescriptors
-	touched := m.words()[m.t.shape.touched:][:(len(fields)+63)/64]
-	for k, t := range touched {
-		for t != 0 {
+	for k := range s.touchedWords() {
+		for t := s.touchedBits(m.words(), k); t != 0; {
 			i := k*64 + bits.TrailingZeros64(t)
 			t &= t - 1
 			r := &fields[i]

@@ -65,7 +65,8 @@ type shape struct {
 	// stored to, so that Range looks only at fields that may be set),
 	// then, in a shape that is not inOrder, the same bits by layout
 	// position (from word posTouched on), then one case per real oneof,
-	// then the scalar slots.
+	// then the scalar slots. A oneofOnly shape has no touched words:
+	// touched is the first case's word, and touchedBits reads the cases.
 	words, presence, touched int32
 	// posTouched is where the touched bits start again by layout
 	// position (bit p for the field at position p), for the encoder, in
@@ -86,6 +87,10 @@ type shape struct {
 	dec atomic.Pointer[decodeTable]
 	// prog is the direct encoder's program (marshal.go).
 	prog *encProgram
+	// oneofOnly reports that every field is a member of a real oneof,
+	// and there are 64 at most: a message's cases tell which fields were
+	// stored to, and it keeps no touched bits (see touchedBits).
+	oneofOnly bool
 	// inOrder reports that the layout emits the fields outside real
 	// oneofs in index order (layout position p holds the field of index
 	// p for every p below the layout's Regular), so that the encoder's
@@ -140,6 +145,9 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	s.presence = (bits + 63) / 64
 	s.touched = s.presence
 	touchedWords := (int32(len(l.Fields)) + 63) / 64
+	if l.Regular == 0 && len(l.Fields) > 0 && len(l.Fields) <= 64 {
+		s.oneofOnly, touchedWords = true, 0
+	}
 	cases := s.touched + touchedWords
 	s.posTouched = -1
 	if !s.inOrder {
@@ -192,6 +200,25 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	s.prog = buildProgram(s)
 	return s
 }
+
+// touchedBits returns word k of the touched bits (by field index) of a
+// message of shape s whose words are words: in a oneofOnly shape, the
+// bits of the members that its oneofs' cases name.
+func (s *shape) touchedBits(words []uint64, k int) uint64 {
+	if !s.oneofOnly {
+		return words[int(s.touched)+k]
+	}
+	var t uint64
+	for _, o := range s.oneofs {
+		if o >= 0 && words[o] != 0 {
+			t |= 1 << (words[o] - 1)
+		}
+	}
+	return t
+}
+
+// touchedWords returns how many words of touched bits touchedBits reads.
+func (s *shape) touchedWords() int { return (len(s.fields) + 63) / 64 }
 
 // partTypes are the element types of a message's storage parts, by class.
 var partTypes = []reflect.Type{
