@@ -618,11 +618,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					}
 				}
 				df.mark(words)
-				msgs := m.msgs()
-				sub := msgs[df.slot]
+				p := m.msgSlot(df.slot)
+				sub := *p
 				if sub == nil {
 					sub = o.newChild(m.t.desc, df)
-					msgs[df.slot] = sub
+					*p = sub
 				}
 				if err := o.message(v, sub, depth); err != nil {
 					return err
@@ -785,11 +785,11 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df, words)
-		msgs := m.msgs()
-		sub := msgs[df.slot]
+		p := m.msgSlot(df.slot)
+		sub := *p
 		if sub == nil {
 			sub = o.newChild(m.t.desc, df)
-			msgs[df.slot] = sub
+			*p = sub
 		}
 		return n, o.message(v, sub, depth)
 	case modeList:
@@ -1391,7 +1391,7 @@ func (m *Message) checkField(i int) error {
 	var err error
 	switch f.class {
 	case classMessage:
-		if sub := m.msgs()[f.slot]; sub != nil && m.has(f, i) {
+		if sub := m.msgAt(f.slot); sub != nil && m.has(f, i) {
 			err = sub.checkInitialized()
 		}
 	case classList:

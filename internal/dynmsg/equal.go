@@ -86,7 +86,7 @@ func equalFields(x, y *Message, f *field, depth int) bool {
 	case classBytes:
 		return bytes.Equal(x.bytesAt(f.slot), y.bytesAt(f.slot))
 	case classMessage:
-		return equalMessages(x.msgs()[f.slot], y.msgs()[f.slot], depth+1)
+		return equalMessages(x.msgAt(f.slot), y.msgAt(f.slot), depth+1)
 	case classList:
 		return equalLists(x.lists()[f.slot], y.lists()[f.slot], depth)
 	default:

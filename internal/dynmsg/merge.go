@@ -106,12 +106,12 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 		dst.claim(f, i)
 		dst.setBytesAt(f.slot, mg.copyBytes(src.bytesAt(f.slot)))
 	case classMessage:
-		c := src.msgs()[f.slot]
+		c := src.msgAt(f.slot)
 		if !dst.has(f, i) {
 			dst.claim(f, i)
-			dst.msgs()[f.slot] = mg.newMessageOf(c.t)
+			dst.setMsgAt(f.slot, mg.newMessageOf(c.t))
 		}
-		mg.into(dst.msgs()[f.slot], c, depth+1)
+		mg.into(dst.msgAt(f.slot), c, depth+1)
 	case classList:
 		l := dst.lists()[f.slot]
 		sl := src.lists()[f.slot]

@@ -32,7 +32,10 @@ type field struct {
 	// slot is the index of the value in the slice of its class, or of
 	// the class whose part holds it (see partOf; for scalars, in words,
 	// past the presence and oneof words). The members of a oneof share
-	// one slot per part, since one of them at most is set.
+	// one slot per part, since one of them at most is set; a message
+	// member of a oneof that keeps a string slot keeps its pointer in that
+	// slot's first word, and slot is that word's index for msgAt and
+	// setMsgAt, out of the messages' range (see Layout.PointerInString).
 	slot int32
 	// bit is the index in words of the presence bit of a scalar, string
 	// or bytes field with explicit presence outside real oneofs, or -1:
@@ -164,8 +167,18 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	}
 
 	// shared[k][c] is the slot the members of real oneof k keep their
-	// values in part c in, plus one; 0 until one is needed.
+	// values in part c in, plus one; 0 until one is needed. inStrs[k]
+	// reports that oneof k has a member whose values are in the strings'
+	// part, where its message members then keep theirs.
 	shared := make([][numClasses]int32, len(l.Oneofs))
+	inStrs := make([]bool, len(l.Oneofs))
+	for i := range l.Fields {
+		lf := &l.Fields[i]
+		if lf.Oneof >= 0 && partOf(classOf(lf)) == classString {
+			inStrs[lf.Oneof] = true
+		}
+	}
+	var aliased []*field
 	bits = 0
 	for i := range l.Fields {
 		lf := &l.Fields[i]
@@ -179,6 +192,10 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 			bits++
 		}
 		part := partOf(f.class)
+		if f.class == classMessage && lf.Oneof >= 0 && inStrs[lf.Oneof] && slots.BytesInStrings {
+			part = classString
+			aliased = append(aliased, f)
+		}
 		if lf.Oneof >= 0 {
 			f.oneof = cases + int32(lf.Oneof)
 			if p := shared[lf.Oneof][part]; p > 0 {
@@ -197,6 +214,9 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 		lens[c] = int(s.counts[c])
 	}
 	s.slots = slots.NewLayout(partTypes, lens)
+	for _, f := range aliased {
+		f.slot = int32(s.slots.PointerInString(int(classString), int(f.slot), int(classMessage)))
+	}
 	s.prog = buildProgram(s)
 	return s
 }

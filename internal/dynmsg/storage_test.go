@@ -227,10 +227,11 @@ func TestBytesAmongStrings(t *testing.T) {
 }
 
 // A type whose fields are all members of real oneofs keeps no touched
-// word: its cases tell which fields were stored to. Decoding, Range,
-// Has, Clear, Equal, Merge and Marshal read them as a touched word
-// would, as dynamicpb does; a type with a field outside the oneofs keeps
-// its word.
+// word: its cases tell which fields were stored to; and a oneof's
+// message member keeps its pointer in the oneof's string slot where it
+// has one. Decoding, Range, Has, Clear, Equal, Merge and Marshal read
+// them as dynamicpb does, the case going from a string to a message and
+// back; a type with a field outside the oneofs keeps its touched word.
 func TestOneofOnlyNoTouchedWord(t *testing.T) {
 	opt := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL
 	field := func(name string, num int32, typ descriptorpb.FieldDescriptorProto_Type, oneof int32, msg string) *descriptorpb.FieldDescriptorProto {
@@ -277,6 +278,15 @@ func TestOneofOnlyNoTouchedWord(t *testing.T) {
 	if s := shapeOf(md); !s.oneofOnly || s.words != 4 || s.touched != s.oneofs[0] {
 		t.Fatalf("V: oneofOnly %v, %d words, touched at %d, cases at %v", s.oneofOnly, s.words, s.touched, s.oneofs)
 	}
+	// V's strings: the slot of k (s and v) and that of l (b), and no
+	// messages' part, where strings can hold v and b.
+	s := shapeOf(md)
+	if got, want := s.counts, [numClasses]int32{classString: 2}; slots.BytesInStrings && got != want {
+		t.Fatalf("V: parts %v, want %v", got, want)
+	}
+	if got, want := s.counts, [numClasses]int32{classString: 1, classBytes: 1, classMessage: 1}; !slots.BytesInStrings && got != want {
+		t.Fatalf("V: parts %v, want %v", got, want)
+	}
 	if s := shapeOf(fd.Messages().Get(1)); s.oneofOnly || s.words != 4 {
 		t.Fatalf("W: oneofOnly %v, %d words", s.oneofOnly, s.words)
 	}
@@ -291,8 +301,32 @@ func TestOneofOnlyNoTouchedWord(t *testing.T) {
 	in = protowire.AppendFixed64(in, 1)
 	inner := protowire.AppendTag(nil, 5, protowire.BytesType)
 	inner = protowire.AppendBytes(inner, []byte("y"))
+	inner = protowire.AppendTag(inner, 3, protowire.BytesType)
+	inner = protowire.AppendBytes(inner, nil)
 	in = protowire.AppendTag(in, 3, protowire.BytesType)
 	in = protowire.AppendBytes(in, inner)
+
+	// The input again, then v cleared by s: k goes back to a string.
+	back := protowire.AppendTag(append([]byte(nil), in...), 1, protowire.BytesType)
+	back = protowire.AppendString(back, "w")
+	for _, b := range [][]byte{back, append(append([]byte(nil), back...), in...)} {
+		m := NewMessage(md)
+		want := dynamicpb.NewMessage(md)
+		if err := proto.Unmarshal(b, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := proto.Unmarshal(b, want); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(m, want) || !proto.Equal(want, m) {
+			t.Errorf("%x: not equal to dynamicpb's", b)
+		}
+		out, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		ref, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+		if !bytes.Equal(out, ref) {
+			t.Errorf("%x: encodes to %x, want %x", b, out, ref)
+		}
+	}
 
 	check := func(what string, m *Message) {
 		t.Helper()
@@ -335,7 +369,11 @@ func TestOneofOnlyNoTouchedWord(t *testing.T) {
 	set.Set(md.Fields().ByName("d"), protoreflect.ValueOfFloat64(5e-324))
 	check("set", set)
 
-	m.Clear(md.Fields().ByName("v"))
+	m.Set(md.Fields().ByName("s"), protoreflect.ValueOfString("t"))
+	if m.Has(md.Fields().ByName("v")) || m.Get(md.Fields().ByName("s")).String() != "t" || m.Get(md.Fields().ByName("v")).Message().IsValid() {
+		t.Error("s set over v: v still set, or s not t")
+	}
+	m.Clear(md.Fields().ByName("s"))
 	m.Clear(md.Fields().ByName("d"))
 	if !m.empty() || !proto.Equal(m, NewMessage(md)) {
 		t.Error("cleared: not empty")
