@@ -158,6 +158,10 @@ func buildDecodeTable(s *shape) *decodeTable {
 		df.index = int32(lf.Index)
 		df.slot, df.bit, df.oneof = rec.slot, rec.bit, rec.oneof
 		df.touchWord, df.touchMask = s.touched+int32(lf.Index>>6), 1<<(lf.Index&63)
+		if s.oneofOnly {
+			// No touched bits: a mask of none (on the first case's word).
+			df.touchWord, df.touchMask = s.touched, 0
+		}
 		df.posWord, df.posMask = df.touchWord, df.touchMask
 		df.bitWord, df.bitMask = df.touchWord, df.touchMask
 		if s.posTouched >= 0 {
@@ -398,8 +402,9 @@ func (m *Message) empty() bool {
 	if !m.IsValid() || len(m.exts()) > 0 {
 		return false
 	}
-	for _, w := range m.words()[m.t.shape.touched:][:(len(m.t.shape.fields)+63)/64] {
-		if w != 0 {
+	s := m.t.shape
+	for k := range s.touchedWords() {
+		if s.touchedBits(m.words(), k) != 0 {
 			return false
 		}
 	}
@@ -613,11 +618,11 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					}
 				}
 				df.mark(words)
-				msgs := m.msgs()
-				sub := msgs[df.slot]
+				p := m.msgSlot(df.slot)
+				sub := *p
 				if sub == nil {
 					sub = o.newChild(m.t.desc, df)
-					msgs[df.slot] = sub
+					*p = sub
 				}
 				if err := o.message(v, sub, depth); err != nil {
 					return err
@@ -780,11 +785,11 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df, words)
-		msgs := m.msgs()
-		sub := msgs[df.slot]
+		p := m.msgSlot(df.slot)
+		sub := *p
 		if sub == nil {
 			sub = o.newChild(m.t.desc, df)
-			msgs[df.slot] = sub
+			*p = sub
 		}
 		return n, o.message(v, sub, depth)
 	case modeList:
@@ -1360,10 +1365,10 @@ func (m *Message) checkInitialized() error {
 	if !m.IsValid() {
 		return nil
 	}
-	touched := m.words()[m.t.shape.touched:]
+	s, words := m.t.shape, m.words()
 	for k, mask := range t.checkFields {
 		// The fields to look into that were stored to, by index.
-		for w := touched[k] & mask; w != 0; w &= w - 1 {
+		for w := s.touchedBits(words, k) & mask; w != 0; w &= w - 1 {
 			if err := m.checkField(k*64 + bits.TrailingZeros64(w)); err != nil {
 				return err
 			}
@@ -1394,7 +1399,7 @@ func (m *Message) checkField(i int) error {
 	var err error
 	switch f.class {
 	case classMessage:
-		if sub := m.msgs()[f.slot]; sub != nil && m.has(f, i) {
+		if sub := m.msgAt(f.slot); sub != nil && m.has(f, i) {
 			err = sub.checkInitialized()
 		}
 	case classList:

@@ -172,7 +172,8 @@ const dataAlone = 256
 // Ts its next chunks are to hold first (as slots.Chunk.Expect), and how
 // many Ts were taken from its chunks.
 type slab[T any] struct {
-	free   []T
+	// chunk is the current chunk, its length the Ts taken from it.
+	chunk  []T
 	next   int
 	expect int
 	taken  int
@@ -189,7 +190,8 @@ func (s *slab[T]) take(n, first, limit int) []T {
 	if n > limit/2 {
 		return make([]T, n)
 	}
-	if len(s.free) < n {
+	i := len(s.chunk)
+	if cap(s.chunk)-i < n {
 		size := s.next
 		if size == 0 {
 			size = first
@@ -200,15 +202,16 @@ func (s *slab[T]) take(n, first, limit int) []T {
 		}
 		s.next = min(2*size, limit)
 		if s.keep != nil {
-			s.free = s.keep.array(max(n, size))
+			s.chunk, i = s.keep.array(max(n, size))[:0], 0
 		} else {
-			s.free = make([]T, max(n, size))
+			s.chunk, i = make([]T, 0, max(n, size)), 0
 		}
 	}
 	s.taken += n
-	r := s.free[:n:n]
-	s.free = s.free[n:]
-	return r
+	// Only the length is stored back: no pointer write, so no write
+	// barrier, on this path.
+	s.chunk = s.chunk[:i+n]
+	return s.chunk[i : i+n : i+n]
 }
 
 // grow returns s, or a copy of s with room for more elements when it has
@@ -531,7 +534,8 @@ func (a *arena) copy(v []byte) []byte {
 	if len(v) <= chunkBytes/2 {
 		a.dataTaken += len(v)
 	}
-	if cap(a.data)-len(a.data) < len(v) {
+	i := len(a.data)
+	if cap(a.data)-i < len(v) {
 		if len(v) > dataAlone && (a.dataExpect == 0 || len(v) > chunkBytes/2) {
 			// append copies into memory it does not clear first, where
 			// a chunk is cleared by make and then written again.
@@ -546,11 +550,13 @@ func (a *arena) copy(v []byte) []byte {
 			a.dataExpect = max(0, a.dataExpect-size)
 		}
 		a.dataNext = min(2*size, chunkBytes)
-		a.data = make([]byte, 0, size)
+		a.data, i = make([]byte, 0, max(size, len(v))), 0
 	}
-	i := len(a.data)
-	a.data = append(a.data, v...)
-	return a.data[i:len(a.data):len(a.data)]
+	// As in slab.take, only the length is stored back.
+	a.data = a.data[:i+len(v)]
+	c := a.data[i : i+len(v) : i+len(v)]
+	copy(c, v)
+	return c
 }
 
 // arenaHint is what one call into a message type used of each slab and

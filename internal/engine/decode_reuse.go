@@ -297,7 +297,7 @@ func (d *Decoder) Release() {
 
 // restart readies the slab for a call cut from the arrays it keeps.
 func (s *slab[T]) restart() {
-	s.free, s.next, s.expect, s.taken = nil, 0, 0, 0
+	s.chunk, s.next, s.expect, s.taken = nil, 0, 0, 0
 	if s.keep != nil {
 		s.keep.rewind()
 	}

@@ -51,9 +51,8 @@ func equalMessages(x, y *Message, depth int) bool {
 	}
 	s := x.t.shape
 	xw, yw := x.words(), y.words()
-	n := (len(s.fields) + 63) / 64
-	for k := range n {
-		for t := xw[int(s.touched)+k] | yw[int(s.touched)+k]; t != 0; t &= t - 1 {
+	for k := range s.touchedWords() {
+		for t := s.touchedBits(xw, k) | s.touchedBits(yw, k); t != 0; t &= t - 1 {
 			i := k*64 + bits.TrailingZeros64(t)
 			f := &s.fields[i]
 			hx, hy := x.has(f, i), y.has(f, i)
@@ -87,7 +86,7 @@ func equalFields(x, y *Message, f *field, depth int) bool {
 	case classBytes:
 		return bytes.Equal(x.bytesAt(f.slot), y.bytesAt(f.slot))
 	case classMessage:
-		return equalMessages(x.msgs()[f.slot], y.msgs()[f.slot], depth+1)
+		return equalMessages(x.msgAt(f.slot), y.msgAt(f.slot), depth+1)
 	case classList:
 		return equalLists(x.lists()[f.slot], y.lists()[f.slot], depth)
 	default:

@@ -72,8 +72,8 @@ func (mg *merger) message(dst, src *Message, depth int) {
 	s := src.t.shape
 	fields := s.fields
 	srcWords := src.words()
-	touched := srcWords[s.touched:][:(len(fields)+63)/64]
-	for k, t := range touched {
+	for k := range s.touchedWords() {
+		t := s.touchedBits(srcWords, k)
 		for ; t != 0; t &= t - 1 {
 			i := k*64 + bits.TrailingZeros64(t)
 			f := &fields[i]
@@ -106,12 +106,12 @@ func (mg *merger) field(dst, src *Message, f *field, i, depth int) {
 		dst.claim(f, i)
 		dst.setBytesAt(f.slot, mg.copyBytes(src.bytesAt(f.slot)))
 	case classMessage:
-		c := src.msgs()[f.slot]
+		c := src.msgAt(f.slot)
 		if !dst.has(f, i) {
 			dst.claim(f, i)
-			dst.msgs()[f.slot] = mg.newMessageOf(c.t)
+			dst.setMsgAt(f.slot, mg.newMessageOf(c.t))
 		}
-		mg.into(dst.msgs()[f.slot], c, depth+1)
+		mg.into(dst.msgAt(f.slot), c, depth+1)
 	case classList:
 		l := dst.lists()[f.slot]
 		sl := src.lists()[f.slot]

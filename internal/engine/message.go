@@ -158,6 +158,18 @@ func (m *Message) msgAt(i int32) *Message {
 	return slots.At[*Message](m.block, &m.t.shape.slots, int(classMessage), int(i))
 }
 
+// setMsgAt stores x in slot i of m's messages, as msgAt reads it. (A
+// message field's slot may be out of msgs()'s range: see field.slot.)
+func (m *Message) setMsgAt(i int32, x *Message) {
+	*m.msgSlot(i) = x
+}
+
+// msgSlot returns the address of slot i of m's messages, as msgAt reads
+// it.
+func (m *Message) msgSlot(i int32) **Message {
+	return slots.Ptr[*Message](m.block, &m.t.shape.slots, int(classMessage), int(i))
+}
+
 func (m *Message) listAt(i int32) *list {
 	return slots.At[*list](m.block, &m.t.shape.slots, int(classList), int(i))
 }
@@ -372,7 +384,7 @@ func (m *Message) has(f *field, i int) bool {
 	case classBytes:
 		return len(m.bytesAt(f.slot)) > 0
 	case classMessage:
-		return m.msgs()[f.slot] != nil
+		return m.msgAt(f.slot) != nil
 	case classList:
 		l := m.lists()[f.slot]
 		return l != nil && l.Len() > 0
@@ -403,6 +415,9 @@ func (m *Message) claim(f *field, i int) {
 // its bit by position where the shape keeps those.
 func (m *Message) touch(i int) {
 	words, s := m.words(), m.t.shape
+	if s.oneofOnly {
+		return
+	}
 	words[int(s.touched)+i>>6] |= 1 << (i & 63)
 	if s.posTouched >= 0 {
 		p := int(s.fields[i].pos)
@@ -420,7 +435,7 @@ func (m *Message) clearSlot(f *field) {
 	case classBytes:
 		m.setBytesAt(f.slot, nil)
 	case classMessage:
-		m.msgs()[f.slot] = nil
+		m.setMsgAt(f.slot, nil)
 	case classList:
 		m.lists()[f.slot] = nil
 	default:
@@ -436,11 +451,11 @@ func (m *Message) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value)
 	if !m.IsValid() {
 		return
 	}
-	fields := m.t.shape.fields
+	s := m.t.shape
+	fields := s.fields
 	var fds protoreflect.FieldDescriptors
-	touched := m.words()[m.t.shape.touched:][:(len(fields)+63)/64]
-	for k, t := range touched {
-		for t != 0 {
+	for k := range s.touchedWords() {
+		for t := s.touchedBits(m.words(), k); t != 0; {
 			i := k*64 + bits.TrailingZeros64(t)
 			t &= t - 1
 			r := &fields[i]
@@ -489,7 +504,7 @@ func (m *Message) value(f *field) protoreflect.Value {
 	case classBytes:
 		return protoreflect.ValueOfBytes(m.bytesAt(f.slot))
 	case classMessage:
-		return protoreflect.ValueOfMessage(m.msgs()[f.slot])
+		return protoreflect.ValueOfMessage(m.msgAt(f.slot))
 	case classList:
 		return protoreflect.ValueOfList(m.lists()[f.slot])
 	default:
@@ -622,7 +637,7 @@ func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 	case classMessage:
 		x := checkMessage(fd, v)
 		m.claim(f, i)
-		m.msgs()[f.slot] = x
+		m.setMsgAt(f.slot, x)
 	case classList:
 		l, ok := listOf(v)
 		if !ok || l.fd != fd || !l.IsValid() {
@@ -687,9 +702,9 @@ func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
 		i := fd.Index()
 		if !m.has(f, i) {
 			m.claim(f, i)
-			m.msgs()[f.slot] = newMessage(fd.Message(), f.childShape(fd))
+			m.setMsgAt(f.slot, newMessage(fd.Message(), f.childShape(fd)))
 		}
-		return protoreflect.ValueOfMessage(m.msgs()[f.slot])
+		return protoreflect.ValueOfMessage(m.msgAt(f.slot))
 	case classList:
 		if m.lists()[f.slot] == nil {
 			m.touch(fd.Index())

@@ -32,7 +32,10 @@ type field struct {
 	// slot is the index of the value in the slice of its class, or of
 	// the class whose part holds it (see partOf; for scalars, in words,
 	// past the presence and oneof words). The members of a oneof share
-	// one slot per part, since one of them at most is set.
+	// one slot per part, since one of them at most is set; a message
+	// member of a oneof that keeps a string slot keeps its pointer in that
+	// slot's first word, and slot is that word's index for msgAt and
+	// setMsgAt, out of the messages' range (see Layout.PointerInString).
 	slot int32
 	// bit is the index in words of the presence bit of a scalar, string
 	// or bytes field with explicit presence outside real oneofs, or -1:
@@ -65,7 +68,8 @@ type shape struct {
 	// stored to, so that Range looks only at fields that may be set),
 	// then, in a shape that is not inOrder, the same bits by layout
 	// position (from word posTouched on), then one case per real oneof,
-	// then the scalar slots.
+	// then the scalar slots. A oneofOnly shape has no touched words:
+	// touched is the first case's word, and touchedBits reads the cases.
 	words, presence, touched int32
 	// posTouched is where the touched bits start again by layout
 	// position (bit p for the field at position p), for the encoder, in
@@ -86,6 +90,10 @@ type shape struct {
 	dec atomic.Pointer[decodeTable]
 	// prog is the direct encoder's program (marshal.go).
 	prog *encProgram
+	// oneofOnly reports that every field is a member of a real oneof,
+	// and there are 64 at most: a message's cases tell which fields were
+	// stored to, and it keeps no touched bits (see touchedBits).
+	oneofOnly bool
 	// inOrder reports that the layout emits the fields outside real
 	// oneofs in index order (layout position p holds the field of index
 	// p for every p below the layout's Regular), so that the encoder's
@@ -140,6 +148,9 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	s.presence = (bits + 63) / 64
 	s.touched = s.presence
 	touchedWords := (int32(len(l.Fields)) + 63) / 64
+	if l.Regular == 0 && len(l.Fields) > 0 && len(l.Fields) <= 64 {
+		s.oneofOnly, touchedWords = true, 0
+	}
 	cases := s.touched + touchedWords
 	s.posTouched = -1
 	if !s.inOrder {
@@ -156,8 +167,18 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 	}
 
 	// shared[k][c] is the slot the members of real oneof k keep their
-	// values in part c in, plus one; 0 until one is needed.
+	// values in part c in, plus one; 0 until one is needed. inStrs[k]
+	// reports that oneof k has a member whose values are in the strings'
+	// part, where its message members then keep theirs.
 	shared := make([][numClasses]int32, len(l.Oneofs))
+	inStrs := make([]bool, len(l.Oneofs))
+	for i := range l.Fields {
+		lf := &l.Fields[i]
+		if lf.Oneof >= 0 && partOf(classOf(lf)) == classString {
+			inStrs[lf.Oneof] = true
+		}
+	}
+	var aliased []*field
 	bits = 0
 	for i := range l.Fields {
 		lf := &l.Fields[i]
@@ -171,6 +192,10 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 			bits++
 		}
 		part := partOf(f.class)
+		if f.class == classMessage && lf.Oneof >= 0 && inStrs[lf.Oneof] && slots.BytesInStrings {
+			part = classString
+			aliased = append(aliased, f)
+		}
 		if lf.Oneof >= 0 {
 			f.oneof = cases + int32(lf.Oneof)
 			if p := shared[lf.Oneof][part]; p > 0 {
@@ -189,9 +214,31 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 		lens[c] = int(s.counts[c])
 	}
 	s.slots = slots.NewLayout(partTypes, lens)
+	for _, f := range aliased {
+		f.slot = int32(s.slots.PointerInString(int(classString), int(f.slot), int(classMessage)))
+	}
 	s.prog = buildProgram(s)
 	return s
 }
+
+// touchedBits returns word k of the touched bits (by field index) of a
+// message of shape s whose words are words: in a oneofOnly shape, the
+// bits of the members that its oneofs' cases name.
+func (s *shape) touchedBits(words []uint64, k int) uint64 {
+	if !s.oneofOnly {
+		return words[int(s.touched)+k]
+	}
+	var t uint64
+	for _, o := range s.oneofs {
+		if o >= 0 && words[o] != 0 {
+			t |= 1 << (words[o] - 1)
+		}
+	}
+	return t
+}
+
+// touchedWords returns how many words of touched bits touchedBits reads.
+func (s *shape) touchedWords() int { return (len(s.fields) + 63) / 64 }
 
 // partTypes are the element types of a message's storage parts, by class.
 var partTypes = []reflect.Type{

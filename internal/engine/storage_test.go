@@ -225,3 +225,161 @@ func TestBytesAmongStrings(t *testing.T) {
 		t.Fatalf("strings %d, bytes %d; s in slot %d, b in %d, c in %d", s.counts[classString], s.counts[classBytes], fs.slot, fb.slot, fc.slot)
 	}
 }
+
+// A type whose fields are all members of real oneofs keeps no touched
+// word: its cases tell which fields were stored to; and a oneof's
+// message member keeps its pointer in the oneof's string slot where it
+// has one. Decoding, Range, Has, Clear, Equal, Merge and Marshal read
+// them as dynamicpb does, the case going from a string to a message and
+// back; a type with a field outside the oneofs keeps its touched word.
+func TestOneofOnlyNoTouchedWord(t *testing.T) {
+	opt := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL
+	field := func(name string, num int32, typ descriptorpb.FieldDescriptorProto_Type, oneof int32, msg string) *descriptorpb.FieldDescriptorProto {
+		f := &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(num), Type: typ.Enum(), Label: opt.Enum(), JsonName: proto.String(name)}
+		if oneof >= 0 {
+			f.OneofIndex = proto.Int32(oneof)
+		}
+		if msg != "" {
+			f.TypeName = proto.String(".oo." + msg)
+		}
+		return f
+	}
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("oo.proto"),
+		Package: proto.String("oo"),
+		Syntax:  proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("V"),
+			Field: []*descriptorpb.FieldDescriptorProto{
+				field("s", 1, descriptorpb.FieldDescriptorProto_TYPE_STRING, 0, ""),
+				field("i", 2, descriptorpb.FieldDescriptorProto_TYPE_INT64, 0, ""),
+				field("v", 3, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, 0, "V"),
+				field("d", 4, descriptorpb.FieldDescriptorProto_TYPE_DOUBLE, 1, ""),
+				field("b", 5, descriptorpb.FieldDescriptorProto_TYPE_BYTES, 1, ""),
+			},
+			OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("k")}, {Name: proto.String("l")}},
+		}, {
+			Name: proto.String("W"),
+			Field: []*descriptorpb.FieldDescriptorProto{
+				field("s", 1, descriptorpb.FieldDescriptorProto_TYPE_STRING, 0, ""),
+				field("n", 2, descriptorpb.FieldDescriptorProto_TYPE_INT64, -1, ""),
+			},
+			OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("k")}},
+		}},
+	}
+	fd, err := protodesc.NewFile(fdp, new(protoregistry.Files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := fd.Messages().Get(0)
+	// V: two cases and the scalar slots of i and d; W: its touched words
+	// by index and by position (n comes first in the layout), its case
+	// and the slot of n.
+	if s := shapeOf(md); !s.oneofOnly || s.words != 4 || s.touched != s.oneofs[0] {
+		t.Fatalf("V: oneofOnly %v, %d words, touched at %d, cases at %v", s.oneofOnly, s.words, s.touched, s.oneofs)
+	}
+	// V's strings: the slot of k (s and v) and that of l (b), and no
+	// messages' part, where strings can hold v and b.
+	s := shapeOf(md)
+	if got, want := s.counts, [numClasses]int32{classString: 2}; slots.BytesInStrings && got != want {
+		t.Fatalf("V: parts %v, want %v", got, want)
+	}
+	if got, want := s.counts, [numClasses]int32{classString: 1, classBytes: 1, classMessage: 1}; !slots.BytesInStrings && got != want {
+		t.Fatalf("V: parts %v, want %v", got, want)
+	}
+	if s := shapeOf(fd.Messages().Get(1)); s.oneofOnly || s.words != 4 {
+		t.Fatalf("W: oneofOnly %v, %d words", s.oneofOnly, s.words)
+	}
+
+	// s, then i in its place; d; v holding b.
+	var in []byte
+	in = protowire.AppendTag(in, 1, protowire.BytesType)
+	in = protowire.AppendString(in, "x")
+	in = protowire.AppendTag(in, 2, protowire.VarintType)
+	in = protowire.AppendVarint(in, 7)
+	in = protowire.AppendTag(in, 4, protowire.Fixed64Type)
+	in = protowire.AppendFixed64(in, 1)
+	inner := protowire.AppendTag(nil, 5, protowire.BytesType)
+	inner = protowire.AppendBytes(inner, []byte("y"))
+	inner = protowire.AppendTag(inner, 3, protowire.BytesType)
+	inner = protowire.AppendBytes(inner, nil)
+	in = protowire.AppendTag(in, 3, protowire.BytesType)
+	in = protowire.AppendBytes(in, inner)
+
+	// The input again, then v cleared by s: k goes back to a string.
+	back := protowire.AppendTag(append([]byte(nil), in...), 1, protowire.BytesType)
+	back = protowire.AppendString(back, "w")
+	for _, b := range [][]byte{back, append(append([]byte(nil), back...), in...)} {
+		m := NewMessage(md)
+		want := dynamicpb.NewMessage(md)
+		if err := proto.Unmarshal(b, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := proto.Unmarshal(b, want); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(m, want) || !proto.Equal(want, m) {
+			t.Errorf("%x: not equal to dynamicpb's", b)
+		}
+		out, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		ref, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+		if !bytes.Equal(out, ref) {
+			t.Errorf("%x: encodes to %x, want %x", b, out, ref)
+		}
+	}
+
+	check := func(what string, m *Message) {
+		t.Helper()
+		want := dynamicpb.NewMessage(md)
+		if err := proto.Unmarshal(in, want); err != nil {
+			t.Fatal(err)
+		}
+		// v replaced i, so that the input's last member wins in k.
+		var got []protoreflect.Name
+		m.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+			got = append(got, fd.Name())
+			return true
+		})
+		if fmt.Sprint(got) != "[v d]" {
+			t.Errorf("%s: Range gives %v, want [v d]", what, got)
+		}
+		if !proto.Equal(m, want) || !proto.Equal(want, m) {
+			t.Errorf("%s: not equal to dynamicpb's", what)
+		}
+		out, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+		if !bytes.Equal(out, ref) {
+			t.Errorf("%s: encodes to %x, want %x", what, out, ref)
+		}
+	}
+	m := NewMessage(md)
+	if err := proto.Unmarshal(in, m); err != nil {
+		t.Fatal(err)
+	}
+	check("decoded", m)
+	merged := NewMessage(md)
+	proto.Merge(merged, m)
+	check("merged", merged)
+	set := NewMessage(md)
+	set.Set(md.Fields().ByName("s"), protoreflect.ValueOfString("z"))
+	set.Set(md.Fields().ByName("v"), protoreflect.ValueOfMessage(m.Get(md.Fields().ByName("v")).Message()))
+	set.Set(md.Fields().ByName("d"), protoreflect.ValueOfFloat64(5e-324))
+	check("set", set)
+
+	m.Set(md.Fields().ByName("s"), protoreflect.ValueOfString("t"))
+	if m.Has(md.Fields().ByName("v")) || m.Get(md.Fields().ByName("s")).String() != "t" || m.Get(md.Fields().ByName("v")).Message().IsValid() {
+		t.Error("s set over v: v still set, or s not t")
+	}
+	m.Clear(md.Fields().ByName("s"))
+	m.Clear(md.Fields().ByName("d"))
+	if !m.empty() || !proto.Equal(m, NewMessage(md)) {
+		t.Error("cleared: not empty")
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		t.Errorf("cleared: Range gives %s", fd.Name())
+		return true
+	})
+}

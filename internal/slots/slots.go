@@ -217,6 +217,22 @@ func At[T any](b Block, l *Layout, i, j int) T {
 	return *(*T)(unsafe.Add(b.p, l.offs[i]+uintptr(j)*unsafe.Sizeof(zero)))
 }
 
+// Ptr returns the address of element j of part i of b, with At's
+// terms.
+func Ptr[T any](b Block, l *Layout, i, j int) *T {
+	var zero T
+	return (*T)(unsafe.Add(b.p, l.offs[i]+uintptr(j)*unsafe.Sizeof(zero)))
+}
+
+// PointerInString returns the index, for At and Ptr on part k of l, of
+// a pointer kept in the first word of element j of part i, a part of
+// strings: a pointer that shares a string's slot (see BytesInStrings).
+// The index may be out of part k's range, negative included, and k's
+// elements must be pointers.
+func (l *Layout) PointerInString(i, j, k int) int {
+	return (int(l.offs[i]) + j*int(unsafe.Sizeof("")) - int(l.offs[k])) / int(unsafe.Sizeof(uintptr(0)))
+}
+
 // asSlice returns the slice of T whose header v is: Vec is laid out as a
 // slice header is. It is unsafe.Slice without its checks, which cost more
 // than the rest of Part and Get together; the callers know their pointers
@@ -546,7 +562,8 @@ func Set[T any](v *Vec, s []T) {
 }
 
 // BytesInStrings reports whether a string can hold a bytes value
-// (StoreBytes, LoadBytes): true in this build, where a []byte's pointer
+// (StoreBytes, LoadBytes), or a pointer in its first word
+// (Layout.PointerInString): true in this build, where a []byte's pointer
 // and length fill a string's header; false in purego builds.
 const BytesInStrings = true
 

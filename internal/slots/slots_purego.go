@@ -155,6 +155,16 @@ func Set[T any](v *Vec, s []T) {
 	v.len = len(s)
 }
 
+// Ptr returns the address of element j of part i of b.
+func Ptr[T any](b Block, l *Layout, i, j int) *T {
+	return &Part[T](b, l, i)[j]
+}
+
+// PointerInString panics in this build (see BytesInStrings).
+func (l *Layout) PointerInString(i, j, k int) int {
+	panic("slots: PointerInString in a purego build")
+}
+
 // BytesInStrings reports whether a string can hold a bytes value
 // (StoreBytes, LoadBytes): false in this build, which keeps bytes values
 // as []byte.
