@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -24,19 +25,21 @@ func (d *Decoder) keptCounted() int64 {
 	for _, c := range a.more {
 		n += c.c.Kept()
 	}
-	n += int64(sumLen(d.r.words.kept)) * wordBytes
-	n += int64(sumLen(d.r.lstrs.kept)) * strBytes
-	n += int64(sumLen(d.r.lbytes.kept)) * bytesBytes
-	n += int64(sumLen(d.r.lmsgs.kept)) * ptrBytes
+	n += keptBytes(d.r.words.kept)
+	n += keptBytes(d.r.lstrs.kept)
+	n += keptBytes(d.r.lbytes.kept)
+	n += keptBytes(d.r.lmsgs.kept)
 	return n
 }
 
-func sumLen[T any](s [][]T) int {
+// keptBytes returns the bytes of the arrays s, at the size of T on this
+// platform.
+func keptBytes[T any](s [][]T) int64 {
 	n := 0
 	for _, a := range s {
 		n += len(a)
 	}
-	return n
+	return int64(n) * int64(reflect.TypeFor[T]().Size())
 }
 
 // nestedInput returns an input of md (TestAllTypes) of n nested messages
