@@ -20,6 +20,29 @@ import (
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
 )
 
+// allExtensions returns the variants of test2's TestAllExtensions.
+func allExtensions() protobuftest.VariantSet {
+	for _, v := range protobuftest.GeneratedVariants() {
+		if v.Name == "protolayout.test2.TestAllExtensions" {
+			return v
+		}
+	}
+	panic("no protolayout.test2.TestAllExtensions")
+}
+
+// extensionNamed returns the generated (open) extension type of s named
+// name.
+func extensionNamed(t *testing.T, s protobuftest.VariantSet, name protoreflect.Name) protoreflect.ExtensionType {
+	t.Helper()
+	for _, x := range s.Open.Exts {
+		if x.TypeDescriptor().Name() == name {
+			return x
+		}
+	}
+	t.Fatalf("no extension %s", name)
+	return nil
+}
+
 // fillScalars sets m's int32 and string fields (the first level only).
 func fillScalars(m protoreflect.Message) {
 	fields := m.Descriptor().Fields()
@@ -63,24 +86,11 @@ func setExtension(holder protoreflect.Message, xt protoreflect.ExtensionType, ne
 // proto.Marshal gives for the same content in generated messages alone,
 // and its faults named as the walk names them, without the walk.
 func TestExtensionsAcrossStorage(t *testing.T) {
-	var s protobuftest.VariantSet
-	for _, v := range protobuftest.GeneratedVariants() {
-		if v.Name == "protolayout.test2.TestAllExtensions" {
-			s = v
-		}
-	}
+	s := allExtensions()
 	names := []protoreflect.Name{"optional_nested_message_extension", "repeated_nested_message_extension",
 		"optionalgroup_extension", "repeatedgroup_extension"}
 	for _, name := range names {
-		var gxt protoreflect.ExtensionType
-		for _, x := range s.Open.Exts {
-			if x.TypeDescriptor().Name() == name {
-				gxt = x
-			}
-		}
-		if gxt == nil {
-			t.Fatalf("no extension %s", name)
-		}
+		gxt := extensionNamed(t, s, name)
 		gxd := gxt.TypeDescriptor()
 		dxt := dynamic.NewExtensionType(gxd.Descriptor())
 		newGen := func() protoreflect.Message { return gxt.New().Message().Type().New() }

@@ -390,23 +390,10 @@ func TestRefusalsNamedWithoutTheWalk(t *testing.T) {
 // extension (singular or in a list) past the depth limit is named by the
 // direct encoders as the walk names it, without the walk.
 func TestExtensionDepthNamedWithoutTheWalk(t *testing.T) {
-	var s protobuftest.VariantSet
-	for _, v := range protobuftest.GeneratedVariants() {
-		if v.Name == "protolayout.test2.TestAllExtensions" {
-			s = v
-		}
-	}
+	s := allExtensions()
 	for _, name := range []protoreflect.Name{"optional_nested_message_extension", "repeated_nested_message_extension", "optionalgroup_extension"} {
 		g := s.Open.Type.New()
-		var xt protoreflect.ExtensionType
-		for _, x := range s.Open.Exts {
-			if x.TypeDescriptor().Name() == name {
-				xt = x
-			}
-		}
-		if xt == nil {
-			t.Fatalf("no extension %s", name)
-		}
+		xt := extensionNamed(t, s, name)
 		xd := xt.TypeDescriptor()
 		if xd.IsList() {
 			l := g.Mutable(xd).List()

@@ -268,11 +268,12 @@ func (e *enc) dynamicScratch() {
 	}
 }
 
-// generatedScratch readies the call for the passes over a generated
-// message, and reports whether it can take one: a call that started on a
-// message of package dynamic takes a state (see scratch) and a new epoch
-// of its table of visited messages; one that writes with cached sizes
-// (appendCached) cannot, as no size pass recorded the sizes.
+// generatedScratch readies the call for the passes over generated
+// messages, once, and reports whether it can take them: it takes a state
+// if the call has none (a call of dynamic's fast-path methods, see
+// scratch) and starts the call's table of visited messages. A write with
+// cached sizes (appendCached) cannot take them, as no size pass recorded
+// their sizes.
 func (e *enc) generatedScratch() bool {
 	if e.generated {
 		return true

@@ -144,8 +144,7 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 	}
 	e := st.call(o)
 	p = e.variantOf(p)
-	st.newSeenEpoch()
-	e.generated = true
+	e.generatedScratch()
 	defer e.release()
 	n, ok = e.genSize(p, ptr, 1)
 	if !ok || n > o.MaxSize {
@@ -478,12 +477,12 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return 0, false
 		}
-		if len(e.st.exts) > start && e.st.exts[start].f.Number <= p.maxNumber {
+		if len(e.st.exts) > start && e.st.exts[start].rec.more.ext.Number <= p.maxNumber {
 			return 0, false
 		}
 		if e.signing {
 			for _, x := range e.st.exts[start:] {
-				if x.f.SigningPacks() {
+				if x.rec.more.ext.SigningPacks() {
 					return 0, false // Signing packs it: the walk writes it
 				}
 			}

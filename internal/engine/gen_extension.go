@@ -8,7 +8,6 @@ import (
 	"google.golang.org/protobuf/runtime/protoimpl"
 
 	"github.com/protolayout/protolayout/internal/genstore"
-	"github.com/protolayout/protolayout/internal/layout"
 )
 
 // Extensions. The size pass reads a message's extension fields
@@ -27,9 +26,8 @@ import (
 // ext is a set extension of a message, recorded by the size pass for the
 // write pass.
 type ext struct {
-	// f is the extension's layout record, rec its record for the
-	// passes (extField).
-	f   *layout.Field
+	// rec is the extension's record for the passes (extField); its
+	// layout record is rec.more.ext.
 	rec *encField
 	// v is the value the size pass read; the write pass reads it again.
 	v protoreflect.Value
@@ -77,13 +75,13 @@ func (e *enc) genSizeExtensions(p *program, ptr genstore.Pointer, depth int) (in
 		if rec.more.ext.Map || !v.IsValid() {
 			return 0, false
 		}
-		e.st.exts = append(e.st.exts, ext{f: rec.more.ext, rec: rec, v: v, owner: owner})
+		e.st.exts = append(e.st.exts, ext{rec: rec, v: v, owner: owner})
 	}
 	k := len(e.st.exts) - start
 	if k == 0 {
 		return 0, true
 	}
-	slices.SortFunc(e.st.exts[start:], func(a, b ext) int { return cmp.Compare(a.f.Number, b.f.Number) })
+	slices.SortFunc(e.st.exts[start:], func(a, b ext) int { return cmp.Compare(a.rec.more.ext.Number, b.rec.more.ext.Number) })
 	e.st.exts[start].run = int32(k)
 	n := 0
 	for i := range k {
@@ -171,7 +169,7 @@ func (e *enc) genAppendExtensions(b []byte, p *program, ptr genstore.Pointer, de
 	ok := true
 	for i := start; i < start+k; i++ {
 		r := &e.st.exts[i]
-		x, found := xs[int32(r.f.Number)]
+		x, found := xs[int32(r.rec.more.ext.Number)]
 		if !found {
 			return b, false
 		}
