@@ -159,11 +159,11 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, child
 		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 			return b, false
 		}
-		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 		return append(b, x...), true
 	case wire.OpBytes:
 		x := v.Bytes()
-		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 		return append(b, x...), true
 	case wire.OpMessage, wire.OpGroup:
 		return e.appendExtMessage(b, f, f.Op, v.Message(), child, depth)
@@ -181,12 +181,12 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, child
 		if !ok {
 			return b, false
 		}
-		b = protowire.AppendVarint(append(b, f.more.PackedTag...), uint64(body))
+		b = wire.AppendVarint(append(b, f.more.PackedTag...), uint64(body))
 		start := len(b)
 		b = wire.AppendPacked(b, f.more.ext.Kind, l)
 		return b, len(b)-start == body
 	default:
-		return wire.AppendWord(appendTag(b, f), f.Op, wire.Word(f.more.valueKind, v)), true
+		return wire.AppendWord(f.AppendKey(b), f.Op, wire.Word(f.more.valueKind, v)), true
 	}
 }
 
@@ -209,18 +209,18 @@ func (e *enc) appendExtList(b []byte, f *encField, l protoreflect.List, child *p
 			if f.UTF8 && e.recheck && !utf8x.ValidString(x) {
 				return b, false
 			}
-			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 			b = append(b, x...)
 		}
 	case wire.OpBytes:
 		for j := range k {
 			x := l.Get(j).Bytes()
-			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 			b = append(b, x...)
 		}
 	default:
 		for j := range k {
-			b = wire.AppendWord(appendTag(b, f), f.Elem, wire.Word(f.more.valueKind, l.Get(j)))
+			b = wire.AppendWord(f.AppendKey(b), f.Elem, wire.Word(f.more.valueKind, l.Get(j)))
 		}
 	}
 	return b, true
@@ -245,9 +245,9 @@ func (e *enc) appendExtMessage(b []byte, f *encField, op wire.Op, m protoreflect
 		return b, false
 	}
 	p = e.variantOf(p)
-	b = appendTag(b, f)
+	b = f.AppendKey(b)
 	if op != wire.OpGroup {
-		b = appendVarint(b, uint64(n))
+		b = wire.AppendVarint(b, uint64(n))
 	}
 	start := len(b)
 	if b, ok = e.genAppend(b, p, c, depth+1); !ok || len(b)-start != n {

@@ -16,26 +16,10 @@ import (
 // passes shows as a length that disagrees with its body, a cursor out of
 // step, or a total that differs, and the call gives up.
 
-// appendTag appends the key of f.
-func appendGenTag(b []byte, f *genField) []byte {
-	if f.TagLen == 1 {
-		return append(b, f.Tag[0])
-	}
-	return append(b, f.Key()...)
-}
-
-// appendVarint appends v as a varint, a one-byte value without a call.
-func appendVarint(b []byte, v uint64) []byte {
-	if v < 0x80 {
-		return append(b, byte(v))
-	}
-	return protowire.AppendVarint(b, v)
-}
-
 // appendString appends s with its length prefix. The size pass has
 // checked its UTF-8.
 func appendString(b []byte, s string) []byte {
-	b = appendVarint(b, uint64(len(s)))
+	b = wire.AppendVarint(b, uint64(len(s)))
 	return append(b, s...)
 }
 
@@ -58,139 +42,139 @@ func (e *enc) genAppend(b []byte, p *program, ptr genstore.Pointer, depth int) (
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(int64(v)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(int64(v)))
 		case codeInt64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(v))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(v))
 		case codeUint64:
 			v := f.sf.Uint64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), v)
+			b = wire.AppendVarint(f.AppendKey(b), v)
 		case codeUint32:
 			v := f.sf.Uint32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(v))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(v))
 		case codeSint32:
 			v := f.sf.Int32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), protowire.EncodeZigZag(int64(v)))
+			b = wire.AppendVarint(f.AppendKey(b), protowire.EncodeZigZag(int64(v)))
 		case codeSint64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), protowire.EncodeZigZag(v))
+			b = wire.AppendVarint(f.AppendKey(b), protowire.EncodeZigZag(v))
 		case codeFixed32:
 			v := f.sf.Uint32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed32(appendGenTag(b, f), v)
+			b = protowire.AppendFixed32(f.AppendKey(b), v)
 		case codeSfixed32:
 			v := f.sf.Int32(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed32(appendGenTag(b, f), uint32(v))
+			b = protowire.AppendFixed32(f.AppendKey(b), uint32(v))
 		case codeFixed64:
 			v := f.sf.Uint64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed64(appendGenTag(b, f), v)
+			b = protowire.AppendFixed64(f.AppendKey(b), v)
 		case codeSfixed64:
 			v := f.sf.Int64(ptr)
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed64(appendGenTag(b, f), uint64(v))
+			b = protowire.AppendFixed64(f.AppendKey(b), uint64(v))
 		case codeBool:
 			if !f.sf.Bool(ptr) {
 				continue
 			}
-			b = append(appendGenTag(b, f), 1)
+			b = append(f.AppendKey(b), 1)
 		case codeFloat64:
 			v := math.Float64bits(f.sf.Float64(ptr))
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed64(appendGenTag(b, f), v)
+			b = protowire.AppendFixed64(f.AppendKey(b), v)
 		case codeFloat32:
 			v := math.Float32bits(f.sf.Float32(ptr))
 			if v == 0 {
 				continue
 			}
-			b = protowire.AppendFixed32(appendGenTag(b, f), v)
+			b = protowire.AppendFixed32(f.AppendKey(b), v)
 		case codeString:
 			s := f.sf.String(ptr)
 			if s == "" {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 			b = append(b, s...)
 		case codeBytes:
 			s := f.sf.Bytes(ptr)
 			if len(s) == 0 {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 			b = append(b, s...)
 		case codePtrString:
 			s, set := f.sf.PtrString(ptr)
 			if !set {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 			b = append(b, s...)
 		case codePtrInt32:
 			v, set := f.sf.PtrInt32(ptr)
 			if !set {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(int64(v)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(int64(v)))
 		case codePtrInt64:
 			v, set := f.sf.PtrInt64(ptr)
 			if !set {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(v))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(v))
 		case codePtrBool:
 			v, set := f.sf.PtrBool(ptr)
 			if !set {
 				continue
 			}
 			if v {
-				b = append(appendGenTag(b, f), 1)
+				b = append(f.AppendKey(b), 1)
 			} else {
-				b = append(appendGenTag(b, f), 0)
+				b = append(f.AppendKey(b), 0)
 			}
 		case codeBitInt32:
 			if !f.sf.Present(ptr) {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(int64(f.sf.Int32(ptr))))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(int64(f.sf.Int32(ptr))))
 		case codeBitInt64:
 			if !f.sf.Present(ptr) {
 				continue
 			}
-			b = appendVarint(appendGenTag(b, f), uint64(f.sf.Int64(ptr)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(f.sf.Int64(ptr)))
 		case codeBitBool:
 			if !f.sf.Present(ptr) {
 				continue
 			}
 			if f.sf.Bool(ptr) {
-				b = append(appendGenTag(b, f), 1)
+				b = append(f.AppendKey(b), 1)
 			} else {
-				b = append(appendGenTag(b, f), 0)
+				b = append(f.AppendKey(b), 0)
 			}
 		case codeBitString:
 			if !f.sf.Present(ptr) {
@@ -200,7 +184,7 @@ func (e *enc) genAppend(b []byte, p *program, ptr genstore.Pointer, depth int) (
 			if !set {
 				return b, false
 			}
-			b = appendString(appendGenTag(b, f), s)
+			b = appendString(f.AppendKey(b), s)
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -291,10 +275,10 @@ func (e *enc) genAppendNested(b []byte, f *genField, c genstore.Pointer, depth i
 	}
 	n := int(e.st.sizes[e.next])
 	e.next++
-	b = appendGenTag(b, f)
+	b = f.AppendKey(b)
 	group := f.Elem == wire.OpGroup
 	if !group {
-		b = appendVarint(b, uint64(n))
+		b = wire.AppendVarint(b, uint64(n))
 	}
 	start := len(b)
 	if !c.IsNil() {
@@ -330,19 +314,19 @@ func (e *enc) appendOther(b []byte, f *genField, ptr genstore.Pointer, depth int
 		if !ok {
 			return b, true
 		}
-		return wire.AppendWord(appendGenTag(b, f), f.Op, w), true
+		return wire.AppendWord(f.AppendKey(b), f.Op, w), true
 	case sf.Rep == genstore.RepPtrString:
 		s, ok := sf.PtrString(ptr)
 		if !ok {
 			return b, true
 		}
-		return appendString(appendGenTag(b, f), s), true
+		return appendString(f.AppendKey(b), s), true
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
 			return b, true
 		}
-		b = appendVarint(appendGenTag(b, f), uint64(len(s)))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 		return append(b, s...), true
 	case sf.Rep == genstore.RepMessage: // a group
 		c := sf.Ptr(ptr)
@@ -364,16 +348,16 @@ func appendSet(b []byte, f *genField, ptr genstore.Pointer) ([]byte, bool) {
 		if !ok {
 			return b, false
 		}
-		return appendString(appendGenTag(b, f), s), true
+		return appendString(f.AppendKey(b), s), true
 	case genstore.RepString:
-		return appendString(appendGenTag(b, f), sf.String(ptr)), true
+		return appendString(f.AppendKey(b), sf.String(ptr)), true
 	case genstore.RepBytes:
 		s := sf.Bytes(ptr)
-		b = appendVarint(appendGenTag(b, f), uint64(len(s)))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 		return append(b, s...), true
 	}
 	w, _ := word(sf, ptr)
-	return wire.AppendWord(appendGenTag(b, f), f.Op, w), true
+	return wire.AppendWord(f.AppendKey(b), f.Op, w), true
 }
 
 // appendMember appends f, the set member of a real oneof, whose wrapper
@@ -382,16 +366,16 @@ func (e *enc) appendMember(b []byte, f *genField, w genstore.Pointer, depth int)
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
-		return appendString(appendGenTag(b, f), sf.String(w)), true
+		return appendString(f.AppendKey(b), sf.String(w)), true
 	case genstore.RepBytes:
 		s := sf.Bytes(w)
-		b = appendVarint(appendGenTag(b, f), uint64(len(s)))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 		return append(b, s...), true
 	case genstore.RepMessage:
 		return e.genAppendNested(b, f, sf.Ptr(w), depth+1)
 	}
 	v, _ := word(sf, w)
-	return wire.AppendWord(appendGenTag(b, f), f.Op, v), true
+	return wire.AppendWord(f.AppendKey(b), f.Op, v), true
 }
 
 // appendList appends the list field f of the message at ptr.
@@ -405,12 +389,12 @@ func (e *enc) genAppendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 	switch sf.Rep {
 	case genstore.RepListString:
 		for _, s := range sf.Strings(ptr) {
-			b = appendString(appendGenTag(b, f), s)
+			b = appendString(f.AppendKey(b), s)
 		}
 		return b, true
 	case genstore.RepListBytes:
 		for _, s := range sf.BytesList(ptr) {
-			b = appendVarint(appendGenTag(b, f), uint64(len(s)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 			b = append(b, s...)
 		}
 		return b, true
@@ -425,7 +409,7 @@ func (e *enc) genAppendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 	if f.Op == wire.OpPacked {
 		body := scalarsBody(f, ptr, k)
 		b = append(b, f.more.PackedTag...)
-		b = appendVarint(b, uint64(body))
+		b = wire.AppendVarint(b, uint64(body))
 		start := len(b)
 		for j := range k {
 			b = wire.AppendWord(b, f.Elem, elemWord(sf, ptr, j))
@@ -433,7 +417,7 @@ func (e *enc) genAppendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 		return b, len(b)-start == body
 	}
 	for j := range k {
-		b = wire.AppendWord(appendGenTag(b, f), f.Elem, elemWord(sf, ptr, j))
+		b = wire.AppendWord(f.AppendKey(b), f.Elem, elemWord(sf, ptr, j))
 	}
 	return b, true
 }
@@ -469,7 +453,7 @@ func (e *enc) genAppendMap(b []byte, f *genField, ptr genstore.Pointer, depth in
 			e.next++
 		}
 		n := entryBody(f, &en, vn)
-		b = appendVarint(appendGenTag(b, f), uint64(n))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(n))
 		entryStart := len(b)
 		if x.Key == wire.OpString {
 			b = append(b, x.KeyTag)
@@ -482,10 +466,10 @@ func (e *enc) genAppendMap(b []byte, f *genField, ptr genstore.Pointer, depth in
 		case wire.OpString:
 			b = appendString(b, en.vs)
 		case wire.OpBytes:
-			b = appendVarint(b, uint64(len(en.vb)))
+			b = wire.AppendVarint(b, uint64(len(en.vb)))
 			b = append(b, en.vb...)
 		case wire.OpMessage:
-			b = appendVarint(b, uint64(vn))
+			b = wire.AppendVarint(b, uint64(vn))
 			vs := len(b)
 			if !en.vp.IsNil() {
 				if b, ok = e.genAppend(b, child, en.vp, depth+2); !ok {

@@ -996,24 +996,24 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.unset(words, w != 0) {
 					continue
 				}
-				b = appendTag(b, f)
+				b = f.AppendKey(b)
 				if w < 0x80 {
 					b = append(b, byte(w))
 				} else {
-					b = protowire.AppendVarint(b, w)
+					b = wire.AppendVarint(b, w)
 				}
 			case wire.OpZigzag32, wire.OpZigzag64:
 				w := words[f.slot]
 				if f.unset(words, w != 0) {
 					continue
 				}
-				b = wire.AppendWord(appendTag(b, f), f.Op, w)
+				b = wire.AppendWord(f.AppendKey(b), f.Op, w)
 			case wire.OpFixed32, wire.OpFixed64:
 				w := words[f.slot]
 				if f.unset(words, w != 0) {
 					continue
 				}
-				b = appendTag(b, f)
+				b = f.AppendKey(b)
 				if f.Op == wire.OpFixed32 {
 					b = protowire.AppendFixed32(b, uint32(w))
 				} else {
@@ -1027,11 +1027,11 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 					return b, false
 				}
-				b = appendTag(b, f)
+				b = f.AppendKey(b)
 				if len(x) < 0x80 {
 					b = append(b, byte(len(x)))
 				} else {
-					b = protowire.AppendVarint(b, uint64(len(x)))
+					b = wire.AppendVarint(b, uint64(len(x)))
 				}
 				b = append(b, x...)
 			case wire.OpMessage:
@@ -1077,14 +1077,6 @@ func (e *enc) appendOneofs(b []byte, m *Message, words []uint64, p *encProgram, 
 	return b, true
 }
 
-// appendTag appends the key of f.
-func appendTag(b []byte, f *encField) []byte {
-	if f.TagLen == 1 {
-		return append(b, f.Tag[0])
-	}
-	return append(b, f.Key()...)
-}
-
 // appendField appends field f of m, if it is set.
 func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, depth int) ([]byte, bool) {
 	switch f.Op {
@@ -1093,17 +1085,17 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if !f.present(words, w != 0) {
 			return b, true
 		}
-		b = appendTag(b, f)
+		b = f.AppendKey(b)
 		if w < 0x80 {
 			return append(b, byte(w)), true
 		}
-		return protowire.AppendVarint(b, w), true
+		return wire.AppendVarint(b, w), true
 	case wire.OpZigzag32, wire.OpZigzag64, wire.OpFixed32, wire.OpFixed64:
 		w := words[f.slot]
 		if !f.present(words, w != 0) {
 			return b, true
 		}
-		return wire.AppendWord(appendTag(b, f), f.Op, w), true
+		return wire.AppendWord(f.AppendKey(b), f.Op, w), true
 	case wire.OpString:
 		x := m.strAt(f.slot)
 		if !f.present(words, x != "") {
@@ -1112,14 +1104,14 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 			return b, false
 		}
-		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 		return append(b, x...), true
 	case wire.OpBytes:
 		x := m.bytesAt(f.slot)
 		if !f.present(words, len(x) > 0) {
 			return b, true
 		}
-		b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 		return append(b, x...), true
 	case wire.OpMessage, wire.OpGroup:
 		c := m.msgAt(f.slot)
@@ -1155,7 +1147,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 // list of field f, with its key.
 func appendPacked(b []byte, f *encField, words []uint64) []byte {
 	b = append(b, f.more.PackedTag...)
-	b = protowire.AppendVarint(b, uint64(wire.PackedSize(f.Elem, words)))
+	b = wire.AppendVarint(b, uint64(wire.PackedSize(f.Elem, words)))
 	for _, w := range words {
 		b = wire.AppendWord(b, f.Elem, w)
 	}
@@ -1174,7 +1166,7 @@ func (e *enc) appendNested(b []byte, f *encField, op wire.Op, c *Message, depth 
 	} else if n, ok = e.size(c, depth); !ok {
 		return b, false
 	}
-	b = appendTag(b, f)
+	b = f.AppendKey(b)
 	if op == wire.OpGroup {
 		start := len(b)
 		if b, ok = e.append(b, c, depth); !ok {
@@ -1188,7 +1180,7 @@ func (e *enc) appendNested(b []byte, f *encField, op wire.Op, c *Message, depth 
 	if n < 0x80 {
 		b = append(b, byte(n))
 	} else {
-		b = protowire.AppendVarint(b, uint64(n))
+		b = wire.AppendVarint(b, uint64(n))
 	}
 	start := len(b)
 	if b, ok = e.append(b, c, depth); !ok {
@@ -1211,12 +1203,12 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 			if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 				return b, false
 			}
-			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 			b = append(b, x...)
 		}
 	case wire.OpBytes:
 		for _, x := range l.bytes() {
-			b = protowire.AppendVarint(appendTag(b, f), uint64(len(x)))
+			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
 			b = append(b, x...)
 		}
 	case wire.OpMessage, wire.OpGroup:
@@ -1227,7 +1219,7 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 		}
 	default:
 		for _, w := range l.words() {
-			b = wire.AppendWord(appendTag(b, f), f.Elem, w)
+			b = wire.AppendWord(f.AppendKey(b), f.Elem, w)
 		}
 	}
 	return b, true
@@ -1284,13 +1276,13 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 	if !ok {
 		return b, false
 	}
-	b = protowire.AppendVarint(appendTag(b, f), uint64(n))
+	b = wire.AppendVarint(f.AppendKey(b), uint64(n))
 	if f.more.Key == wire.OpString {
 		if f.more.KeyUTF8 && e.recheck && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 			return b, false
 		}
 		b = append(b, 0x0a)
-		b = protowire.AppendVarint(b, uint64(len(s)))
+		b = wire.AppendVarint(b, uint64(len(s)))
 		b = append(b, s...)
 	} else {
 		b = append(b, f.more.KeyTag)
@@ -1303,16 +1295,16 @@ func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protorefl
 		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
 			return b, false
 		}
-		b = protowire.AppendVarint(b, uint64(len(x)))
+		b = wire.AppendVarint(b, uint64(len(x)))
 		b = append(b, x...)
 	case wire.OpBytes:
 		x := v.Bytes()
-		b = protowire.AppendVarint(b, uint64(len(x)))
+		b = wire.AppendVarint(b, uint64(len(x)))
 		b = append(b, x...)
 	case wire.OpMessage:
 		c := v.Message().(*Message)
 		x, _ := e.size(c, depth+2) // counted by entrySize: read from its stamp
-		b = protowire.AppendVarint(b, uint64(x))
+		b = wire.AppendVarint(b, uint64(x))
 		if b, ok = e.append(b, c, depth+2); !ok {
 			return b, false
 		}

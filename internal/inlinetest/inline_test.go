@@ -22,7 +22,7 @@ var hot = map[string][]string{
 		"ValidString", "Valid",
 	},
 	"github.com/protolayout/protolayout/internal/layout": {
-		"(*Field).IsMessage", "(*Layout).Lookup",
+		"(*Field).IsMessage", "(*Layout).Lookup", "(*Rec).AppendKey",
 		// the Writer's records: the learned width its fast paths read
 		"(*LearnedWidth).Guess", "(*Layout).WriterTable", "(*Field).WriterExt",
 	},
@@ -39,7 +39,7 @@ var hot = map[string][]string{
 		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
 	"github.com/protolayout/protolayout/internal/engine": {
-		"(*genField).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendGenTag", "appendVarint",
+		"(*genField).childProgram", "(*enc).visit", "(*enc).hasExtensions",
 		"(*enc).sizeUnknown",
 		"(*Message).strAt", "(*Message).msgAt", "(*Message).listAt", "(*Message).mapAt",
 	},

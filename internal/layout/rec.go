@@ -24,6 +24,15 @@ type Rec struct {
 // Key returns the field's key.
 func (r *Rec) Key() []byte { return r.Tag[:r.TagLen] }
 
+// AppendKey appends the field's key to b; the common one-byte key
+// without a call to copy.
+func (r *Rec) AppendKey(b []byte) []byte {
+	if r.TagLen == 1 {
+		return append(b, r.Tag[0])
+	}
+	return append(b, r.Key()...)
+}
+
 // RecMore is the part of a field's record that only groups, packed
 // fields and maps use.
 type RecMore struct {
