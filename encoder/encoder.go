@@ -248,11 +248,11 @@ func putEncoder(e *Encoder) {
 // an allowance of 4 MiB whatever the outputs and never more than 1 GiB:
 // an Encoder that encoded one huge message and then only small ones gives
 // the huge scratch back 17 calls later. (Messages of package dynamic,
-// which that package's direct encoder writes, add at most 4,096 map
-// entries kept for sorting, 192 KiB; generated messages under Checked,
-// which the engine writes, at most 4,096 map entries and 65,536 nested
-// sizes, about 600 KiB, a 4 KiB table of visited messages and 64 values
-// for reading maps.) The pooled
+// which that package's direct encoder writes, add at most 176 KiB of map
+// entries kept for sorting, 2,048 of them; generated messages under
+// Checked, which the engine writes, at most 832 KiB of map entries,
+// nested sizes and extension values (4,096, 65,536 and 4,096), a 4 KiB
+// table of visited messages and 64 values for reading maps.) The pooled
 // Encoders of Marshal and MarshalOptions keep the same, so that once warm
 // Marshal allocates its output and nothing else.
 //

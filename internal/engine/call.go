@@ -34,7 +34,10 @@ type State struct {
 	// epochs).
 	next, end uint64
 	// entries are a dynamic map's entries being sorted.
-	entries []mapEntry
+	entries []entry
+	// keys are the keys of a map's entries being sorted (sortEntries),
+	// for either storage.
+	keys []sortKey
 }
 
 // enc is one call of the engine: the options and the progress both

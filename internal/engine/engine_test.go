@@ -378,6 +378,11 @@ func TestScratchBounded(t *testing.T) {
 				sizes, entries, exts, scratch, engine.MaxKeptSizes, engine.MaxKeptGenEntries, engine.MaxKeptExtensions, engine.MaxScratch)
 		}
 	}
+	// What the encoder's documentation promises (besides the table of
+	// visited messages and the scratch values).
+	if n := engine.MaxKeptGenEntries*engine.MapEntryBytes + engine.MaxKeptSizes*engine.SizeBytes + engine.MaxKeptExtensions*engine.ExtBytes; n > 832<<10 {
+		t.Errorf("up to %d bytes of entries, sizes and extensions kept, more than 832 KiB", n)
+	}
 	small := &test3pb.TestAllTypes{MapStringString: map[string]string{"a": "b"},
 		RepeatedNestedMessage: []*test3pb.TestAllTypes_NestedMessage{{A: 1}}}
 	smallExts := &descriptorpb.DescriptorProto{Options: &descriptorpb.MessageOptions{}}

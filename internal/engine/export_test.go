@@ -26,8 +26,14 @@ func Paths(m *Message) (small, inOrder bool) {
 }
 
 // MapEntryBytes is the size of one kept map entry of the direct
-// encoder's scratch, and MaxKeptEntries how many it keeps.
-var MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[mapEntry]().Size()), maxKeptEntries
+// encoder's scratch, and MaxKeptEntries how many it keeps; ExtBytes and
+// SizeBytes those of a recorded extension and nested size.
+var (
+	MapEntryBytes, MaxKeptEntries = int(reflect.TypeFor[entry]().Size()), maxKeptEntries
+	MaxKeptGenEntries             = maxKeptRecs
+	ExtBytes                      = int(reflect.TypeFor[ext]().Size())
+	SizeBytes                     = int(reflect.TypeFor[int32]().Size())
+)
 
 // DirectAppendState runs the direct encoder on m with the scratch space
 // in state, as an Encoder keeps it.
@@ -65,7 +71,6 @@ func (st *State) Kept() (sizes, entries, exts, scratch int) {
 // Bounds are the largest capacities Kept may return.
 const (
 	MaxKeptSizes      = 16 * maxKept
-	MaxKeptGenEntries = maxKept
 	MaxKeptExtensions = maxKept
 	MaxScratch        = maxScratch
 )

@@ -19,8 +19,7 @@ import (
 // appendString appends s with its length prefix. The size pass has
 // checked its UTF-8.
 func appendString(b []byte, s string) []byte {
-	b = wire.AppendVarint(b, uint64(len(s)))
-	return append(b, s...)
+	return append(wire.AppendVarint(b, uint64(len(s))), s...)
 }
 
 // append is the write pass over the message at ptr of program p, at level
@@ -452,24 +451,10 @@ func (e *enc) genAppendMap(b []byte, f *genField, ptr genstore.Pointer, depth in
 			vn = int(e.st.sizes[e.next])
 			e.next++
 		}
-		n := entryBody(f, &en, vn)
-		b = wire.AppendVarint(f.AppendKey(b), uint64(n))
-		entryStart := len(b)
-		if x.Key == wire.OpString {
-			b = append(b, x.KeyTag)
-			b = appendString(b, en.ks)
-		} else {
-			b = wire.AppendWord(append(b, x.KeyTag), x.Key, en.kw)
+		if b, ok = appendEntry(b, &f.Rec, &x.RecMore, &en, vn, e.maxSize); !ok {
+			return b, false
 		}
-		b = append(b, x.ValueTag)
-		switch f.Elem {
-		case wire.OpString:
-			b = appendString(b, en.vs)
-		case wire.OpBytes:
-			b = wire.AppendVarint(b, uint64(len(en.vb)))
-			b = append(b, en.vb...)
-		case wire.OpMessage:
-			b = wire.AppendVarint(b, uint64(vn))
+		if f.Elem == wire.OpMessage {
 			vs := len(b)
 			if !en.vp.IsNil() {
 				if b, ok = e.genAppend(b, child, en.vp, depth+2); !ok {
@@ -479,11 +464,6 @@ func (e *enc) genAppendMap(b []byte, f *genField, ptr genstore.Pointer, depth in
 			if len(b)-vs != vn {
 				return b, false
 			}
-		default:
-			b = wire.AppendWord(b, f.Elem, en.vw)
-		}
-		if len(b)-entryStart != n {
-			return b, false
 		}
 	}
 	return b, true

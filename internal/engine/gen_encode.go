@@ -1,17 +1,14 @@
 package engine
 
 import (
-	"cmp"
 	"math"
 	"reflect"
-	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
-	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -103,21 +100,14 @@ func (st *State) scratchOf(t reflect.Type, value bool) reflect.Value {
 	return v
 }
 
-// maxKept bounds the scratch kept between calls: sizes, entries and
-// extensions.
+// maxKept bounds the scratch kept between calls: sizes (16 times it)
+// and extensions.
 const maxKept = 1 << 12
 
-// entry is a map entry, read once by the size pass and written by the
-// write pass in the same order: its key (the word, or the string) and
-// value (the word, string, bytes or message).
-type entry struct {
-	kw uint64
-	ks string
-	vw uint64
-	vs string
-	vb []byte
-	vp genstore.Pointer
-}
+// maxKeptRecs bounds the map entries kept between calls: 352 KiB of them
+// (4,096 of 88 bytes; fewer in a purego build, whose entries are
+// larger).
+var maxKeptRecs = 352 << 10 / int(reflect.TypeFor[entry]().Size())
 
 // encodeGenerated is Encode for m, a message that is not package
 // dynamic's.
@@ -201,7 +191,7 @@ func (e *enc) genRelease() {
 	clear(st.exts)
 	st.exts = st.exts[:0]
 	st.sizes = st.sizes[:0]
-	if cap(st.recs) > maxKept {
+	if cap(st.recs) > maxKeptRecs {
 		st.recs = nil
 	}
 	if cap(st.exts) > maxKept {
@@ -943,33 +933,21 @@ func (e *enc) genSizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 	}
 	entries := e.st.recs[start:]
 	if e.det {
-		if o := x.KeyOrder; o == wire.OrderString {
-			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.ks, b.ks) })
-		} else {
-			slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(o.Rank(a.kw), o.Rank(b.kw)) })
-		}
+		e.st.sortEntries(entries, x.KeyOrder)
 	}
 	n := 0
-	keyUTF8 := x.KeyUTF8 && e.utf8
-	valueUTF8 := f.Elem == wire.OpString && f.UTF8 && e.utf8
 	for i := range entries {
 		// Indexed anew: sizing a value may append nested maps' entries.
 		en := e.st.recs[start+i]
-		var bad *layout.Field // the key or the value, if invalid
-		switch lf := f.sf.Layout; {
-		case keyUTF8 && !utf8x.ShortASCII(en.ks) && !utf8x.ValidString(en.ks):
-			bad = lf.MapKey
-		case valueUTF8 && !utf8x.ShortASCII(en.vs) && !utf8x.ValidString(en.vs):
-			bad = lf.MapValue
+		if e.utf8 {
+			if key, value := en.invalidUTF8(&f.Rec, &x.RecMore); key || value {
+				e.invalidEntry(f.sf.Layout, &en, key)
+				e.trail.Up(n)
+				return 0, false
+			}
 		}
-		if bad != nil {
-			e.trail.Fail(fault.InvalidUTF8, bad, n)
-			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
-			return 0, false
-		}
-		if child != nil && depth+2 > e.levels.Deep && e.levels.Check(e.trail, f.sf.Layout.MapValue, en.vp.Addr(), depth+2, true) {
+		if child != nil && depth+2 > e.levels.Deep && !e.deepEntry(f.sf.Layout, &en, en.vp.Addr(), depth) {
 			e.trail.Up(n)
-			e.trail.EnterEntry(f.sf.Layout, en.kw, en.ks, false)
 			return 0, false
 		}
 		y, ok := e.genEntrySize(f, child, &en, depth)
@@ -1007,33 +985,5 @@ func (e *enc) genEntrySize(f *genField, child *program, en *entry, depth int) (i
 		}
 		e.st.sizes[i] = int32(vn)
 	}
-	// One of the value's lengths at most is not zero.
-	if !(wire.Fits(0, len(en.ks), e.maxSize) && wire.Fits(len(en.ks), max(len(en.vs), len(en.vb), vn), e.maxSize)) {
-		return 0, false
-	}
-	return entryBody(f, en, vn), true
-}
-
-// entryBody returns the size of the body of a map entry of field f: its
-// key and its value, both always written, where vn is the size of a
-// message value.
-func entryBody(f *genField, en *entry, vn int) int {
-	x := f.more
-	n := 2 // the keys of fields 1 and 2
-	if x.Key == wire.OpString {
-		n += protowire.SizeBytes(len(en.ks))
-	} else {
-		n += wire.SizeWord(x.Key, en.kw)
-	}
-	switch f.Elem {
-	case wire.OpString:
-		n += protowire.SizeBytes(len(en.vs))
-	case wire.OpBytes:
-		n += protowire.SizeBytes(len(en.vb))
-	case wire.OpMessage:
-		n += protowire.SizeBytes(vn)
-	default:
-		n += wire.SizeWord(f.Elem, en.vw)
-	}
-	return n
+	return entryLen(&f.Rec, &f.more.RecMore, en, vn, e.maxSize)
 }

@@ -1,9 +1,8 @@
 package engine
 
 import (
-	"cmp"
-
 	"math/bits"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -91,16 +90,10 @@ var epochs atomic.Uint64
 // seldom touch the shared counter.
 const epochBlock = 1 << 12
 
-// maxKeptEntries bounds the map scratch kept between calls.
-const maxKeptEntries = 1 << 12
-
-// mapEntry is a map entry being sorted: its key (the word, or the string)
-// and value.
-type mapEntry struct {
-	w uint64
-	s string
-	v protoreflect.Value
-}
+// maxKeptEntries bounds the map scratch kept between calls: 176 KiB of
+// entries (2,048 of 88 bytes; fewer in a purego build, whose entries are
+// larger), and as many keys.
+var maxKeptEntries = 176 << 10 / int(reflect.TypeFor[entry]().Size())
 
 // statePool holds the states of calls made without an Encoder's (the
 // fast-path methods).
@@ -179,6 +172,9 @@ func (e *enc) release() {
 	}
 	if cap(e.st.entries) > maxKeptEntries {
 		e.st.entries = nil
+	}
+	if cap(e.st.keys) > maxKeptEntries {
+		e.st.keys = nil
 	}
 	if e.pooled {
 		statePool.Put(e.st)
@@ -732,9 +728,13 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 		return 0, false // the entries are one level down
 	}
 	n := 0
+	var en entry
 	if mp.strs != nil {
 		for k, v := range mp.strs {
-			x, ok := e.sizeEntry(f, lf, 0, k, v, depth)
+			if !en.set(f, 0, k, v) {
+				return 0, false
+			}
+			x, ok := e.sizeEntry(f, lf, &en, depth)
 			if !ok {
 				return 0, e.mapFault(mp, f, lf, n, depth)
 			}
@@ -745,7 +745,10 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 		}
 	} else {
 		for k, v := range mp.words {
-			x, ok := e.sizeEntry(f, lf, k, "", v, depth)
+			if !en.set(f, k, "", v) {
+				return 0, false
+			}
+			x, ok := e.sizeEntry(f, lf, &en, depth)
 			if !ok {
 				return 0, e.mapFault(mp, f, lf, n, depth)
 			}
@@ -792,27 +795,19 @@ func (e *enc) earlierFault(mp *dmap, f *encField, lf *layout.Field, w uint64, s 
 	saved := e.trail.Save()
 	st := e.scratch()
 	start := len(st.entries)
-	if mp.strs != nil {
-		for k, v := range mp.strs {
-			st.entries = append(st.entries, mapEntry{s: k, v: v})
-		}
-	} else {
-		for k, v := range mp.words {
-			st.entries = append(st.entries, mapEntry{w: k, v: v})
-		}
-	}
-	sortByKey(st.entries[start:], f.more.KeyOrder)
-	n, ok := 0, true
-	for i, end := start, len(st.entries); i < end; i++ {
+	ok := e.collect(mp, f)
+	st.sortEntries(st.entries[start:], f.more.KeyOrder)
+	n := 0
+	for i, end := start, len(st.entries); ok && i < end; i++ {
 		// Indexed anew: sizing a value may append nested maps' entries.
 		x := st.entries[i]
-		if x.w == w && x.s == s {
+		if x.kw == w && x.ks == s {
 			break // the faulting entry: none before it failed
 		}
 		if onEarlier != nil {
 			onEarlier()
 		}
-		k, fine := e.sizeEntry(f, lf, x.w, x.s, x.v, depth)
+		k, fine := e.sizeEntry(f, lf, &x, depth)
 		if !fine {
 			ok = false
 			break
@@ -857,100 +852,53 @@ func (e *enc) failed(c *Message) {
 	}
 }
 
-// sortByKey sorts the entries of a map of key order o by key, the
-// deterministic order. (Not inlined, which keeps appendMap's loops
-// lean.)
-//
-//go:noinline
-func sortByKey(entries []mapEntry, o wire.KeyOrder) {
-	if o == wire.OrderString {
-		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(a.s, b.s) })
+// collect appends the entries of map mp of field f to the call's
+// entries, in map order; false if a message value is of another
+// storage (which the walk takes).
+func (e *enc) collect(mp *dmap, f *encField) bool {
+	st := e.scratch()
+	var en entry
+	if mp.strs != nil {
+		for k, v := range mp.strs {
+			if !en.set(f, 0, k, v) {
+				return false
+			}
+			st.entries = append(st.entries, en)
+		}
 	} else {
-		slices.SortFunc(entries, func(a, b mapEntry) int { return cmp.Compare(o.Rank(a.w), o.Rank(b.w)) })
+		for k, v := range mp.words {
+			if !en.set(f, k, "", v) {
+				return false
+			}
+			st.entries = append(st.entries, en)
+		}
 	}
+	return true
 }
 
-// sizeEntry is entrySize in the size pass: it checks the key's and the
-// value's UTF-8 first, and records the entry in the trail of a fault
-// (the bytes before it are the map's, which it passes up).
-func (e *enc) sizeEntry(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
+// sizeEntry returns the size of the body of en, an entry of the map
+// field f of layout record lf: it checks the key and the value first
+// (invalidUTF8, deepEntry), and records the entry in the trail of a fault (the
+// bytes before it are the map's, which it passes up).
+func (e *enc) sizeEntry(f *encField, lf *layout.Field, en *entry, depth int) (int, bool) {
 	if e.utf8 {
-		if f.more.KeyUTF8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
-			e.trail.Fail(fault.InvalidUTF8, lf.MapKey, 0)
-			e.trail.EnterEntry(lf, w, s, false)
-			return 0, false
+		if key, value := en.invalidUTF8(&f.Rec, &f.more.RecMore); key || value {
+			return 0, e.invalidEntry(lf, en, key)
 		}
-		if f.Elem == wire.OpString && f.UTF8 && !utf8x.ValidString(v.String()) {
-			e.trail.Fail(fault.InvalidUTF8, lf.MapValue, 0)
-			e.trail.EnterEntry(lf, w, s, false)
+	}
+	if en.vm != nil && depth+2 > e.levels.Deep && !e.deepEntry(lf, en, addrOf(en.vm), depth) {
+		return 0, false
+	}
+	vn := 0
+	if en.vm != nil {
+		var ok bool
+		if vn, ok = e.size(en.vm, depth+2); !ok {
+			e.failed(en.vm)
+			e.trail.EnterEntry(lf, en.kw, en.ks, true)
 			return 0, false
 		}
 	}
-	if f.Elem == wire.OpMessage && depth+2 > e.levels.Deep {
-		if c, ok := v.Message().(*Message); ok && e.levels.Check(e.trail, lf.MapValue, addrOf(c), depth+2, true) {
-			e.trail.EnterEntry(lf, w, s, false)
-			return 0, false
-		}
-	}
-	x, ok := e.entrySize(f, w, s, v, depth)
-	if !ok {
-		e.entryFailed(f, lf, w, s, v)
-	}
-	return x, ok
-}
-
-// entryFailed records in the trail the entry of key w or s and value v,
-// of map field f of layout record lf, whose count failed, and stamps its
-// message value as failed.
-//
-//go:noinline
-func (e *enc) entryFailed(f *encField, lf *layout.Field, w uint64, s string, v protoreflect.Value) {
-	if f.Elem == wire.OpMessage {
-		if c, ok := v.Message().(*Message); ok {
-			e.failed(c)
-		}
-	}
-	e.trail.EnterEntry(lf, w, s, true)
-}
-
-// entrySize returns the size of the body of a map entry of field f: its
-// key (the word w, or the string s) and its value v, both always
-// written.
-func (e *enc) entrySize(f *encField, w uint64, s string, v protoreflect.Value, depth int) (int, bool) {
-	n := 2 // the keys of fields 1 and 2
-	if f.more.Key == wire.OpString {
-		if !wire.Fits(n, len(s), e.maxSize) {
-			return 0, false
-		}
-		n += protowire.SizeBytes(len(s))
-	} else {
-		n += wire.SizeWord(f.more.Key, w)
-	}
-	switch f.Elem {
-	case wire.OpString:
-		if !wire.Fits(n, len(v.String()), e.maxSize) {
-			return 0, false
-		}
-		n += protowire.SizeBytes(len(v.String()))
-	case wire.OpBytes:
-		if !wire.Fits(n, len(v.Bytes()), e.maxSize) {
-			return 0, false
-		}
-		n += protowire.SizeBytes(len(v.Bytes()))
-	case wire.OpMessage:
-		c, ok := v.Message().(*Message)
-		if !ok {
-			return 0, false
-		}
-		x, ok := e.size(c, depth+2)
-		if !ok || !wire.Fits(n, x, e.maxSize) {
-			return 0, false
-		}
-		n += protowire.SizeBytes(x)
-	default:
-		n += wire.SizeWord(f.Elem, wire.Word(f.more.valueKind, v))
-	}
-	return n, true
+	return entryLen(&f.Rec, &f.more.RecMore, en, vn, e.maxSize)
 }
 
 // append is the write pass: it appends m, at level depth, counted by
@@ -1229,16 +1177,37 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 // or sorted by key when the call is deterministic.
 func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, bool) {
 	ok := true
+	// Entries of values other than messages, in a call that does not
+	// check strings in the write pass, go straight to appendEntry (the
+	// function, without the method's steps).
+	direct := f.Elem != wire.OpMessage && !e.recheck
 	if !e.det {
+		var en entry
 		if mp.strs != nil {
 			for k, v := range mp.strs {
-				if b, ok = e.appendEntry(b, f, 0, k, v, depth); !ok {
+				if !en.set(f, 0, k, v) {
+					return b, false
+				}
+				if direct {
+					b, ok = appendEntry(b, &f.Rec, &f.more.RecMore, &en, 0, e.maxSize)
+				} else {
+					b, ok = e.appendEntry(b, f, &en, depth)
+				}
+				if !ok {
 					return b, false
 				}
 			}
 		} else {
 			for k, v := range mp.words {
-				if b, ok = e.appendEntry(b, f, k, "", v, depth); !ok {
+				if !en.set(f, k, "", v) {
+					return b, false
+				}
+				if direct {
+					b, ok = appendEntry(b, &f.Rec, &f.more.RecMore, &en, 0, e.maxSize)
+				} else {
+					b, ok = e.appendEntry(b, f, &en, depth)
+				}
+				if !ok {
 					return b, false
 				}
 			}
@@ -1248,68 +1217,39 @@ func (e *enc) appendMap(b []byte, mp *dmap, f *encField, depth int) ([]byte, boo
 	// Nested maps append their entries after these and truncate back.
 	st := e.scratch()
 	start := len(st.entries)
-	if mp.strs != nil {
-		for k, v := range mp.strs {
-			st.entries = append(st.entries, mapEntry{s: k, v: v})
-		}
-	} else {
-		for k, v := range mp.words {
-			st.entries = append(st.entries, mapEntry{w: k, v: v})
-		}
-	}
+	ok = e.collect(mp, f)
 	entries := st.entries[start:]
-	sortByKey(entries, f.more.KeyOrder)
-	for i := range entries {
-		x := &entries[i]
-		if b, ok = e.appendEntry(b, f, x.w, x.s, x.v, depth); !ok {
-			break
+	st.sortEntries(entries, f.more.KeyOrder)
+	for i := 0; ok && i < len(entries); i++ {
+		if direct {
+			b, ok = appendEntry(b, &f.Rec, &f.more.RecMore, &entries[i], 0, e.maxSize)
+		} else {
+			b, ok = e.appendEntry(b, f, &entries[i], depth)
 		}
 	}
-	clear(entries)
+	clear(st.entries[start:])
 	st.entries = st.entries[:start]
 	return b, ok
 }
 
-// appendEntry appends one map entry of field f, with its key.
-func (e *enc) appendEntry(b []byte, f *encField, w uint64, s string, v protoreflect.Value, depth int) ([]byte, bool) {
-	n, ok := e.entrySize(f, w, s, v, depth)
+// appendEntry appends en, an entry of the map field f, with its key.
+func (e *enc) appendEntry(b []byte, f *encField, en *entry, depth int) ([]byte, bool) {
+	r, x := &f.Rec, &f.more.RecMore
+	if e.recheck {
+		if key, value := en.invalidUTF8(r, x); key || value {
+			return b, false
+		}
+	}
+	vn := 0
+	if en.vm != nil {
+		vn, _ = e.size(en.vm, depth+2) // counted by the size pass: read from its stamp
+	}
+	b, ok := appendEntry(b, r, x, en, vn, e.maxSize)
 	if !ok {
 		return b, false
 	}
-	b = wire.AppendVarint(f.AppendKey(b), uint64(n))
-	if f.more.Key == wire.OpString {
-		if f.more.KeyUTF8 && e.recheck && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
-			return b, false
-		}
-		b = append(b, 0x0a)
-		b = wire.AppendVarint(b, uint64(len(s)))
-		b = append(b, s...)
-	} else {
-		b = append(b, f.more.KeyTag)
-		b = wire.AppendWord(b, f.more.Key, w)
-	}
-	b = append(b, f.more.ValueTag)
-	switch f.Elem {
-	case wire.OpString:
-		x := v.String()
-		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
-			return b, false
-		}
-		b = wire.AppendVarint(b, uint64(len(x)))
-		b = append(b, x...)
-	case wire.OpBytes:
-		x := v.Bytes()
-		b = wire.AppendVarint(b, uint64(len(x)))
-		b = append(b, x...)
-	case wire.OpMessage:
-		c := v.Message().(*Message)
-		x, _ := e.size(c, depth+2) // counted by entrySize: read from its stamp
-		b = wire.AppendVarint(b, uint64(x))
-		if b, ok = e.append(b, c, depth+2); !ok {
-			return b, false
-		}
-	default:
-		b = wire.AppendWord(b, f.Elem, wire.Word(f.more.valueKind, v))
+	if en.vm != nil {
+		return e.append(b, en.vm, depth+2)
 	}
 	return b, true
 }

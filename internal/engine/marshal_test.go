@@ -476,10 +476,10 @@ func TestDirectDeeperThanItFollows(t *testing.T) {
 // TestDirectMapScratchBounded checks what the direct encoder keeps between
 // calls for sorting map entries: the entries of a map of 100 are kept
 // for the next call, those of a map of 10,000 are not, and what is kept is
-// at most 192 KiB, as the encoder's documentation says.
+// at most 176 KiB, as the encoder's documentation says.
 func TestDirectMapScratchBounded(t *testing.T) {
-	if n := engine.MapEntryBytes * engine.MaxKeptEntries; n > 192<<10 {
-		t.Fatalf("up to %d bytes of map entries kept, more than 192 KiB", n)
+	if n := engine.MapEntryBytes * engine.MaxKeptEntries; n > 176<<10 {
+		t.Fatalf("up to %d bytes of map entries kept, more than 176 KiB", n)
 	}
 	md := protobuftest.TwinByName("protolayout.test3.TestAllTypes").Dyn.Descriptor()
 	fd := md.Fields().ByName("map_int32_int32")
