@@ -28,7 +28,7 @@ import (
 // *dynamic.Message. Every form must fail with the same reason, field and
 // path, or succeed with the same bytes: the first fault in emission
 // order, wherever it is found; and the direct encoders name invalid UTF-8
-// without the walk.
+// and a required field not set without the walk.
 func TestFaultsAgreeAcrossStorage(t *testing.T) {
 	n := apiLevelSeeds()
 	det := encoder.MarshalOptions{Deterministic: true}
@@ -80,14 +80,16 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 						t.Fatalf("seed %d: %T: %v (%d bytes); the open form: %v (%d bytes)", seed, m, err, len(got), wantErr, len(want))
 					}
 					// The direct encoders (all forms but dynamicpb) name
-					// invalid UTF-8 themselves, in maps too; but under
+					// invalid UTF-8 and a required field not set
+					// themselves, in maps and extensions too; but under
 					// Canonical the engine leaves a message with
 					// extensions set in a type whose extension ranges
 					// start below its last field to the walk (such types
 					// hold only themselves here).
 					steps := encoder.WalkStats(enc).Steps
 					engineWalks := det.Canonical != 0 && i < 2 && interleaves(g.ProtoReflect().Descriptor())
-					if errors.Is(err, encoder.ErrInvalidUTF8) && i != 2 && !engineWalks && steps != 0 {
+					named := errors.Is(err, encoder.ErrInvalidUTF8) || errors.Is(err, encoder.ErrRequiredNotSet)
+					if named && i != 2 && !engineWalks && steps != 0 {
 						t.Fatalf("seed %d: %T: %v named by the walk (%d steps)", seed, m, err, steps)
 					}
 				}

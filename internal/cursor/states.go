@@ -141,12 +141,8 @@ func (w *Walker) startFields(f *frame) *Item {
 	lay := f.lay
 	if f.msg == nil || !f.msg.IsValid() {
 		f.state = stateExit
-		if w.required && lay.Required {
-			for i := range lay.Fields {
-				if lay.Fields[i].Required {
-					return w.fail(fault.RequiredNotSet, &lay.Fields[i])
-				}
-			}
+		if r := lay.Absent(); r != nil && w.required {
+			return w.fail(fault.RequiredNotSet, r)
 		}
 		return nil
 	}

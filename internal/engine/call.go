@@ -65,12 +65,18 @@ type enc struct {
 	trail   *fault.Trail
 	// canon and signing are Options.Canonical and Signing: the
 	// passes write field-number order (generated: the program's
-	// canonical variant; dynamic: encProgram.canon, extensions merged),
-	// and leave to the walk a message with a required field missing,
-	// and, under Signing, dynamic's with an unpacked repeated scalar
-	// extension (encProgram.signing packs the fields); a non-empty map
-	// and unknown fields under Signing are faults.
+	// canonical variant; dynamic: encProgram.canon, extensions merged)
+	// and check a message's required fields as they enter it; a
+	// non-empty map and unknown fields under Signing are faults.
 	canon, signing bool
+	// packs is set, under Signing, once the size pass has counted an
+	// unpacked repeated scalar extension, which the profile packs and
+	// the passes do not (encProgram.signing packs the fields): the size
+	// pass goes on, to name a fault after it, and then the call leaves
+	// the message to the walk. Such an extension is counted unpacked
+	// plus the most a packed length adds (packedMargin): no less than
+	// the walk counts for it, as the trail's bound needs.
+	packs bool
 
 	// Generated messages: repeats counts visits of messages seen before
 	// (see seen); mapped is set once the call has read a map (and so
@@ -117,6 +123,11 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 	}
 	return st.encodeGenerated(b, m, mr, o)
 }
+
+// packedMargin is the most that writing a repeated scalar packed adds to
+// its size written unpacked: the length of the packed body (its keys
+// but one go).
+const packedMargin = 5
 
 // call returns a call of the engine under options o, with the state st
 // (nil for a call of dynamic's fast-path methods).

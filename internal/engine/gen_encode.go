@@ -9,6 +9,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
+	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -37,12 +38,14 @@ type Options struct {
 	// with Deterministic; Signing for the Signing profile's rules besides
 	// (cursor.Options.Signing). The engine runs a canonical variant of
 	// each program (program.canonical) and leaves to the walk a message
-	// with a required field missing, or with extensions set in a type
-	// whose extension ranges start below its last field
-	// (program.interleaved: its size pass counts the fields before the
-	// extensions); package dynamic's direct encoder merges extensions
-	// by number, and leaves the rest to the walk too. Both record a
-	// non-empty map and unknown fields under Signing as faults.
+	// with extensions set in a type whose extension ranges start below
+	// its last field (program.interleaved: its size pass counts the
+	// fields before the extensions); package dynamic's direct encoder
+	// merges extensions by number. Both leave to the walk an unpacked
+	// repeated scalar extension that Signing packs (after looking for a
+	// fault past it), and record a required field missing (as the walk
+	// does, when the message is entered), and a non-empty map and
+	// unknown fields under Signing, as faults.
 	Canonical, Signing bool
 }
 
@@ -130,6 +133,12 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 		st.last = p
 	}
 	if ptr.IsNil() {
+		// An invalid message (a typed nil) has nothing set: it fails on
+		// its first required field, as the walk finds it; without one,
+		// the walk gives what proto.Marshal gives.
+		if r := p.st.Layout.Absent(); r != nil && !o.Partial && !o.SizeOnly {
+			o.Trail.Fail(fault.RequiredNotSet, r, 0)
+		}
 		return b, 0, false
 	}
 	e := st.call(o)
@@ -137,7 +146,7 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 	e.generatedScratch()
 	defer e.release()
 	n, ok = e.genSize(p, ptr, 1)
-	if !ok || n > o.MaxSize {
+	if !ok || e.packs || n > o.MaxSize {
 		return b, 0, false
 	}
 	if o.SizeOnly {
@@ -219,8 +228,13 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		if !e.partial && len(p.required) > 0 {
 			end = p.firstMissing(ptr)
 		}
-		if e.canon && !e.canonical(p, ptr) {
-			return 0, false
+		if e.canon {
+			if r := e.canonMissing(p, ptr); r != nil {
+				return 0, e.trail.Fail(fault.RequiredNotSet, r, 0)
+			}
+			if !canonOrder(p, ptr) {
+				return 0, false
+			}
 		}
 		if !e.canon && p.st.ExtensionsLen(ptr) > 0 {
 			x, ok := e.genSizeExtensions(p, ptr, depth)
@@ -464,18 +478,23 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		// is numbered above them (else the walk merges them).
 		start := len(e.st.exts)
 		x, ok := e.genSizeExtensions(p, ptr, depth)
+		if ok && e.signing {
+			for _, r := range e.st.exts[start:] {
+				if r.rec.more.ext.SigningPacks() {
+					// Signing packs it: the walk writes it (enc.packs).
+					if x > e.maxSize-packedMargin {
+						return 0, false
+					}
+					e.packs = true
+					x += packedMargin
+				}
+			}
+		}
 		if !e.trail.Counted(n, x, ok, e.maxSize) {
 			return 0, false
 		}
 		if len(e.st.exts) > start && e.st.exts[start].rec.more.ext.Number <= p.maxNumber {
 			return 0, false
-		}
-		if e.signing {
-			for _, x := range e.st.exts[start:] {
-				if x.rec.more.ext.SigningPacks() {
-					return 0, false // Signing packs it: the walk writes it
-				}
-			}
 		}
 		n += x
 	}
@@ -501,21 +520,29 @@ func (e *enc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
 	return n, true
 }
 
-// canonical reports whether the engine writes the message at ptr of p, a
-// canonical variant, in canonical order (see Options.Canonical): with
-// every required field set, and no extension set in a type whose
-// extension ranges start below its last field (the size pass checks
-// after the fields that the extensions set are numbered above them), so
-// that a fault it finds in the fields is the walk's first.
-func (e *enc) canonical(p *program, ptr genstore.Pointer) bool {
+// canonMissing returns the required field not set that the walk names
+// in the message at ptr of p, a canonical variant, as it enters it
+// (before its fields and extensions), or nil if every one is set (or
+// none is checked).
+func (e *enc) canonMissing(p *program, ptr genstore.Pointer) *layout.Field {
 	b := p.base
-	if b == nil {
-		return false
+	if e.partial || b == nil || len(b.required) == 0 {
+		return nil
 	}
-	if p.interleaved && p.st.ExtensionsLen(ptr) > 0 {
-		return false
+	if r := b.firstMissing(ptr); r < b.regular {
+		return b.fields[r].sf.Layout
 	}
-	return e.partial || len(b.required) == 0 || b.firstMissing(ptr) == b.regular
+	return nil
+}
+
+// canonOrder reports whether the engine writes the message at ptr of p, a
+// canonical variant, in canonical order (see Options.Canonical): with
+// no extension set in a type whose extension ranges start below its last
+// field (the size pass checks after the fields that the extensions set
+// are numbered above them), so that a fault it finds in the fields is
+// the walk's first. Required fields are checked before (canonMissing).
+func canonOrder(p *program, ptr genstore.Pointer) bool {
+	return p.base != nil && !(p.interleaved && p.st.ExtensionsLen(ptr) > 0)
 }
 
 // sizeNested returns the size of c, a message of field f at level
@@ -537,11 +564,8 @@ func (e *enc) sizeNested(f *genField, c genstore.Pointer, depth, index int) (int
 	if c.IsNil() {
 		// A nil element or oneof value: written as an empty message, as
 		// protoreflect reads it, which has no required field set.
-		if child.base != nil && !e.partial && len(child.base.required) > 0 {
-			return 0, false // the walk names the field
-		}
-		if !e.partial && len(child.required) > 0 {
-			e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
+		if !e.partial && len(child.st.Layout.RequiredFields) > 0 {
+			e.trail.Fail(fault.RequiredNotSet, child.st.Layout.Absent(), 0)
 			e.trail.Enter(f.sf.Layout, index)
 			return 0, false
 		}
@@ -978,10 +1002,10 @@ func (e *enc) genEntrySize(f *genField, child *program, en *entry, depth int) (i
 			if vn, ok = e.genSize(child, en.vp, depth+2); !ok {
 				return 0, false
 			}
-		} else if !e.partial && len(child.required) > 0 {
+		} else if !e.partial && len(child.st.Layout.RequiredFields) > 0 {
 			// A nil value is an empty message, which has no required
 			// field set.
-			return 0, e.trail.Fail(fault.RequiredNotSet, child.fields[child.required[0]].sf.Layout, 0)
+			return 0, e.trail.Fail(fault.RequiredNotSet, child.st.Layout.Absent(), 0)
 		}
 		e.st.sizes[i] = int32(vn)
 	}

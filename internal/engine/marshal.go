@@ -126,7 +126,7 @@ func (st *State) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
 	// appendCached to use.
 	atomic.StoreUint32(&m.size.epoch, e.stamp)
 	n, ok := e.size(m, 1)
-	if !ok || n > o.MaxSize {
+	if !ok || e.packs || n > o.MaxSize {
 		e.release() // earlierFault may have taken scratch space
 		return b, 0, false
 	}
@@ -213,8 +213,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
 		if !e.partial && m.t != nil && len(m.t.shape.layout.RequiredFields) > 0 {
 			// No storage: none of its required fields is set.
-			l := m.t.shape.layout
-			return 0, e.trail.Fail(fault.RequiredNotSet, &l.Fields[l.RequiredFields[0]], 0)
+			return 0, e.trail.Fail(fault.RequiredNotSet, m.t.shape.layout.Absent(), 0)
 		}
 		return 0, true
 	}
@@ -234,7 +233,9 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		if !e.partial {
 			if r := m.firstMissing(p); r >= 0 {
 				if r >= p.regular {
-					return 0, false // a required oneof member: the walk's
+					// A required oneof member, which descriptors do not
+					// allow: the walk's.
+					return 0, false
 				}
 				end = r
 			}
@@ -242,8 +243,9 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 	}
 	if e.canon {
 		if end < p.regular {
-			// A required field missing: the walk checks them first.
-			return 0, false
+			// Checked as the message is entered, before its fields
+			// and extensions.
+			return 0, e.trail.Fail(fault.RequiredNotSet, &m.t.shape.layout.Fields[end], 0)
 		}
 		if e.signing && p.signing != nil {
 			p = p.signing
@@ -393,10 +395,15 @@ func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int
 			if !extensionSet(x.fd, x.v) {
 				continue
 			}
-			if !e.canonicalExt(x) {
-				return 0, false
-			}
 			k, _, ok := e.sizeExtension(x.rec, x.v, depth)
+			if ok && !e.canonicalExt(x) {
+				// Written by the walk (enc.packs).
+				if k > e.maxSize-packedMargin {
+					return 0, false
+				}
+				e.packs = true
+				k += packedMargin
+			}
 			if !e.trail.Counted(n, k, ok, e.maxSize) {
 				return 0, false
 			}
@@ -416,7 +423,7 @@ func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int
 
 // canonicalExt reports whether the direct encoder writes extension x as
 // the profile asks: not a repeated scalar that is not packed under
-// Signing, which packs it (the walk writes those).
+// Signing, which packs it (the walk writes those: enc.packs).
 func (e *enc) canonicalExt(x *extension) bool {
 	return !e.signing || !x.rec.more.ext.SigningPacks()
 }

@@ -103,7 +103,13 @@ type Layout struct {
 	Required bool
 
 	// RequiredFields lists the positions in Fields of the required
-	// fields, ascending.
+	// fields, ascending. It is also the order in which the checked walk
+	// looks for a missing one, so that of several missing fields it
+	// names the first listed here (each storage tests presence its own
+	// way; an absent message fails on the first: Absent): at the field's
+	// position in emission order (after the fields before it, which may
+	// fail first), or, under Canonical and in an absent message, when
+	// the message is entered, before anything in it.
 	RequiredFields []int32
 
 	// position maps a field's declaration index to its position in Fields.
@@ -125,6 +131,16 @@ type Layout struct {
 	// id is the identity of the descriptor the layout was built from,
 	// kept without keeping the descriptor (see IsOf).
 	id weakcache.ID
+}
+
+// Absent returns the field the walk names in an absent message of l
+// (nil, or invalid), which has no field set: the first of
+// RequiredFields, or nil when l has none.
+func (l *Layout) Absent() *Field {
+	if len(l.RequiredFields) == 0 {
+		return nil
+	}
+	return &l.Fields[l.RequiredFields[0]]
 }
 
 // IsOf reports whether md is the descriptor l was built from, by identity
