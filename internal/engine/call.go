@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/fault"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // State is what an Encoder keeps for the engine between calls, for both
@@ -140,3 +141,20 @@ func (st *State) call(o Options) enc {
 // addrOf returns the address of m, which the depth and cycle checks
 // (enc.levels) tell messages apart by.
 func addrOf(m *Message) uintptr { return reflect.ValueOf(m).Pointer() }
+
+// sizeUnknown ends the size pass over a message of either storage whose
+// fields and extensions counted n bytes: it adds its unknown bytes u
+// (refused under Signing, after the fields, where the walk refuses
+// them) and checks the limit.
+func (e *enc) sizeUnknown(n int, u []byte) (int, bool) {
+	if len(u) > 0 {
+		if e.signing {
+			return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
+		}
+		if !wire.Fits(n, len(u), e.maxSize) {
+			return 0, false
+		}
+		n += len(u)
+	}
+	return n, n <= e.maxSize
+}

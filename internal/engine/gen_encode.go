@@ -457,7 +457,7 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 	}
 	if p.simple && !e.canon {
-		return e.sizeUnknown(p, ptr, n)
+		return e.sizeUnknown(n, p.st.Unknown(ptr))
 	}
 	if end < p.regular {
 		return 0, e.trail.Fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
@@ -498,26 +498,7 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n += x
 	}
-	if e.signing && len(p.st.Unknown(ptr)) > 0 {
-		return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
-	}
-	return e.sizeUnknown(p, ptr, n)
-}
-
-// sizeUnknown ends the size pass over the message at ptr of program p,
-// of n bytes so far: it adds its unknown bytes and checks the limit
-// (size refuses them first under Signing; a simple program's passes
-// never run under it).
-func (e *enc) sizeUnknown(p *program, ptr genstore.Pointer, n int) (int, bool) {
-	u := p.st.Unknown(ptr)
-	if !wire.Fits(n, len(u), e.maxSize) {
-		return 0, false
-	}
-	n += len(u)
-	if n > e.maxSize {
-		return 0, false
-	}
-	return n, true
+	return e.sizeUnknown(n, p.st.Unknown(ptr))
 }
 
 // canonMissing returns the required field not set that the walk names

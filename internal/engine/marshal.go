@@ -363,16 +363,10 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 		return 0, false
 	}
 	if rare := m.rareOf(); rare != nil {
-		if e.signing && len(rare.unknown) > 0 {
-			// After the fields, where the walk refuses them.
-			return 0, e.trail.Fail(fault.UnknownRefused, nil, n)
-		}
-		if !wire.Fits(n, len(rare.unknown), e.maxSize) {
+		if n, ok = e.sizeUnknown(n, rare.unknown); !ok {
 			return 0, false
 		}
-		n += len(rare.unknown)
-	}
-	if n > e.maxSize {
+	} else if n > e.maxSize {
 		return 0, false
 	}
 	m.size.store(e.stamp, n)
