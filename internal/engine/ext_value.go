@@ -128,7 +128,7 @@ func (e *enc) sizeExtMessage(f *encField, op wire.Op, m protoreflect.Message, hi
 			e.trail.Enter(lf, index)
 			return 0, hint, false
 		}
-		return wrapSize(f, op, x), hint, true
+		return f.Wrap(x), hint, true
 	}
 	p, c, ok := extMessage(m, hint)
 	if !ok || e.inMaps > 0 || !e.generatedScratch() {
@@ -146,7 +146,7 @@ func (e *enc) sizeExtMessage(f *encField, op wire.Op, m protoreflect.Message, hi
 		return 0, p, false
 	}
 	e.st.sizes[i] = int32(x)
-	return wrapSize(f, op, x), p, true
+	return f.Wrap(x), p, true
 }
 
 // appendExtension appends the value v of the extension of record f, of a

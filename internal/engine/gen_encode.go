@@ -578,26 +578,6 @@ func (e *enc) visit(c genstore.Pointer) bool {
 	return true
 }
 
-// wrap returns the size of a nested message of n bytes of field f
-// without its key: with its length prefix, or for a group its end key.
-func wrap(f *genField, n int) int {
-	end := 0
-	if f.Elem == wire.OpGroup {
-		end = len(f.more.EndTag)
-	}
-	return wrapped(f.Elem, end, n)
-}
-
-// wrapped returns the size of a nested message of n bytes written by the
-// op elem without its key: with its length prefix, or for OpGroup its
-// end key of endTag bytes.
-func wrapped(elem wire.Op, endTag, n int) int {
-	if elem == wire.OpGroup {
-		return n + endTag
-	}
-	return protowire.SizeBytes(n)
-}
-
 // firstMissing returns the position of the first required field of the
 // message at ptr that is not set, or p.regular if every one is (required
 // fields are never oneof members).
@@ -721,7 +701,7 @@ func (e *enc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, bool
 			return 0, true
 		}
 		x, ok := e.sizeNested(f, c, depth+1, -1)
-		return int(f.TagLen) + wrap(f, x), ok
+		return int(f.TagLen) + f.Wrap(x), ok
 	}
 	return e.genSizeList(f, ptr, depth)
 }
@@ -770,7 +750,7 @@ func (e *enc) sizeMember(f *genField, w genstore.Pointer, depth int) (int, bool)
 		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 	case genstore.RepMessage:
 		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1, -1)
-		return int(f.TagLen) + wrap(f, x), ok
+		return int(f.TagLen) + f.Wrap(x), ok
 	}
 	v, _ := word(sf, w)
 	return int(f.TagLen) + wire.SizeWord(f.Op, v), true
@@ -811,7 +791,7 @@ func (e *enc) genSizeList(f *genField, ptr genstore.Pointer, depth int) (int, bo
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
-			n += int(f.TagLen) + wrap(f, x)
+			n += int(f.TagLen) + f.Wrap(x)
 		}
 		return n, n <= e.maxSize
 	}

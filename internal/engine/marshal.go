@@ -603,7 +603,7 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 			e.failed(c)
 			e.trail.Enter(m.fieldOf(f), -1)
 		}
-		return int(f.TagLen) + wrapSize(f, f.Op, x), ok
+		return int(f.TagLen) + f.Wrap(x), ok
 	case wire.OpList:
 		l := m.listAt(f.slot)
 		if l == nil {
@@ -657,15 +657,6 @@ func (f *encField) present(words []uint64, nonZero bool) bool {
 	}
 }
 
-// wrapSize returns the size of a nested message of n bytes of field f
-// without its key: with its length prefix, or for a group its end key.
-func wrapSize(f *encField, op wire.Op, n int) int {
-	if op == wire.OpGroup {
-		return n + len(f.more.EndTag)
-	}
-	return protowire.SizeVarint(uint64(n)) + n
-}
-
 // sizeList returns the size of the unpacked list l of field f, of
 // layout record lf.
 func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, bool) {
@@ -703,7 +694,7 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			if !e.trail.Counted(n, x, ok, e.maxSize) {
 				return 0, false
 			}
-			n += int(f.TagLen) + wrapSize(f, f.Elem, x)
+			n += int(f.TagLen) + f.Wrap(x)
 		}
 		if n > e.maxSize {
 			return 0, false

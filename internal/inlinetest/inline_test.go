@@ -22,7 +22,7 @@ var hot = map[string][]string{
 		"ValidString", "Valid",
 	},
 	"github.com/protolayout/protolayout/internal/layout": {
-		"(*Field).IsMessage", "(*Layout).Lookup", "(*Rec).AppendKey",
+		"(*Field).IsMessage", "(*Layout).Lookup", "(*Rec).AppendKey", "(*Rec).Wrap",
 		// the Writer's records: the learned width its fast paths read
 		"(*LearnedWidth).Guess", "(*Layout).WriterTable", "(*Field).WriterExt",
 	},

@@ -1,6 +1,9 @@
 package layout
 
-import "github.com/protolayout/protolayout/internal/wire"
+import (
+	"github.com/protolayout/protolayout/internal/wire"
+	"google.golang.org/protobuf/encoding/protowire"
+)
 
 // MaxTagLen is the length of the longest key: a varint of field number
 // 2^29-1 and a wire type.
@@ -19,6 +22,8 @@ type Rec struct {
 	// Tag holds the field's key, TagLen bytes of it.
 	TagLen uint8
 	Tag    [MaxTagLen]byte
+	// EndLen is the length of a group's end key (Field.EndTag).
+	EndLen uint8
 }
 
 // Key returns the field's key.
@@ -72,6 +77,17 @@ func (f *Field) Rec() (Rec, *RecMore) {
 	}
 	if f.Elem == wire.OpGroup {
 		m = &RecMore{EndTag: f.EndTag}
+		r.EndLen = uint8(len(f.EndTag))
 	}
 	return r, m
+}
+
+// Wrap returns the size of one of the field's nested messages of n
+// bytes without its key: with its length prefix, or for a group with its
+// end key.
+func (r *Rec) Wrap(n int) int {
+	if r.Elem == wire.OpGroup {
+		return n + int(r.EndLen)
+	}
+	return protowire.SizeBytes(n)
 }
