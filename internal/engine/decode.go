@@ -1106,15 +1106,24 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 	if wt != protowire.BytesType {
 		return 0, errUnknown
 	}
+	rest := b
 	b, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
 	}
+	rest = rest[n:]
 	o.used += entryBytes
 	mp := m.maps()[df.slot]
 	if mp == nil {
 		o.used += mapBytes
-		mp = newMap(m.t.desc.Fields().Get(int(df.index)))
+		// Room for this entry and those of the field that follow it one
+		// after the other, as encoders write a map, within what the
+		// memory limit leaves for their entries.
+		size := 1 + countRun(rest, df.lf.Number)
+		if left := (o.limit - o.used) / entryBytes; int64(size) > left {
+			size = int(max(left, 0))
+		}
+		mp = newMapSized(m.t.desc.Fields().Get(int(df.index)), size)
 		m.maps()[df.slot] = mp
 		m.touch(int(df.index))
 	}
