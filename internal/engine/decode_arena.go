@@ -499,8 +499,24 @@ func (a *arena) newListOf(t *listType) *list {
 	return l
 }
 
-// string returns a copy of v as a string.
+// string returns a copy of v as a string: one of at most dataAlone
+// bytes that fits in the current data chunk as copy would place it,
+// inline, and any other through stringCopy.
 func (a *arena) string(v []byte) string {
+	if i, n := len(a.data), len(v); !strview.Copies && uint(n-1) < dataAlone && n <= cap(a.data)-i {
+		a.used += int64(n)
+		a.dataTaken += n
+		// As in slab.take, only the length is stored back.
+		a.data = a.data[:i+n]
+		c := a.data[i : i+n : i+n]
+		copy(c, v)
+		return strview.String(c)
+	}
+	return a.stringCopy(v)
+}
+
+// stringCopy is string's path through copy.
+func (a *arena) stringCopy(v []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
