@@ -608,7 +608,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					}
 				}
 				df.mark(words)
-				m.strs()[df.slot] = o.string(v)
+				*m.strSlot(df.slot) = o.string(v)
 				i = j + k
 			case opBytes:
 				v, k := shortBytes(b, j)
@@ -780,7 +780,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
 		m.set(df, words)
-		m.strs()[df.slot] = o.string(v)
+		*m.strSlot(df.slot) = o.string(v)
 		return n, nil
 	case modeBytes:
 		if wt != protowire.BytesType {
@@ -983,11 +983,11 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 // listOf returns m's list of the repeated field df, storing a new one
 // first if m has none.
 func (o *decodeOptions) listOf(df *decField, m *Message) *list {
-	lists := m.lists()
-	l := lists[df.slot]
+	p := m.listSlot(df.slot)
+	l := *p
 	if l == nil {
 		l = o.newList(m.t.desc, df)
-		lists[df.slot] = l
+		*p = l
 		df.mark(m.words())
 	} else if o.reuse != nil && o.reuse.merge {
 		o.reuse.grown(l)
