@@ -107,6 +107,11 @@ const (
 type decodeTable struct {
 	fields []decField
 	dense  []uint32
+	// tags maps a tag (number and wire type) of a field numbered below
+	// tagNumbers to the field's position plus one when the wire type is
+	// the field's own (df.wire, or bytes for a packable list), or 0:
+	// message's dispatch in one load.
+	tags   []uint16
 	layout *layout.Layout
 	// required lists the descriptor indexes of the required fields, in
 	// declaration order.
@@ -201,6 +206,19 @@ func buildDecodeTable(s *shape) *decodeTable {
 		}
 	}
 	slices.Sort(t.required)
+	if len(l.Fields) < math.MaxUint16 {
+		t.tags = make([]uint16, min(len(t.dense), tagNumbers)<<3)
+		for n := range len(t.tags) >> 3 {
+			if p := t.dense[n]; p > 0 {
+				df := &t.fields[p-1]
+				t.tags[n<<3|int(df.wire)] = uint16(p)
+				if df.packable {
+					// A packed run, which other decodes.
+					t.tags[n<<3|int(protowire.BytesType)] = uint16(p)
+				}
+			}
+		}
+	}
 	// The list fields' ids, consecutive.
 	var lists uint32
 	for p := range l.Fields {
@@ -231,6 +249,10 @@ func buildDecodeTable(s *shape) *decodeTable {
 	}
 	return t
 }
+
+// tagNumbers bounds the field numbers a decodeTable's tags covers: those
+// whose tags take one or two bytes, up to 4 KiB of table.
+const tagNumbers = 256
 
 // scalarOp returns the op of a singular scalar field of kind k.
 func scalarOp(k protoreflect.Kind) decOp {
@@ -291,9 +313,8 @@ func reaches(l *layout.Layout, pred func(*layout.Layout) bool) bool {
 	return visit(l)
 }
 
-// lookupSparse returns the record of the field numbered num, past the
-// dense index, or nil. (message looks up the others inline, by the
-// dense index.)
+// lookupSparse returns the record of the field numbered num, or nil, for
+// the records that message's inline lookup leaves to other.
 func (t *decodeTable) lookupSparse(num protowire.Number) *decField {
 	if p := t.layout.PositionOfNumber(num); p >= 0 {
 		return &t.fields[p]
@@ -476,16 +497,21 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 			}
 			tag, j = v, j+n
 		}
-		// The field's record, by the dense index (whose numbers are all
-		// valid), or by lookupSparse in other.
+		// The field's record when the wire type is the field's own: by
+		// the tags, else by the dense index (whose numbers are all
+		// valid); other finds any other.
 		var df *decField
-		if tag>>3 < uint64(len(t.dense)) {
-			if p := t.dense[tag>>3]; p > 0 {
+		if tag < uint64(len(t.tags)) {
+			if p := t.tags[tag]; p > 0 {
+				df = &t.fields[p-1]
+			}
+		} else if tag>>3 < uint64(len(t.dense)) {
+			if p := t.dense[tag>>3]; p > 0 && protowire.Type(tag&7) == t.fields[p-1].wire {
 				df = &t.fields[p-1]
 			}
 		}
-		if df == nil || protowire.Type(tag&7) != df.wire {
-			k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
+		if df == nil {
+			k, err := o.other(t, nil, tag, b[i:], j-i, m, words, depth)
 			if err != nil {
 				return err
 			}
@@ -582,7 +608,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 					}
 				}
 				df.mark(words)
-				m.strs()[df.slot] = o.string(v)
+				*m.strSlot(df.slot) = o.string(v)
 				i = j + k
 			case opBytes:
 				v, k := shortBytes(b, j)
@@ -663,7 +689,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 }
 
 // other decodes the record that starts b, whose tag (n bytes long) has
-// been read, and whose field's record is df if the dense index found
+// been read, and whose field's record is df if message's lookup found
 // it: a record of a list of scalars, a map or a group, one of another
 // wire type than its field's, an extension or an unknown field. It
 // returns the length of the record.
@@ -673,7 +699,7 @@ func (o *decodeOptions) other(t *decodeTable, df *decField, tag uint64, b []byte
 		return 0, errDecode
 	}
 	rest := b[n:]
-	if df == nil && uint64(num) >= uint64(len(t.dense)) {
+	if df == nil {
 		df = t.lookupSparse(num)
 	}
 	var vn int
@@ -754,7 +780,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errInvalidUTF8(df.lf.FullName)
 		}
 		m.set(df, words)
-		m.strs()[df.slot] = o.string(v)
+		*m.strSlot(df.slot) = o.string(v)
 		return n, nil
 	case modeBytes:
 		if wt != protowire.BytesType {
@@ -957,11 +983,11 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 // listOf returns m's list of the repeated field df, storing a new one
 // first if m has none.
 func (o *decodeOptions) listOf(df *decField, m *Message) *list {
-	lists := m.lists()
-	l := lists[df.slot]
+	p := m.listSlot(df.slot)
+	l := *p
 	if l == nil {
 		l = o.newList(m.t.desc, df)
-		lists[df.slot] = l
+		*p = l
 		df.mark(m.words())
 	} else if o.reuse != nil && o.reuse.merge {
 		o.reuse.grown(l)
@@ -1106,15 +1132,24 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 	if wt != protowire.BytesType {
 		return 0, errUnknown
 	}
+	rest := b
 	b, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
 	}
+	rest = rest[n:]
 	o.used += entryBytes
 	mp := m.maps()[df.slot]
 	if mp == nil {
 		o.used += mapBytes
-		mp = newMap(m.t.desc.Fields().Get(int(df.index)))
+		// Room for this entry and those of the field that follow it one
+		// after the other, as encoders write a map, within what the
+		// memory limit leaves for their entries.
+		size := 1 + countRun(rest, df.lf.Number)
+		if left := (o.limit - o.used) / entryBytes; int64(size) > left {
+			size = int(max(left, 0))
+		}
+		mp = newMapSized(m.t.desc.Fields().Get(int(df.index)), size)
 		m.maps()[df.slot] = mp
 		m.touch(int(df.index))
 	}

@@ -51,10 +51,10 @@ type arena struct {
 	lstrs  slab[string]
 	lbytes slab[[]byte]
 	lmsgs  slab[*Message]
-	// types holds the types of the call's messages, one a shape met;
-	// lts those of its lists, which listTypes caches by field.
-	types     slab[msgType]
-	lts       slab[listType]
+	// types holds the types of the call's messages, one a shape met,
+	// and those of its lists, which listTypes caches by field: one slab
+	// for both (see callType).
+	types     slab[callType]
 	listTypes [arenaListTypes]struct {
 		df *decField
 		t  *listType
@@ -107,6 +107,7 @@ var (
 	messageBytes  = int64(reflect.TypeFor[Message]().Size())
 	typeBytes     = int64(reflect.TypeFor[msgType]().Size())
 	listTypeBytes = int64(reflect.TypeFor[listType]().Size())
+	callTypeBytes = int64(reflect.TypeFor[callType]().Size())
 	listBytes     = int64(reflect.TypeFor[list]().Size())
 	mapBytes      = int64(reflect.TypeFor[dmap]().Size())
 )
@@ -144,15 +145,22 @@ func chunkLimit[T any]() int {
 
 // Each slab's most values a chunk holds.
 var (
-	wordsLimit     = chunkLimit[uint64]()
-	listsLimit     = chunkLimit[list]()
-	strsLimit      = chunkLimit[string]()
-	bytesLimit     = chunkLimit[[]byte]()
-	msgPtrLimit    = chunkLimit[*Message]()
-	headersLimit   = chunkLimit[Message]()
-	typesLimit     = chunkLimit[msgType]()
-	listTypesLimit = chunkLimit[listType]()
+	wordsLimit   = chunkLimit[uint64]()
+	listsLimit   = chunkLimit[list]()
+	strsLimit    = chunkLimit[string]()
+	bytesLimit   = chunkLimit[[]byte]()
+	msgPtrLimit  = chunkLimit[*Message]()
+	headersLimit = chunkLimit[Message]()
+	typesLimit   = chunkLimit[callType]()
 )
+
+// callType is an element of the arena's slab of types: the type of the
+// call's messages of one shape, or of its lists of one field, whichever
+// it is taken for, so that the two kinds share the slab's allocations.
+type callType struct {
+	m msgType
+	l listType
+}
 
 // shapeChunk is the chunk of headers and blocks of one shape; n counts
 // the messages the call took, and t is the type of those messages once
@@ -319,7 +327,7 @@ func (a *arena) newMessageOf(t *msgType) *Message {
 // typeOf makes the type of c's messages, of descriptor md.
 func (a *arena) typeOf(c *shapeChunk, md protoreflect.MessageDescriptor) {
 	a.used += typeBytes
-	c.t = &a.types.take(1, 2, typesLimit)[0]
+	c.t = &a.types.take(1, 2, typesLimit)[0].m
 	c.t.desc, c.t.shape = md, c.s
 }
 
@@ -484,7 +492,7 @@ func (a *arena) newList(md protoreflect.MessageDescriptor, df *decField) *list {
 	e := &a.listTypes[df.id%arenaListTypes]
 	if e.df != df {
 		a.used += listTypeBytes
-		t := &a.lts.take(1, 2, listTypesLimit)[0]
+		t := &a.types.take(1, 2, typesLimit)[0].l
 		t.fd, t.kind, t.valid = md.Fields().Get(int(df.index)), df.kind, true
 		e.df, e.t = df, t
 	}
@@ -499,8 +507,24 @@ func (a *arena) newListOf(t *listType) *list {
 	return l
 }
 
-// string returns a copy of v as a string.
+// string returns a copy of v as a string: one of at most dataAlone
+// bytes that fits in the current data chunk as copy would place it,
+// inline, and any other through stringCopy.
 func (a *arena) string(v []byte) string {
+	if i, n := len(a.data), len(v); !strview.Copies && uint(n-1) < dataAlone && n <= cap(a.data)-i {
+		a.used += int64(n)
+		a.dataTaken += n
+		// As in slab.take, only the length is stored back.
+		a.data = a.data[:i+n]
+		c := a.data[i : i+n : i+n]
+		copy(c, v)
+		return strview.String(c)
+	}
+	return a.stringCopy(v)
+}
+
+// stringCopy is string's path through copy.
+func (a *arena) stringCopy(v []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
@@ -565,7 +589,7 @@ func (a *arena) copy(v []byte) []byte {
 // shape's decodeTable, made). Calls from several goroutines overwrite
 // one another's: a hint is a guess, never a bound.
 type arenaHint struct {
-	words, ls, lstrs, lbytes, lmsgs, data, types, lts atomic.Int32
+	words, ls, lstrs, lbytes, lmsgs, data, types atomic.Int32
 }
 
 // plan sizes the arena's first chunks by the hint h, within room bytes.
@@ -577,8 +601,7 @@ func (a *arena) plan(h *arenaHint, room int64) {
 	a.lbytes.expect = a.ahead(int(h.lbytes.Load()), bytesBytes)
 	a.lmsgs.expect = a.ahead(int(h.lmsgs.Load()), ptrBytes)
 	a.dataExpect = a.ahead(int(h.data.Load()), 1)
-	a.types.expect = a.ahead(int(h.types.Load()), int(typeBytes))
-	a.lts.expect = a.ahead(int(h.lts.Load()), int(listTypeBytes))
+	a.types.expect = a.ahead(int(h.types.Load()), int(callTypeBytes))
 }
 
 // record stores in h, and in each shape's table, what the call used.
@@ -590,7 +613,6 @@ func (a *arena) record(h *arenaHint) {
 	store(&h.lmsgs, a.lmsgs.taken)
 	store(&h.data, a.dataTaken)
 	store(&h.types, a.types.taken)
-	store(&h.lts, a.lts.taken)
 	for i := range a.nblock {
 		c := &a.blocks[i]
 		store(&c.s.decodeTable().made, c.n)

@@ -313,8 +313,7 @@ func (a *arena) restart() {
 	for _, c := range a.more {
 		c.t, c.n = nil, 0
 	}
-	a.types = slab[msgType]{}
-	a.lts = slab[listType]{}
+	a.types = slab[callType]{}
 	// What this call takes, for its hints, from slabs that a call with
 	// Merge does not restart.
 	a.words.taken, a.ls.taken, a.lstrs.taken, a.lbytes.taken, a.lmsgs.taken = 0, 0, 0, 0, 0

@@ -21,11 +21,16 @@ type dmap struct {
 
 // newMap returns a new empty map for fd.
 func newMap(fd protoreflect.FieldDescriptor) *dmap {
+	return newMapSized(fd, 0)
+}
+
+// newMapSized returns a new empty map for fd with room for n entries.
+func newMapSized(fd protoreflect.FieldDescriptor, n int) *dmap {
 	mp := &dmap{fd: fd, kd: fd.MapKey(), vd: fd.MapValue()}
 	if mp.kd.Kind() == protoreflect.StringKind {
-		mp.strs = make(map[string]protoreflect.Value)
+		mp.strs = make(map[string]protoreflect.Value, n)
 	} else {
-		mp.words = make(map[uint64]protoreflect.Value)
+		mp.words = make(map[uint64]protoreflect.Value, n)
 	}
 	return mp
 }

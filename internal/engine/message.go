@@ -164,6 +164,12 @@ func (m *Message) setMsgAt(i int32, x *Message) {
 	*m.msgSlot(i) = x
 }
 
+// strSlot returns the address of slot i of m's strings, m valid: strs()[i]
+// without strs's checks.
+func (m *Message) strSlot(i int32) *string {
+	return slots.Ptr[string](m.block, &m.t.shape.slots, int(classString), int(i))
+}
+
 // msgSlot returns the address of slot i of m's messages, as msgAt reads
 // it.
 func (m *Message) msgSlot(i int32) **Message {
@@ -172,6 +178,11 @@ func (m *Message) msgSlot(i int32) **Message {
 
 func (m *Message) listAt(i int32) *list {
 	return slots.At[*list](m.block, &m.t.shape.slots, int(classList), int(i))
+}
+
+// listSlot returns the address of slot i of m's lists, m valid.
+func (m *Message) listSlot(i int32) **list {
+	return slots.Ptr[*list](m.block, &m.t.shape.slots, int(classList), int(i))
 }
 
 func (m *Message) mapAt(i int32) *dmap {
