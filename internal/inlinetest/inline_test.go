@@ -39,7 +39,7 @@ var hot = map[string][]string{
 		"(*identityMemo).mayHave", "(*identityMemo).offer",
 	},
 	"github.com/protolayout/protolayout/internal/engine": {
-		"(*genField).childProgram", "(*enc).visit", "(*enc).hasExtensions",
+		"(*genField).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendString",
 		"(*enc).sizeUnknown",
 		"(*Message).strAt", "(*Message).msgAt", "(*Message).listAt", "(*Message).mapAt",
 	},
