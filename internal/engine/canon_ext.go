@@ -22,7 +22,9 @@ import (
 //     first range's start and one after the last field: each records,
 //     sizes and writes the set extensions numbered from the step before
 //     it to its field (genRecordExtensions, genTakeExtensions), so that
-//     the passes keep no cursor. Other types have their extensions
+//     the passes keep no cursor. The steps go through sizeOther and
+//     appendOther, so that the passes' inline switch over the fields is
+//     that of any other type. Other types have their extensions
 //     numbered above their fields: the passes write them after the
 //     fields (genSize, appendRest), without a step.
 

@@ -41,8 +41,8 @@ type Options struct {
 	// extensions by number among the fields in a type whose extension
 	// ranges start below its last field (program.interleaved); package
 	// dynamic's direct encoder merges them at every step of its
-	// number-ordered list (both: canon_ext.go). Both leave to the walk an unpacked
-	// repeated scalar extension that Signing packs (after looking for a
+	// number-ordered list (both: canon_ext.go). Both leave to the walk
+	// an unpacked repeated scalar extension that Signing packs (after looking for a
 	// fault past it), and record a required field missing (as the walk
 	// does, when the message is entered), and a non-empty map and
 	// unknown fields under Signing, as faults.
@@ -519,9 +519,9 @@ func (e *enc) canonMissing(p *program, ptr genstore.Pointer) *layout.Field {
 	return nil
 }
 
-// canonOrder reports whether the engine writes the message at ptr of p,
-// a canonical variant, in canonical order (see Options.Canonical): a
-// variant, whose steps merge extensions by number among the fields where
+// canonOrder reports whether the engine writes the messages of p in
+// canonical order (see Options.Canonical): p is a canonical variant,
+// whose codeExts steps merge extensions by number among the fields where
 // its type's extension ranges start below its last field. Required
 // fields are checked before (canonMissing).
 func canonOrder(p *program) bool {
