@@ -39,10 +39,10 @@
 // Faults: its size pass checks strings whose schema asks for valid UTF-8
 // and required fields where the walk checks them (extensions first, then
 // the fields in emission order, a required field at its position; under
-// Canonical the required fields as the message is entered, the first
-// missing by position; an absent message, a typed nil, on its first
-// required field: layout.Layout.RequiredFields and Absent), the
-// depth limit, cycles by the walker's rule (wire.CycleLevel: a message
+// Canonical fields and extensions by number, the required fields as the
+// message is entered, the first missing by position; an absent message,
+// a typed nil, on its first required field: layout.Layout.RequiredFields
+// and Absent), the depth limit, cycles by the walker's rule (wire.CycleLevel: a message
 // entered past that level is compared with the one at it), a MessageSet
 // type, and under the Signing profile a non-empty map and unknown
 // fields, and reports the first fault it finds with its field and path
@@ -58,16 +58,13 @@
 // that disagrees with its count or extensions that differ between the
 // passes (the message changed during the call), or a shared subtree
 // visited too often (a DAG, whose summaries the walk keeps), and under
-// Canonical on a message with extensions set in a type whose extension
-// ranges start below its last field (its size pass counts the fields
-// first, so that a fault in a field could be named before one in an
-// extension numbered lower), and under Signing on a message with an
-// unpacked repeated scalar extension set, which the profile packs, when
-// no fault comes after it. No bytes
-// whose lengths disagree with their contents are ever returned.
+// Signing on a message with an unpacked repeated scalar extension set,
+// which the profile packs, when no fault comes after it. No bytes whose
+// lengths disagree with their contents are ever returned.
 //
 // Set extensions are written first in their message, by ascending
-// number, as proto.MarshalOptions{Deterministic: true} writes them: read
+// number, as proto.MarshalOptions{Deterministic: true} writes them (under
+// Canonical merged among the fields by number, canon_ext.go): read
 // through the message's extension fields (genstore's
 // Storage.Extensions) and protobuf-go's accessors, and written by their
 // field records (layout.Extension), their messages through the engine.

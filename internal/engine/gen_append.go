@@ -257,7 +257,7 @@ func (e *enc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) 
 			return b, false
 		}
 	}
-	if e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
+	if e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) && !p.interleaved {
 		if b, ok = e.genAppendExtensions(b, p, ptr, depth); !ok {
 			return b, false
 		}
@@ -300,6 +300,9 @@ func (e *enc) genAppendNested(b []byte, f *genField, c genstore.Pointer, depth i
 // appendOther appends the field f (outside real oneofs) of the message at
 // ptr, if it is set, for the cases append does not take inline.
 func (e *enc) appendOther(b []byte, f *genField, ptr genstore.Pointer, depth int) ([]byte, bool) {
+	if f.code == codeExts {
+		return e.genAppendMerged(b, f, ptr, depth)
+	}
 	sf := f.sf
 	if sf.PresenceBit >= 0 {
 		if !sf.Present(ptr) {

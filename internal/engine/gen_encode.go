@@ -37,12 +37,12 @@ type Options struct {
 	// Canonical asks for field-number order (cursor.Options.Canonical),
 	// with Deterministic; Signing for the Signing profile's rules besides
 	// (cursor.Options.Signing). The engine runs a canonical variant of
-	// each program (program.canonical) and leaves to the walk a message
-	// with extensions set in a type whose extension ranges start below
-	// its last field (program.interleaved: its size pass counts the
-	// fields before the extensions); package dynamic's direct encoder
-	// merges extensions by number. Both leave to the walk an unpacked
-	// repeated scalar extension that Signing packs (after looking for a
+	// each program (program.canonical), whose codeExts steps merge the
+	// extensions by number among the fields in a type whose extension
+	// ranges start below its last field (program.interleaved); package
+	// dynamic's direct encoder merges them at every step of its
+	// number-ordered list (both: canon_ext.go). Both leave to the walk
+	// an unpacked repeated scalar extension that Signing packs (after looking for a
 	// fault past it), and record a required field missing (as the walk
 	// does, when the message is entered), and a non-empty map and
 	// unknown fields under Signing, as faults.
@@ -232,7 +232,7 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 			if r := e.canonMissing(p, ptr); r != nil {
 				return 0, e.trail.Fail(fault.RequiredNotSet, r, 0)
 			}
-			if !canonOrder(p, ptr) {
+			if !canonOrder(p) {
 				return 0, false
 			}
 		}
@@ -473,27 +473,11 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n += x
 	}
-	if e.canon && p.st.ExtensionsLen(ptr) > 0 {
-		// In number order: after the fields, when every extension set
-		// is numbered above them (else the walk merges them).
-		start := len(e.st.exts)
-		x, ok := e.genSizeExtensions(p, ptr, depth)
-		if ok && e.signing {
-			for _, r := range e.st.exts[start:] {
-				if r.rec.more.ext.SigningPacks() {
-					// Signing packs it: the walk writes it (enc.packs).
-					if x > e.maxSize-packedMargin {
-						return 0, false
-					}
-					e.packs = true
-					x += packedMargin
-				}
-			}
-		}
+	if e.canon && p.st.ExtensionsLen(ptr) > 0 && !p.interleaved {
+		// In number order: after the fields (an interleaved type's
+		// codeExts steps merged them among its fields).
+		x, ok := e.genSizeExtensionsAfter(p, ptr, depth)
 		if !e.trail.Counted(n, x, ok, e.maxSize) {
-			return 0, false
-		}
-		if len(e.st.exts) > start && e.st.exts[start].rec.more.ext.Number <= p.maxNumber {
 			return 0, false
 		}
 		n += x
@@ -516,14 +500,13 @@ func (e *enc) canonMissing(p *program, ptr genstore.Pointer) *layout.Field {
 	return nil
 }
 
-// canonOrder reports whether the engine writes the message at ptr of p, a
-// canonical variant, in canonical order (see Options.Canonical): with
-// no extension set in a type whose extension ranges start below its last
-// field (the size pass checks after the fields that the extensions set
-// are numbered above them), so that a fault it finds in the fields is
-// the walk's first. Required fields are checked before (canonMissing).
-func canonOrder(p *program, ptr genstore.Pointer) bool {
-	return p.base != nil && !(p.interleaved && p.st.ExtensionsLen(ptr) > 0)
+// canonOrder reports whether the engine writes the messages of p in
+// canonical order (see Options.Canonical): p is a canonical variant,
+// whose codeExts steps merge extensions by number among the fields where
+// its type's extension ranges start below its last field. Required
+// fields are checked before (canonMissing).
+func canonOrder(p *program) bool {
+	return p.base != nil
 }
 
 // sizeNested returns the size of c, a message of field f at level
@@ -669,6 +652,9 @@ func isScalarRep(r genstore.Rep) bool {
 // message at ptr, 0 if it is not set, for the cases size does not take
 // inline.
 func (e *enc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, bool) {
+	if f.code == codeExts {
+		return e.genSizeMerged(f, ptr, depth)
+	}
 	sf := f.sf
 	if sf.PresenceBit >= 0 {
 		if !sf.Present(ptr) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoimpl"
 
@@ -61,28 +62,10 @@ func extensionValue(x *protoimpl.ExtensionFieldV1) (v protoreflect.Value, set, o
 // at ptr of program p, at level depth, keys included, and records them,
 // sorted by number, for the write pass.
 func (e *enc) genSizeExtensions(p *program, ptr genstore.Pointer, depth int) (int, bool) {
-	start := len(e.st.exts)
-	owner := ptr.Addr()
-	for _, x := range p.st.Extensions(ptr) {
-		v, set, ok := extensionValue(&x)
-		if !ok {
-			return 0, false
-		}
-		if !set {
-			continue
-		}
-		rec := extField(x.Type().TypeDescriptor())
-		if rec.more.ext.Map || !v.IsValid() {
-			return 0, false
-		}
-		e.st.exts = append(e.st.exts, ext{rec: rec, v: v, owner: owner})
+	start, k, ok := e.genRecordExtensions(p, ptr, 0, protowire.MaxValidNumber+1)
+	if !ok {
+		return 0, false
 	}
-	k := len(e.st.exts) - start
-	if k == 0 {
-		return 0, true
-	}
-	slices.SortFunc(e.st.exts[start:], func(a, b ext) int { return cmp.Compare(a.rec.more.ext.Number, b.rec.more.ext.Number) })
-	e.st.exts[start].run = int32(k)
 	n := 0
 	for i := range k {
 		// Copied: sizing a message value may append its own extensions,
@@ -96,6 +79,38 @@ func (e *enc) genSizeExtensions(p *program, ptr genstore.Pointer, depth int) (in
 		n += y
 	}
 	return n, n <= e.maxSize
+}
+
+// genRecordExtensions records the set extensions of the message at ptr
+// of program p numbered from from to below (below excluded) in the
+// call's exts, sorted by number, for both passes: k of them from start.
+func (e *enc) genRecordExtensions(p *program, ptr genstore.Pointer, from, below protowire.Number) (start, k int, ok bool) {
+	start = len(e.st.exts)
+	owner := ptr.Addr()
+	for num, x := range p.st.Extensions(ptr) {
+		if !inRange(num, from, below) {
+			continue
+		}
+		v, set, ok := extensionValue(&x)
+		if !ok {
+			return 0, 0, false
+		}
+		if !set {
+			continue
+		}
+		rec := extField(x.Type().TypeDescriptor())
+		if rec.more.ext.Map || !v.IsValid() {
+			return 0, 0, false
+		}
+		e.st.exts = append(e.st.exts, ext{rec: rec, v: v, owner: owner})
+	}
+	k = len(e.st.exts) - start
+	if k == 0 {
+		return start, 0, true
+	}
+	slices.SortFunc(e.st.exts[start:], func(a, b ext) int { return cmp.Compare(a.rec.more.ext.Number, b.rec.more.ext.Number) })
+	e.st.exts[start].run = int32(k)
+	return start, k, true
 }
 
 // extMessage returns the program and the pointer of m, a message value of
@@ -144,42 +159,61 @@ func (e *enc) hasExtensions(ptr genstore.Pointer) bool {
 // program p, at level depth, reading them again: they must be those the
 // size pass recorded for it (none, unless hasExtensions).
 func (e *enc) genAppendExtensions(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
-	start, k := e.nextExt, 0
-	if e.hasExtensions(ptr) {
+	start, k, xs, ok := e.genTakeExtensions(p, ptr, 0, protowire.MaxValidNumber+1)
+	if !ok {
+		return b, false
+	}
+	for i := start; i < start+k; i++ {
+		if b, ok = e.genAppendExtension(b, xs, &e.st.exts[i], depth); !ok {
+			return b, false
+		}
+	}
+	return b, true
+}
+
+// genTakeExtensions takes, in the write pass, the set extensions
+// numbered from from to below (below excluded) that the size pass
+// recorded for the message at ptr of program p (none, unless
+// hasExtensions and the first is in that range): k of them from start in
+// the call's exts, which must be as many as it has set in the range now.
+// xs are its extension fields.
+func (e *enc) genTakeExtensions(p *program, ptr genstore.Pointer, from, below protowire.Number) (start, k int, xs protoimpl.ExtensionFields, ok bool) {
+	start = e.nextExt
+	if e.hasExtensions(ptr) && inRange(int32(e.st.exts[start].rec.more.ext.Number), from, below) {
 		k = int(e.st.exts[start].run)
 		if start+k > len(e.st.exts) {
-			return b, false
+			return 0, 0, nil, false
 		}
 		e.nextExt += k
 	}
-	xs := p.st.Extensions(ptr)
+	xs = p.st.Extensions(ptr)
 	set := 0
-	for _, x := range xs {
+	for num, x := range xs {
+		if !inRange(num, from, below) {
+			continue
+		}
 		_, s, ok := extensionValue(&x)
 		if !ok {
-			return b, false
+			return 0, 0, nil, false
 		}
 		if s {
 			set++
 		}
 	}
-	if set != k {
+	return start, k, xs, set == k
+}
+
+// genAppendExtension appends the extension the size pass recorded as r,
+// read again from xs, its message's extension fields: it must be set,
+// of the same field record.
+func (e *enc) genAppendExtension(b []byte, xs protoimpl.ExtensionFields, r *ext, depth int) ([]byte, bool) {
+	x, found := xs[int32(r.rec.more.ext.Number)]
+	if !found {
 		return b, false
 	}
-	ok := true
-	for i := start; i < start+k; i++ {
-		r := &e.st.exts[i]
-		x, found := xs[int32(r.rec.more.ext.Number)]
-		if !found {
-			return b, false
-		}
-		v, s, _ := extensionValue(&x)
-		if !s || extField(x.Type().TypeDescriptor()) != r.rec {
-			return b, false
-		}
-		if b, ok = e.appendExtension(b, r.rec, v, r.child, depth); !ok {
-			return b, false
-		}
+	v, s, _ := extensionValue(&x)
+	if !s || extField(x.Type().TypeDescriptor()) != r.rec {
+		return b, false
 	}
-	return b, true
+	return e.appendExtension(b, r.rec, v, r.child, depth)
 }

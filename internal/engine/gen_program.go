@@ -50,6 +50,7 @@ const (
 	codeList                // a list of scalars, strings or bytes in a slice in place
 	codeMap                 // a map
 	codeMember              // a member of a real oneof, in a canonical program (more.oneof)
+	codeExts                // in a canonical program, the set extensions numbered below more.below (canon_ext.go)
 )
 
 // genField is the engine's record of one field of a generated message type:
@@ -79,6 +80,12 @@ type more struct {
 	pos   int
 	// keyType and valueType are a map's Go key and value types.
 	keyType, valueType reflect.Type
+	// from and below are, on a codeExts step, the numbers of the
+	// extensions it merges: from from to below (below excluded).
+	from, below protowire.Number
+	// prog is, on a codeExts step, the program of the step's message's
+	// type.
+	prog *program
 }
 
 // program is the engine's program for one generated message type.
@@ -108,9 +115,11 @@ type program struct {
 	// built from.
 	variants [variants]atomic.Pointer[program]
 	base     *program
-	// maxNumber is, in a variant, the largest field number of the type:
-	// the extensions set must be numbered above it. interleaved says its
-	// extension ranges start below it.
+	// maxNumber is, in a variant, the largest field number of the type.
+	// interleaved says its extension ranges start below it: the variant
+	// then has codeExts steps among its fields, which merge the set
+	// extensions by number (canon_ext.go); otherwise the extensions set
+	// are numbered above maxNumber and follow the fields.
 	maxNumber   protowire.Number
 	interleaved bool
 }
@@ -128,9 +137,13 @@ const (
 // canonical returns the variant v of p (canonicalVar or signingVar): the
 // same fields in field-number order, with no required fields of its own
 // (the size pass checks them through base first) and children linked to
-// their variants v. A type whose emission order is number order keeps
-// its oneofs after the other fields; any other has its oneof members
-// among them (codeMember) and no oneofs. In signingVar a repeated scalar that is not packed is
+// their variants v. A type whose emission order is number order, and
+// whose extension ranges start above its last field, keeps its oneofs
+// after the other fields; any other has its oneof members among them
+// (codeMember) and no oneofs. A type whose extension ranges start below
+// its last field (interleaved) has a codeExts step before each field
+// numbered above the first range's start, and one last, with no bound,
+// after them all. In signingVar a repeated scalar that is not packed is
 // written packed, as the Signing profile asks.
 func (p *program) canonical(v variant) *program {
 	if c := p.variants[v].Load(); c != nil {
@@ -139,38 +152,66 @@ func (p *program) canonical(v variant) *program {
 	l := p.st.Layout
 	c := &program{
 		st:         p.st,
-		fields:     make([]genField, len(p.fields)),
-		regular:    len(p.fields),
 		messageSet: p.messageSet,
 		base:       p,
 	}
-	if l.InNumberOrder {
+	for _, pos := range l.NumberOrder {
+		c.maxNumber = max(c.maxNumber, l.Fields[pos].Number)
+	}
+	c.interleaved = l.Extendable && l.FirstExtension < c.maxNumber
+	steps := 0
+	if c.interleaved {
+		steps = 1 // the last
+		for _, pos := range l.NumberOrder {
+			if l.Fields[pos].Number > l.FirstExtension {
+				steps++
+			}
+		}
+	}
+	c.fields = make([]genField, len(p.fields)+steps)
+	c.regular = len(c.fields)
+	inOrder := l.InNumberOrder && !c.interleaved
+	if inOrder {
 		// Emission order is number order: the same program, its oneofs
 		// after the other fields.
 		c.regular, c.oneofs = p.regular, p.oneofs
 	}
-	for i, pos := range l.NumberOrder {
-		f := &c.fields[i]
+	i, from := 0, protowire.Number(0)
+	for _, pos := range l.NumberOrder {
 		lf := &l.Fields[pos]
-		c.maxNumber = max(c.maxNumber, lf.Number)
+		if c.interleaved && lf.Number > l.FirstExtension {
+			c.fields[i].extsStep(p, from, lf.Number)
+			i, from = i+1, lf.Number
+		}
+		f := &c.fields[i]
+		i++
 		f.init(lf, &p.st.Fields[pos])
 		f.variant = v
 		if v == signingVar && lf.SigningPacks() {
 			f.Op = wire.OpPacked
 			f.more = &more{RecMore: layout.RecMore{PackedTag: lf.PackedTag}, lf: lf}
 		}
-		if lf.Oneof >= 0 && !l.InNumberOrder {
+		if lf.Oneof >= 0 && !inOrder {
 			if f.more == nil {
 				f.more = &more{lf: lf}
 			}
 			f.code, f.more.oneof, f.more.pos = codeMember, &p.st.Oneofs[lf.Oneof], int(pos)
 		}
 	}
-	c.interleaved = l.Extendable && l.FirstExtension < c.maxNumber
+	if c.interleaved {
+		c.fields[i].extsStep(p, from, protowire.MaxValidNumber+1)
+	}
 	if !p.variants[v].CompareAndSwap(nil, c) {
 		return p.variants[v].Load()
 	}
 	return c
+}
+
+// extsStep makes f a codeExts step of a message of program p for the
+// extensions numbered from from to below (below excluded).
+func (f *genField) extsStep(p *program, from, below protowire.Number) {
+	f.code = codeExts
+	f.more = &more{from: from, below: below, prog: p}
 }
 
 // programs caches the program of each generated message type, by its

@@ -374,8 +374,9 @@ func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
 }
 
 // sizeCanonical returns the size of the set fields and extensions of m,
-// of program p and words words, in field-number order: for a type whose
-// layout is not in that order, or a message with extensions set.
+// of program p and words words, in field-number order, the extensions
+// merged among the fields (canon_ext.go): for a type whose layout is not
+// in that order, or a message with extensions set.
 func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int) (int, bool) {
 	n := 0
 	xs := m.exts()
@@ -384,20 +385,13 @@ func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int
 		if i < len(p.canon) {
 			num = p.canon[i].num
 		}
-		for ; len(xs) > 0 && protowire.Number(xs[0].num) < num; xs = xs[1:] {
+		for ; len(xs) > 0 && extBefore(xs[0].rec, num); xs = xs[1:] {
 			x := &xs[0]
 			if !extensionSet(x.fd, x.v) {
 				continue
 			}
 			k, _, ok := e.sizeExtension(x.rec, x.v, depth)
-			if ok && !e.canonicalExt(x) {
-				// Written by the walk (enc.packs).
-				if k > e.maxSize-packedMargin {
-					return 0, false
-				}
-				e.packs = true
-				k += packedMargin
-			}
+			k, ok = e.sizeCanonExt(x.rec, k, ok)
 			if !e.trail.Counted(n, k, ok, e.maxSize) {
 				return 0, false
 			}
@@ -415,13 +409,6 @@ func (e *enc) sizeCanonical(m *Message, words []uint64, p *encProgram, depth int
 	return n, true
 }
 
-// canonicalExt reports whether the direct encoder writes extension x as
-// the profile asks: not a repeated scalar that is not packed under
-// Signing, which packs it (the walk writes those: enc.packs).
-func (e *enc) canonicalExt(x *extension) bool {
-	return !e.signing || !x.rec.more.ext.SigningPacks()
-}
-
 // appendCanonical appends the set fields and extensions of m as
 // sizeCanonical counts them.
 func (e *enc) appendCanonical(b []byte, m *Message, words []uint64, p *encProgram, depth int) ([]byte, bool) {
@@ -432,7 +419,7 @@ func (e *enc) appendCanonical(b []byte, m *Message, words []uint64, p *encProgra
 		if i < len(p.canon) {
 			num = p.canon[i].num
 		}
-		for ; len(xs) > 0 && protowire.Number(xs[0].num) < num; xs = xs[1:] {
+		for ; len(xs) > 0 && extBefore(xs[0].rec, num); xs = xs[1:] {
 			x := &xs[0]
 			if !extensionSet(x.fd, x.v) {
 				continue
