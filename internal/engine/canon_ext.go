@@ -113,14 +113,5 @@ func (e *enc) genAppendMerged(b []byte, f *genField, ptr genstore.Pointer, depth
 	if p.st.ExtensionsLen(ptr) == 0 && !e.hasExtensions(ptr) {
 		return b, true
 	}
-	start, k, xs, ok := e.genTakeExtensions(p, ptr, f.more.from, f.more.below)
-	if !ok {
-		return b, false
-	}
-	for i := start; i < start+k; i++ {
-		if b, ok = e.genAppendExtension(b, xs, &e.st.exts[i], depth); !ok {
-			return b, false
-		}
-	}
-	return b, true
+	return e.genAppendExtensions(b, p, ptr, f.more.from, f.more.below, depth)
 }

@@ -28,7 +28,7 @@ func appendString(b []byte, s string) []byte {
 func (e *enc) genAppend(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
 	ok := true
 	if !p.simple && !e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) {
-		if b, ok = e.genAppendExtensions(b, p, ptr, depth); !ok {
+		if b, ok = e.genAppendExtensions(b, p, ptr, 0, protowire.MaxValidNumber+1, depth); !ok {
 			return b, false
 		}
 	}
@@ -258,7 +258,7 @@ func (e *enc) appendRest(b []byte, p *program, ptr genstore.Pointer, depth int) 
 		}
 	}
 	if e.canon && (e.hasExtensions(ptr) || p.st.ExtensionsLen(ptr) > 0) && !p.interleaved {
-		if b, ok = e.genAppendExtensions(b, p, ptr, depth); !ok {
+		if b, ok = e.genAppendExtensions(b, p, ptr, 0, protowire.MaxValidNumber+1, depth); !ok {
 			return b, false
 		}
 	}

@@ -155,11 +155,12 @@ func (e *enc) hasExtensions(ptr genstore.Pointer) bool {
 	return i < len(e.st.exts) && e.st.exts[i].run > 0 && e.st.exts[i].owner == ptr.Addr()
 }
 
-// appendExtensions appends the set extensions of the message at ptr of
-// program p, at level depth, reading them again: they must be those the
-// size pass recorded for it (none, unless hasExtensions).
-func (e *enc) genAppendExtensions(b []byte, p *program, ptr genstore.Pointer, depth int) ([]byte, bool) {
-	start, k, xs, ok := e.genTakeExtensions(p, ptr, 0, protowire.MaxValidNumber+1)
+// genAppendExtensions appends the set extensions numbered from from to
+// below (below excluded) of the message at ptr of program p, at level
+// depth, reading them again: they must be those the size pass recorded
+// for it (none, unless hasExtensions).
+func (e *enc) genAppendExtensions(b []byte, p *program, ptr genstore.Pointer, from, below protowire.Number, depth int) ([]byte, bool) {
+	start, k, xs, ok := e.genTakeExtensions(p, ptr, from, below)
 	if !ok {
 		return b, false
 	}
