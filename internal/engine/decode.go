@@ -113,6 +113,10 @@ type decodeTable struct {
 	// message's dispatch in one load.
 	tags   []uint16
 	layout *layout.Layout
+	// shape is the table's shape, whose slots lay out its messages'
+	// blocks; messageSet is set for a MessageSet type (layout's).
+	shape      *shape
+	messageSet bool
 	// required lists the descriptor indexes of the required fields, in
 	// declaration order.
 	required []int32
@@ -152,7 +156,7 @@ func (s *shape) decodeTable() *decodeTable {
 
 func buildDecodeTable(s *shape) *decodeTable {
 	l := s.layout
-	t := &decodeTable{fields: make([]decField, len(l.Fields)), dense: l.NumberIndex(), layout: l, id: tableIDs.Add(1)}
+	t := &decodeTable{fields: make([]decField, len(l.Fields)), dense: l.NumberIndex(), layout: l, shape: s, messageSet: l.MessageSet, id: tableIDs.Add(1)}
 	for p := range l.Fields {
 		lf := &l.Fields[p]
 		rec := &s.fields[lf.Index]
@@ -463,10 +467,10 @@ const hintRoomPerByte = 16
 // message decodes b into m, merging, with depth the recursion budget
 // left before m.
 func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
-	if depth--; depth < 0 {
-		return errRecursionDepth
-	}
 	if !m.IsValid() {
+		if depth <= 0 {
+			return errRecursionDepth
+		}
 		if len(b) == 0 {
 			return nil
 		}
@@ -476,11 +480,20 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 	if t == nil {
 		t = m.t.shape.decodeTable()
 	}
-	if t.layout.MessageSet {
+	return o.fields(b, m, t, depth)
+}
+
+// fields is message on m, valid, whose table t is: the callers that
+// made m, or know its field's table, skip message's lookups.
+func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) error {
+	if depth--; depth < 0 {
+		return errRecursionDepth
+	}
+	if t.messageSet {
 		o.unchecked = true
 		return o.messageSet(b, m, depth)
 	}
-	words := m.words()
+	words := slots.Part[uint64](m.block, &t.shape.slots, int(classScalar))
 	// i is where the next record starts in b; each case below reads a
 	// record's value from b[j:] and moves i past it, or returns.
 	for i := 0; i < len(b); {
@@ -645,13 +658,16 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 				}
 				df.mark(words)
 				p := m.msgSlot(df.slot)
-				sub := *p
-				if sub == nil {
-					sub = o.newChild(m.t.desc, df)
+				if sub := *p; sub != nil {
+					if err := o.message(v, sub, depth); err != nil {
+						return err
+					}
+				} else {
+					sub, ct := o.newChild(m.t.desc, df)
 					*p = sub
-				}
-				if err := o.message(v, sub, depth); err != nil {
-					return err
+					if err := o.fields(v, sub, ct, depth); err != nil {
+						return err
+					}
 				}
 				i = j + k
 			case opListString:
@@ -812,12 +828,12 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		}
 		m.set(df, words)
 		p := m.msgSlot(df.slot)
-		sub := *p
-		if sub == nil {
-			sub = o.newChild(m.t.desc, df)
-			*p = sub
+		if sub := *p; sub != nil {
+			return n, o.message(v, sub, depth)
 		}
-		return n, o.message(v, sub, depth)
+		sub, ct := o.newChild(m.t.desc, df)
+		*p = sub
+		return n, o.fields(v, sub, ct, depth)
 	case modeList:
 		return o.list(df, b, wt, m, depth)
 	default:
@@ -1013,8 +1029,8 @@ func (o *decodeOptions) appendString(df *decField, v, rest []byte, m *Message) {
 // type is wt.
 func (o *decodeOptions) appendMessage(df *decField, v, rest []byte, wt protowire.Type, m *Message, depth int) error {
 	l := o.listOf(df, m)
-	sub := o.newChild(m.t.desc, df)
-	if err := o.message(v, sub, depth); err != nil {
+	sub, ct := o.newChild(m.t.desc, df)
+	if err := o.fields(v, sub, ct, depth); err != nil {
 		return err
 	}
 	msgs := slots.Get[*Message](&l.elems)
@@ -1043,7 +1059,11 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 	if s == nil {
 		s = df.rec.childShape(m.t.desc.Fields().Get(int(df.index)))
 	}
-	c := o.indexed(s)
+	ct := s.dec.Load()
+	if ct == nil {
+		ct = s.decodeTable()
+	}
+	c := o.indexed(s, ct)
 	if c == nil {
 		c = o.find(s)
 	}
@@ -1082,7 +1102,7 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 			sub, blk = slots.CutHeaded[Message](&c.c, &s.slots)
 			sub.t, sub.block = c.t, blk
 		}
-		if err := o.message(v, sub, depth); err != nil {
+		if err := o.fields(v, sub, ct, depth); err != nil {
 			l.setMsgs(msgs)
 			return 0, err
 		}

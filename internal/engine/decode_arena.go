@@ -332,14 +332,19 @@ func (a *arena) typeOf(c *shapeChunk, md protoreflect.MessageDescriptor) {
 }
 
 // newChild returns a new empty message for the message field (or list of
-// messages) df of a message of md, looking the field's message
-// descriptor up once per call and shape rather than once per message.
-func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Message {
+// messages) df of a message of md, and its table, looking the field's
+// message descriptor up once per call and shape rather than once per
+// message.
+func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) (*Message, *decodeTable) {
 	s := df.rec.child.Load()
 	if s == nil {
 		s = df.rec.childShape(md.Fields().Get(int(df.index)))
 	}
-	c := a.indexed(s)
+	t := s.dec.Load()
+	if t == nil {
+		t = s.decodeTable()
+	}
+	c := a.indexed(s, t)
 	if c == nil {
 		c = a.find(s)
 	}
@@ -350,14 +355,14 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) *Messa
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
 	if a.reuse != nil {
-		return a.reuse.cut(c)
+		return a.reuse.cut(c), t
 	}
 	if c.c.Spent() {
 		slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 	}
 	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
 	m.t, m.block = c.t, b
-	return m
+	return m, t
 }
 
 // take returns a new empty message from c, the chunk of its shape, whose
@@ -380,24 +385,24 @@ func (a *arena) take(c *shapeChunk) *Message {
 // chunk returns the chunk of s's messages: indexed and find, for the
 // callers that look a chunk up once for several messages.
 func (a *arena) chunk(s *shape) *shapeChunk {
-	if c := a.indexed(s); c != nil {
-		return c
+	if t := s.dec.Load(); t != nil {
+		if c := a.indexed(s, t); c != nil {
+			return c
+		}
 	}
 	return a.find(s)
 }
 
-// indexed returns the chunk of s's messages that the arena's index
-// holds, or nil; find finds any other. The two are apart so that
+// indexed returns the chunk of s's messages, whose table is t, that the
+// arena's index holds, or nil; find finds any other. The two are apart so that
 // indexed, which finds nearly all, is inlined. (There is no cache of
 // the shapes met last before it: a message and its fields' messages
 // take turns, a KeyValue and its AnyValue, an AnyValue and its
 // ArrayValue, so that such a cache misses most lookups while costing a
 // test on each.)
-func (a *arena) indexed(s *shape) *shapeChunk {
-	if t := s.dec.Load(); t != nil {
-		if i := int(a.index[t.id%arenaIndex]) - 1; i >= 0 && a.blocks[i].s == s {
-			return &a.blocks[i]
-		}
+func (a *arena) indexed(s *shape, t *decodeTable) *shapeChunk {
+	if i := int(a.index[t.id%arenaIndex]) - 1; i >= 0 && a.blocks[i].s == s {
+		return &a.blocks[i]
 	}
 	return nil
 }
