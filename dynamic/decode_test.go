@@ -276,6 +276,20 @@ func handCases() []handCase {
 		{name: "packed fixed ragged", message: all3, in: rec(nil).bytes(37, []byte{1, 0, 0}), err: true},
 		{name: "packed varint truncated", message: all3, in: rec(nil).bytes(31, []byte{0x80}), err: true},
 		{name: "empty packed", message: all3, in: rec(nil).bytes(31, nil)},
+		// Packed runs of every element op, at the edges of each word rule.
+		{name: "packed int32 sign extension", message: all3, in: rec(nil).bytes(31, packed(1<<63|0xffffffff, 1<<32|5, 0, 1<<63))},
+		{name: "packed enum negative", message: all3, in: rec(nil).bytes(51, packed(0xffffffffffffffff, 1, 1<<40|2))},
+		{name: "packed uint32 truncation", message: all3, in: rec(nil).bytes(33, packed(1<<33|9, 0xffffffff, 1<<63))},
+		{name: "packed sint32 zigzag high bits", message: all3, in: rec(nil).bytes(35, packed(1<<40|3, 0xffffffff, 0xfffffffe, 1))},
+		{name: "packed sint64", message: all3, in: rec(nil).bytes(36, packed(0xffffffffffffffff, 0xfffffffffffffffe, 3))},
+		{name: "packed int64 and uint64", message: all3, in: rec(nil).bytes(32, packed(1<<63, 127, 128)).bytes(34, packed(1<<63|1, 16383, 16384))},
+		{name: "packed bool from big varints", message: all3, in: rec(nil).bytes(43, packed(1<<40, 0, 2, 1<<63))},
+		{name: "packed sfixed32 negative", message: all3, in: rec(nil).bytes(39, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0x80, 1, 0, 0, 0})},
+		{name: "packed float and double", message: all3, in: rec(nil).bytes(41, []byte{1, 0, 0xc0, 0x7f}).bytes(42, []byte{1, 0, 0, 0, 0, 0, 0xf0, 0xff})},
+		{name: "packed fixed64 ragged", message: all3, in: rec(nil).bytes(38, []byte{1, 0, 0, 0, 0, 0, 0, 0, 2}), err: true},
+		{name: "packed varint too long", message: all3, in: rec(nil).bytes(32, []byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}), err: true},
+		{name: "packed varint truncated after values", message: all3, in: rec(nil).bytes(34, []byte{1, 2, 0xff}), err: true},
+		{name: "packed runs appended", message: all3, in: rec(nil).bytes(35, packed(1, 2)).varint(35, 3).bytes(35, packed(4))},
 		// Runs of list elements, which the decoder counts ahead to size
 		// the list: contiguous, interleaved, with a tag in more bytes
 		// than it needs, cut short, and a run that continues a list.

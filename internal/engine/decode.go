@@ -58,7 +58,10 @@ type decField struct {
 	// for map entries); a packable list also takes the bytes type.
 	wire     protowire.Type
 	packable bool
-	utf8     bool
+	// elem is the op of one element of a packable list: how packed
+	// decodes its words.
+	elem decOp
+	utf8 bool
 	// index is the field's index in its descriptor's Fields.
 	index int32
 	// id tells the list fields of all tables apart in an arena's cache
@@ -188,6 +191,9 @@ func buildDecodeTable(s *shape) *decodeTable {
 		case wire.OpList, wire.OpPacked:
 			df.mode = modeList
 			df.packable = lf.Elem.IsScalar()
+			if df.packable {
+				df.elem = scalarOp(lf.Kind)
+			}
 			switch lf.Kind {
 			case protoreflect.StringKind:
 				df.op = opListString
@@ -280,6 +286,28 @@ func scalarOp(k protoreflect.Kind) decOp {
 	default:
 		return opFixed64
 	}
+}
+
+// word returns the word (wire.WireWord) of x, a value of a field of
+// scalar op op as read from the wire: an int32's sign extended, a
+// uint32's cut, a bool's 0 or 1, a zigzag's decoded.
+func (op decOp) word(x uint64) uint64 {
+	switch op {
+	case opInt32, opSfixed32:
+		return uint64(int64(int32(x)))
+	case opUint32:
+		return uint64(uint32(x))
+	case opBool:
+		if x != 0 {
+			return 1
+		}
+		return 0
+	case opZigzag32:
+		return uint64(int64(int32(protowire.DecodeZigZag(x & math.MaxUint32))))
+	case opZigzag64:
+		return uint64(protowire.DecodeZigZag(x))
+	}
+	return x
 }
 
 // mayBeUninitialized reports whether l, or a message type reachable from
@@ -542,21 +570,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 					}
 					v, j = x, j+k
 				}
-				// As wire.WireWord.
-				switch df.op {
-				case opInt32:
-					v = uint64(int64(int32(v)))
-				case opUint32:
-					v = uint64(uint32(v))
-				case opBool:
-					if v != 0 {
-						v = 1
-					}
-				case opZigzag32:
-					v = uint64(int64(int32(protowire.DecodeZigZag(v & math.MaxUint32))))
-				case opZigzag64:
-					v = uint64(protowire.DecodeZigZag(v))
-				}
+				v = df.op.word(v)
 				if df.oneof >= 0 {
 					if words[df.oneof] == 0 {
 						words[df.oneof] = uint64(df.index) + 1
@@ -572,10 +586,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 				if len(b)-j < 4 {
 					return errDecode
 				}
-				v := uint64(binary.LittleEndian.Uint32(b[j:]))
-				if df.op == opSfixed32 {
-					v = uint64(int64(int32(v)))
-				}
+				v := df.op.word(uint64(binary.LittleEndian.Uint32(b[j:])))
 				if df.oneof >= 0 {
 					if words[df.oneof] == 0 {
 						words[df.oneof] = uint64(df.index) + 1
@@ -690,7 +701,14 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 				}
 				i = k
 			default:
-				k, err := o.other(t, df, tag, b[i:], j-i, m, words, depth)
+				var k int
+				var err error
+				if df.packable && protowire.Type(tag&7) == protowire.BytesType {
+					k, err = o.packed(df, b[j:], m)
+					k += j - i
+				} else {
+					k, err = o.other(t, df, tag, b[i:], j-i, m, words, depth)
+				}
 				if err != nil {
 					return err
 				}
@@ -957,6 +975,17 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		l.setWords(append(words, w))
 		return n, nil
 	}
+	return o.packedTo(l, df, b)
+}
+
+// packed decodes a packed run of the list of scalars df, whose value
+// starts b, into m's list. It returns the length of the value.
+func (o *decodeOptions) packed(df *decField, b []byte, m *Message) (int, error) {
+	return o.packedTo(o.listOf(df, m), df, b)
+}
+
+// packedTo is packed into l, the list.
+func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
 	v, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
@@ -983,16 +1012,33 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			words = slices.Grow(words, count)
 		}
 	}
-	for len(v) > 0 {
-		w, k := scalar(df.kind, df.wire, v)
-		if k < 0 {
-			l.setWords(words)
-			return 0, errDecode
+	// The values, by the element's op, without a call for each.
+	op := df.elem
+	switch df.wire {
+	case protowire.Fixed32Type:
+		for ; len(v) >= 4; v = v[4:] {
+			words = append(words, op.word(uint64(binary.LittleEndian.Uint32(v))))
 		}
-		words = append(words, w)
-		v = v[k:]
+	case protowire.Fixed64Type:
+		for ; len(v) >= 8; v = v[8:] {
+			words = append(words, binary.LittleEndian.Uint64(v))
+		}
+	default:
+		for len(v) > 0 {
+			x, k := uint64(v[0]), 1
+			if x >= 0x80 {
+				if x, k = protowire.ConsumeVarint(v); k < 0 {
+					break
+				}
+			}
+			words = append(words, op.word(x))
+			v = v[k:]
+		}
 	}
 	l.setWords(words)
+	if len(v) > 0 {
+		return 0, errDecode
+	}
 	return n, nil
 }
 
