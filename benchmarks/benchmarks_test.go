@@ -141,8 +141,8 @@ func TestReportDecode(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("-json output: %v\n%s", err, out.String())
 	}
-	if len(rep.Workloads) != 7 {
-		t.Fatalf("%d workloads, want the seven decode workloads", len(rep.Workloads))
+	if len(rep.Workloads) != 8 {
+		t.Fatalf("%d workloads, want the eight decode workloads", len(rep.Workloads))
 	}
 	for _, w := range rep.Workloads {
 		if w.Family != benchreport.FamilyUnmarshal || len(w.Results) != len(decodeContestants) {

@@ -17,6 +17,7 @@ var decodeOnlyWorkloads = []struct {
 	{"nested", nestedWorkload},
 	{"collections", collectionsWorkload},
 	{"large", largeWorkload},
+	{"sourceinfo", sourceInfoWorkload},
 }
 
 // BenchmarkDecodeOnly decodes one workload's reference bytes with one

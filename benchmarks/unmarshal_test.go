@@ -50,7 +50,7 @@ func TestDecodeWorkloads(t *testing.T) {
 			t.Errorf("%s: not a decoder", c.Name())
 		}
 	}
-	for _, name := range []string{"otlp", "descriptors", "scalar", "text", "nested", "collections", "large"} {
+	for _, name := range []string{"otlp", "descriptors", "scalar", "text", "nested", "collections", "large", "sourceinfo"} {
 		name += decodeSuffix
 		if seen[name] != len(decodeContestants) {
 			t.Errorf("%s: %d decoders, want %d", name, seen[name], len(decodeContestants))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	_ "embed"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -57,6 +58,7 @@ var builders = []func() (*workload, error){
 	decodeWorkload(otlpWorkload), decodeWorkload(descriptorsWorkload),
 	decodeWorkload(scalarWorkload), decodeWorkload(textWorkload), decodeWorkload(nestedWorkload),
 	decodeWorkload(collectionsWorkload), decodeWorkload(largeWorkload),
+	decodeWorkload(sourceInfoWorkload),
 }
 
 // workloads returns the workloads, built once per process.
@@ -147,6 +149,31 @@ func descriptorsWorkload() (*workload, error) {
 	}
 	return newWorkload("descriptors",
 		fmt.Sprintf("google.protobuf.FileDescriptorSet of %d files", len(files)), set)
+}
+
+// sourceInfo is a FileDescriptorSet with source info, as protoc writes
+// it for a code generator: testdata/sourceinfo.pb, from
+//
+//	protoc -I/usr/include --include_source_info --include_imports \
+//		--descriptor_set_out=testdata/sourceinfo.pb \
+//		google/protobuf/descriptor.proto google/protobuf/type.proto \
+//		google/protobuf/api.proto google/protobuf/struct.proto
+//
+// (protoc 3.21.12, Debian's protobuf-compiler).
+//
+//go:embed testdata/sourceinfo.pb
+var sourceInfo []byte
+
+// sourceInfoWorkload is the decoding of sourceInfo: a descriptor set
+// whose bulk is source locations, small messages of two packed lists of
+// int32 (a path and a span) and comments. It is a decode workload only.
+func sourceInfoWorkload() (*workload, error) {
+	set := new(descriptorpb.FileDescriptorSet)
+	if err := proto.Unmarshal(sourceInfo, set); err != nil {
+		return nil, fmt.Errorf("workload sourceinfo: %w", err)
+	}
+	return newWorkload("sourceinfo",
+		fmt.Sprintf("google.protobuf.FileDescriptorSet of %d files with source info", len(set.File)), set)
 }
 
 // Span counts of the OTLP workload.
