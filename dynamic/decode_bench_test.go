@@ -49,9 +49,19 @@ func decodeBenches(tb testing.TB) []decodeBench {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// protolayout.test2.TestAllTypes likewise: proto2, whose lists of
+	// scalars are unpacked (a record for each value) but for packed_*.
+	tw2 := protobuftest.TwinByName("protolayout.test2.TestAllTypes")
+	src2 := tw2.Gen.New()
+	protobuftest.Fill(src2, 3, protobuftest.RandOptions{MaxDepth: 3, MaxList: 6})
+	all2, err := proto.Marshal(src2.Interface())
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return []decodeBench{
 		{"FileDescriptorSet", fds, func() proto.Message { return new(descriptorpb.FileDescriptorSet) }, d.(protoreflect.MessageDescriptor)},
 		{"TestAllTypes", all, func() proto.Message { return tw.Gen.New().Interface() }, tw.Dyn.Descriptor()},
+		{"TestAllTypes2", all2, func() proto.Message { return tw2.Gen.New().Interface() }, tw2.Dyn.Descriptor()},
 	}
 }
 

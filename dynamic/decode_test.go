@@ -253,7 +253,10 @@ const (
 	all2  = "protolayout.test2.TestAllTypes"
 	all3  = "protolayout.test3.TestAllTypes"
 	allEd = "protolayout.testeditions.TestAllTypes"
-	ext2  = "protolayout.test2.TestAllExtensions"
+	// edOver's r (6, int32) and rd (8, double) are expanded lists with
+	// one-byte tags.
+	edOver = "protolayout.testeditions.TestFileOverrides"
+	ext2   = "protolayout.test2.TestAllExtensions"
 )
 
 func handCases() []handCase {
@@ -290,6 +293,20 @@ func handCases() []handCase {
 		{name: "packed varint too long", message: all3, in: rec(nil).bytes(32, []byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}), err: true},
 		{name: "packed varint truncated after values", message: all3, in: rec(nil).bytes(34, []byte{1, 2, 0xff}), err: true},
 		{name: "packed runs appended", message: all3, in: rec(nil).bytes(35, packed(1, 2)).varint(35, 3).bytes(35, packed(4))},
+		// Runs of unpacked elements, which the decoder reads in one loop:
+		// every element op, tags of one and of two bytes, runs cut short,
+		// interleaved, continued after other fields, and with a tag in
+		// more bytes than it needs.
+		{name: "unpacked run int32", message: all2, in: rec(nil).varint(31, 1<<63|0xffffffff).varint(31, 1<<32|5).varint(31, 300).varint(1, 1)},
+		{name: "unpacked run of every op", message: all2, in: rec(nil).varint(32, 1<<63).varint(32, 1).varint(33, 1<<33|9).varint(33, 7).varint(34, 1<<63|1).varint(35, 1<<40|3).varint(35, 0xffffffff).varint(36, 0xffffffffffffffff).varint(36, 3).fixed32(37, 1<<31).fixed32(37, 2).fixed64(38, 1<<63).fixed64(38, 5).fixed32(39, 0xffffffff).fixed32(39, 1).fixed64(40, 1<<63).fixed32(41, 0x7fc00001).fixed64(42, 0xfff0000000000001).varint(43, 1<<40).varint(43, 0).varint(51, 0xffffffffffffffff).varint(51, 2)},
+		{name: "unpacked run one-byte tag", message: edOver, in: rec(nil).varint(6, 1).varint(6, 0xffffffff).varint(6, 300).fixed64(8, 1).fixed64(8, 2).varint(1, 5).varint(6, 4)},
+		{name: "unpacked run interleaved", message: all2, in: rec(nil).varint(31, 1).varint(32, 2).varint(31, 3).str(44, "a").varint(31, 4).varint(31, 5)},
+		{name: "unpacked run long tag", message: edOver, in: rec(nil).varint(6, 1).raw(0xb0, 0x00, 0x02).varint(6, 3)},
+		{name: "unpacked run truncated varint", message: all2, in: rec(nil).varint(31, 1).varint(31, 2).raw(0xf8, 0x01, 0x80), err: true},
+		{name: "unpacked run truncated fixed", message: edOver, in: rec(nil).fixed64(8, 1).raw(0x41, 1, 2, 3), err: true},
+		{name: "unpacked run tag at the end", message: edOver, in: rec(nil).varint(6, 1).raw(0x30), err: true},
+		{name: "unpacked run, tags alike in their first byte", message: all2, in: rec(nil).varint(35, 1).varint(51, 2).varint(35, 3).varint(51, 4)},
+		{name: "unpacked then packed", message: all2, in: rec(nil).varint(35, 1).varint(35, 2).bytes(35, packed(3, 4)).varint(35, 5)},
 		// Runs of list elements, which the decoder counts ahead to size
 		// the list: contiguous, interleaved, with a tag in more bytes
 		// than it needs, cut short, and a run that continues a list.

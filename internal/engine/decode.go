@@ -703,11 +703,17 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 			default:
 				var k int
 				var err error
-				if df.packable && protowire.Type(tag&7) == protowire.BytesType {
+				switch {
+				case !df.packable:
+					k, err = o.other(t, df, tag, b[i:], j-i, m, words, depth)
+				case protowire.Type(tag&7) == protowire.BytesType:
 					k, err = o.packed(df, b[j:], m)
 					k += j - i
-				} else {
-					k, err = o.other(t, df, tag, b[i:], j-i, m, words, depth)
+				default:
+					// An element of a list of scalars, unpacked: the
+					// tags hold only the element's own wire type.
+					k, err = o.unpacked(df, b, i, j, m)
+					k -= i
 				}
 				if err != nil {
 					return err
@@ -982,6 +988,65 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 // starts b, into m's list. It returns the length of the value.
 func (o *decodeOptions) packed(df *decField, b []byte, m *Message) (int, error) {
 	return o.packedTo(o.listOf(df, m), df, b)
+}
+
+// unpacked decodes the unpacked element of the list of scalars df whose
+// tag is b[i:j] into m's list, and then each record that follows it with
+// the same tag bytes (of a tag one or two bytes long), as message would
+// one by one. It returns where the last record decoded ends in b.
+func (o *decodeOptions) unpacked(df *decField, b []byte, i, j int, m *Message) (int, error) {
+	l := o.listOf(df, m)
+	words := l.words()
+	n, t0, t1 := j-i, b[i], byte(0)
+	if n == 2 {
+		t1 = b[i+1]
+	}
+	op := df.elem
+	for {
+		var x uint64
+		switch df.wire {
+		case protowire.VarintType:
+			if j < len(b) && b[j] < 0x80 {
+				x, j = uint64(b[j]), j+1
+			} else {
+				v, k := protowire.ConsumeVarint(b[j:])
+				if k < 0 {
+					l.setWords(words)
+					return 0, errDecode
+				}
+				x, j = v, j+k
+			}
+		case protowire.Fixed32Type:
+			if len(b)-j < 4 {
+				l.setWords(words)
+				return 0, errDecode
+			}
+			x, j = uint64(binary.LittleEndian.Uint32(b[j:])), j+4
+		default:
+			if len(b)-j < 8 {
+				l.setWords(words)
+				return 0, errDecode
+			}
+			x, j = binary.LittleEndian.Uint64(b[j:]), j+8
+		}
+		if len(words) == cap(words) {
+			words = grow(&o.words, words, 32, wordsLimit)
+			if o.used += int64(cap(words)) * wordBytes; o.used > o.limit {
+				l.setWords(words)
+				return 0, ErrMemoryLimit
+			}
+		}
+		words = append(words, op.word(x))
+		if n == 1 && j+1 < len(b) && b[j] == t0 {
+			j++
+		} else if n == 2 && j+2 < len(b) && b[j] == t0 && b[j+1] == t1 {
+			j += 2
+		} else {
+			break
+		}
+	}
+	l.setWords(words)
+	return j, nil
 }
 
 // packedTo is packed into l, the list.
