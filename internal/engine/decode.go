@@ -1072,7 +1072,7 @@ func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
 			return 0, ErrMemoryLimit
 		}
 		if len(words) == 0 {
-			words = o.words.take(count, 32, wordsLimit)[:0]
+			words = o.takeWords(count)[:0]
 		} else {
 			words = slices.Grow(words, count)
 		}
@@ -1147,7 +1147,7 @@ func (o *decodeOptions) appendMessage(df *decField, v, rest []byte, wt protowire
 	msgs := slots.Get[*Message](&l.elems)
 	if len(msgs) == cap(msgs) {
 		if wt == protowire.BytesType {
-			msgs = reserve(&o.lmsgs, msgs, rest, df.lf.Number, 8, msgPtrLimit)
+			msgs = o.reserveMsgs(msgs, rest, df.lf.Number)
 		} else {
 			msgs = grow(&o.lmsgs, msgs, 8, msgPtrLimit)
 		}
@@ -1218,7 +1218,7 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 			return 0, err
 		}
 		if len(msgs) == cap(msgs) {
-			msgs = reserve(&o.lmsgs, msgs, b[j:], df.lf.Number, 8, msgPtrLimit)
+			msgs = o.reserveMsgs(msgs, b[j:], df.lf.Number)
 			o.used += int64(cap(msgs)) * ptrBytes
 		}
 		msgs = append(msgs, sub)

@@ -507,9 +507,46 @@ func (a *arena) newList(md protoreflect.MessageDescriptor, df *decField) *list {
 // newListOf returns a new empty list of type t.
 func (a *arena) newListOf(t *listType) *list {
 	a.used += listBytes
-	l := &a.ls.take(1, 4, listsLimit)[0]
+	var l *list
+	// take's common case, written out: a call through slab's generic
+	// code costs more than the rest of this function.
+	if c := a.ls.chunk; len(c) < cap(c) {
+		a.ls.taken++
+		a.ls.chunk = c[:len(c)+1]
+		l = &c[:len(c)+1][len(c)]
+	} else {
+		l = &a.ls.take(1, 4, listsLimit)[0]
+	}
 	l.listType = t
 	return l
+}
+
+// reserveMsgs is reserve for a list of messages, take's common case
+// written out (see newListOf).
+func (a *arena) reserveMsgs(s []*Message, rest []byte, num protowire.Number) []*Message {
+	if len(s) > 0 || cap(s) > 0 {
+		return grow(&a.lmsgs, s, 8, msgPtrLimit)
+	}
+	n := 1 + countRun(rest, num)
+	if c := a.lmsgs.chunk; cap(c)-len(c) >= n && n <= msgPtrLimit/2 {
+		i := len(c)
+		a.lmsgs.taken += n
+		a.lmsgs.chunk = c[:i+n]
+		return c[i : i : i+n]
+	}
+	return a.lmsgs.take(n, 8, msgPtrLimit)[:0]
+}
+
+// takeWords returns n zero words, as a.words.take(n, 32, wordsLimit), its
+// common case written out (see newListOf).
+func (a *arena) takeWords(n int) []uint64 {
+	if c := a.words.chunk; cap(c)-len(c) >= n && n <= wordsLimit/2 {
+		i := len(c)
+		a.words.taken += n
+		a.words.chunk = c[:i+n]
+		return c[i : i+n : i+n]
+	}
+	return a.words.take(n, 32, wordsLimit)
 }
 
 // string returns a copy of v as a string: one of at most dataAlone
