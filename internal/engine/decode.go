@@ -354,12 +354,18 @@ func (t *decodeTable) lookupSparse(num protowire.Number) *decField {
 	return nil
 }
 
-// consumeBytes is protowire.ConsumeBytes with a shortcut for the common
-// case, a length of one byte.
+// consumeBytes is protowire.ConsumeBytes with shortcuts for the common
+// cases, a length of one byte or two.
 func consumeBytes(b []byte) ([]byte, int) {
-	if len(b) > 0 {
-		if n := uint(b[0]); n < 0x80 && n < uint(len(b)) {
-			return b[1 : n+1], int(n + 1)
+	if len(b) > 1 {
+		if n := uint(b[0]); n < 0x80 {
+			if n < uint(len(b)) {
+				return b[1 : n+1], int(n + 1)
+			}
+		} else if c := uint(b[1]); c < 0x80 {
+			if n = n&0x7f | c<<7; n <= uint(len(b)-2) {
+				return b[2 : n+2], int(n + 2)
+			}
 		}
 	}
 	return protowire.ConsumeBytes(b)

@@ -33,3 +33,28 @@ func TestDecodeWordIsWireWord(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumeBytesIsProtowire holds consumeBytes, whose shortcuts read
+// lengths of one and two bytes, to protowire.ConsumeBytes: every prefix
+// of one and two bytes (overlong ones included), a three-byte one, with
+// values that fit, end at the buffer's end, or run past it.
+func TestConsumeBytesIsProtowire(t *testing.T) {
+	var prefixes [][]byte
+	for a := range 256 {
+		prefixes = append(prefixes, []byte{byte(a)})
+		for _, c := range []byte{0, 1, 2, 0x7f, 0x80, 0xff} {
+			prefixes = append(prefixes, []byte{byte(a), c})
+		}
+	}
+	prefixes = append(prefixes, []byte{0x80, 0x80, 0x01}, []byte{0x81, 0x80, 0x00})
+	for _, p := range prefixes {
+		for _, extra := range []int{0, 1, 127, 128, 129, 255, 300, 16383, 16384, 16385} {
+			b := append(append([]byte(nil), p...), make([]byte, extra)...)
+			v, n := consumeBytes(b)
+			wv, wn := protowire.ConsumeBytes(b)
+			if n != wn || len(v) != len(wv) || n >= 0 && len(v) > 0 && &v[0] != &wv[0] {
+				t.Fatalf("% x and %d bytes: consumeBytes gives %d, %d bytes; protowire %d, %d bytes", p, extra, n, len(v), wn, len(wv))
+			}
+		}
+	}
+}
