@@ -1095,16 +1095,18 @@ func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
 			words = append(words, binary.LittleEndian.Uint64(v))
 		}
 	default:
-		for len(v) > 0 {
-			x, k := uint64(v[0]), 1
+		p := 0
+		for p < len(v) {
+			x, k := uint64(v[p]), 1
 			if x >= 0x80 {
-				if x, k = protowire.ConsumeVarint(v); k < 0 {
+				if x, k = protowire.ConsumeVarint(v[p:]); k < 0 {
 					break
 				}
 			}
 			words = append(words, op.word(x))
-			v = v[k:]
+			p += k
 		}
+		v = v[p:]
 	}
 	l.setWords(words)
 	if len(v) > 0 {
