@@ -457,7 +457,11 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 	}
 	if p.simple && !e.canon {
-		return e.sizeUnknown(n, p.st.Unknown(ptr))
+		n, ok := e.sizeUnknown(n, p.st.Unknown(ptr))
+		if !ok {
+			return n, e.genExceeded(p, ptr, depth)
+		}
+		return n, true
 	}
 	if end < p.regular {
 		return 0, e.trail.Fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
@@ -482,7 +486,12 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n += x
 	}
-	return e.sizeUnknown(n, p.st.Unknown(ptr))
+	n, ok := e.sizeUnknown(n, p.st.Unknown(ptr))
+	if !ok {
+		// The count, n, for genLocate's programs of one field.
+		return n, e.genExceeded(p, ptr, depth)
+	}
+	return n, true
 }
 
 // canonMissing returns the required field not set that the walk names
@@ -779,7 +788,7 @@ func (e *enc) genSizeList(f *genField, ptr genstore.Pointer, depth int) (int, bo
 			}
 			n += int(f.TagLen) + f.Wrap(x)
 		}
-		return n, n <= e.maxSize
+		return n, e.within(n)
 	}
 	// Scalars: packed, one record, or a key per element.
 	if k > e.maxSize {
@@ -930,7 +939,7 @@ func (e *enc) genSizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 		}
 		n += int(f.TagLen) + protowire.SizeBytes(y)
 	}
-	return n, n <= e.maxSize
+	return n, e.within(n)
 }
 
 // entrySize returns the size of the body of a map entry of field f: its

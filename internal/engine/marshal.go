@@ -252,7 +252,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 		if p.reordered || rare != nil && len(rare.ext) > 0 {
 			n, ok := e.sizeCanonical(m, m.words(), p, depth)
-			return e.sized(m, n, ok)
+			return e.sized(m, n, ok, depth)
 		}
 	}
 	n := 0
@@ -352,22 +352,22 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 		n += x
 	}
-	return e.sized(m, n, true)
+	return e.sized(m, n, true, depth)
 }
 
-// sized ends the size pass of m, whose fields counted n bytes (ok false
-// if it gave up): it adds the unknown bytes, checks the limit and stamps
-// the size in m.
-func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
+// sized ends the size pass of m, at level depth, whose fields counted n
+// bytes (ok false if it gave up): it adds the unknown bytes, checks the
+// limit (naming it: exceeded) and stamps the size in m.
+func (e *enc) sized(m *Message, n int, ok bool, depth int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
 	if rare := m.rareOf(); rare != nil {
 		if n, ok = e.sizeUnknown(n, rare.unknown); !ok {
-			return 0, false
+			return 0, e.exceeded(m, depth)
 		}
 	} else if n > e.maxSize {
-		return 0, false
+		return 0, e.exceeded(m, depth)
 	}
 	m.size.store(e.stamp, n)
 	return n, true
@@ -683,7 +683,7 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			}
 			n += int(f.TagLen) + f.Wrap(x)
 		}
-		if n > e.maxSize {
+		if !e.within(n) {
 			return 0, false
 		}
 	case wire.OpFixed32:
@@ -737,7 +737,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 			n += int(f.TagLen) + protowire.SizeBytes(x)
 		}
 	}
-	if n > e.maxSize {
+	if !e.within(n) {
 		return 0, false
 	}
 	return n, true
