@@ -464,6 +464,10 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		return n, true
 	}
 	if end < p.regular {
+		if n > e.maxSize && e.sizeFaults {
+			// The walk passes the limit before the field.
+			return 0, e.genExceeded(p, ptr, depth)
+		}
 		return 0, e.trail.Fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
 	}
 	for _, o := range p.oneofs {

@@ -343,6 +343,10 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		n += x
 	}
 	if end < p.regular {
+		if n > e.maxSize && e.sizeFaults {
+			// The walk passes the limit before the field.
+			return 0, e.exceeded(m, depth)
+		}
 		return 0, e.trail.Fail(fault.RequiredNotSet, &m.t.shape.layout.Fields[end], n)
 	}
 	if len(p.oneofs) > 0 {
