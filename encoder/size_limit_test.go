@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/encoder"
 	"github.com/protolayout/protolayout/protobuftest"
 	"github.com/protolayout/protolayout/protobuftest/gen/test2pb"
@@ -205,5 +206,52 @@ func TestSizeLimitAgreesAcrossStorage(t *testing.T) {
 	}
 	if named == 0 || total < 2*named {
 		t.Errorf("%d of %d limits exceeded at a level the direct encoders must name", named, total)
+	}
+}
+
+// TestSizeLimitLeftToTheWalk holds the direct encoders to the walk's
+// error in the cases of the size limit they leave to it, and checks that
+// they do: the canonical profiles; a map larger than the limit that
+// passes it, one of whose entries may pass it by itself; a nested message
+// that passes the limit after the message holding it had counted past
+// the limit before it, and any other fault found there; a generated
+// message's packed list of more elements than the limit (package
+// dynamic's encoder names it).
+func TestSizeLimitLeftToTheWalk(t *testing.T) {
+	long := strings.Repeat("x", 40)
+	for _, c := range []struct {
+		name string
+		m    proto.Message
+		o    encoder.MarshalOptions
+		path string
+		// generated is set where only generated messages are left to
+		// the walk.
+		generated bool
+	}{
+		{"canonical", &test3pb.TestAllTypes{SingularString: long}, encoder.MarshalOptions{Canonical: encoder.Canonical, MaxSize: 30}, "singular_string", false},
+		{"map", &test3pb.TestAllTypes{MapStringString: map[string]string{long: "v"}}, encoder.MarshalOptions{MaxSize: 30}, `map_string_string["` + long + `"]`, false},
+		{"nested after the limit", &test3pb.TestAllTypes{SingularString: long, SingularNestedMessage: &test3pb.TestAllTypes_NestedMessage{Corecursive: &test3pb.TestAllTypes{SingularString: long}}},
+			encoder.MarshalOptions{MaxSize: 30}, "singular_string", false},
+		{"invalid UTF-8 after the limit", &test3pb.TestAllTypes{SingularString: long, SingularNestedMessage: &test3pb.TestAllTypes_NestedMessage{Corecursive: &test3pb.TestAllTypes{SingularString: "a\xffz"}}},
+			encoder.MarshalOptions{MaxSize: 30}, "singular_string", false},
+		{"packed", &test3pb.TestAllTypes{RepeatedInt32: make([]int32, 40)}, encoder.MarshalOptions{MaxSize: 30}, "repeated_int32", true},
+	} {
+		walked := protobuftest.DynamicTwin(c.m)
+		_, want := c.o.Marshal(walked)
+		var e *encoder.Error
+		if !errors.As(want, &e) || e.Err != encoder.ErrSizeExceeded || e.Path != c.path {
+			t.Fatalf("%s: the walk gives %v; want the size limit at %s", c.name, want, c.path)
+		}
+		for _, m := range sizeForms(c.m) {
+			enc := encoder.NewEncoder(c.o)
+			_, err := enc.Marshal(m)
+			if !protobuftest.SameFault(walked, want, m, err) {
+				t.Errorf("%s, %T: %v; the walk: %v", c.name, m, err, want)
+			}
+			_, dynamic := m.(*dynamic.Message)
+			if steps := encoder.WalkStats(enc).Steps; (steps == 0) != (c.generated && dynamic) {
+				t.Errorf("%s, %T: %d walk steps", c.name, m, steps)
+			}
+		}
 	}
 }

@@ -29,8 +29,9 @@ type Options struct {
 	MaxSize  int
 	// Trail, if not nil, is where the size pass records the fault it
 	// fails with (invalid UTF-8, a required field not set, and, with
-	// SizeOnly too, the depth limit, a cycle, a MessageSet type and the
-	// Signing profile's refusals), with its path, as the walk would
+	// SizeOnly too, the depth limit, a cycle, a MessageSet type, the
+	// Signing profile's refusals and the size limit, outside the
+	// canonical profiles: size_limit.go), with its path, as the walk would
 	// report it; the caller reads it when the call reports handled
 	// false, and resets it.
 	Trail *fault.Trail

@@ -31,10 +31,11 @@ import (
 // for the rule that keeps it the walk's). It visits a map's entries in
 // map order; under Deterministic, where the walk sorts them, a fault
 // found in one is exchanged for the first in key order (earlierFault),
-// each entry counted at most once more. It gives up on anything
-// else out of the ordinary (nesting past the levels it follows or the
-// size limit, an extension holding a message of a type neither storage
-// reads: see ext_value.go). That includes a message whose written length is not
+// each entry counted at most once more. It names the size limit where
+// the walk's running sums pass it (size_limit.go). It gives up on
+// anything else out of the ordinary (nesting past the levels it follows,
+// the size limit where it does not name it, an extension holding a
+// message of a type neither storage reads: see ext_value.go). That includes a message whose written length is not
 // the size its size pass counted: it
 // changed during the call (or holds a stale stamp, below), and the walk,
 // which reads it again, encodes it or fails with ErrSizeMismatch. No

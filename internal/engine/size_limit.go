@@ -14,21 +14,30 @@ import (
 // running sum of the part that holds them, and fails on the first item,
 // in emission order, with which the sum of a part passes the limit,
 // naming the item's field; a part whose own sum passes the limit does so
-// before it is closed, so that the walk fails inside it. The size pass of
-// either storage counts each message whole and checks its total as it
-// ends it (sizeUnknown); the first message whose total passes the limit
-// is the innermost part of the walk's to pass it, and where no message
-// it holds passed the limit the walk fails on one of its own items.
-// exceeded counts them again, in the walk's order (nested messages read
-// their stamped or recorded sizes, or are counted again within the
-// subtree), finds the one with which the sum passes the limit
+// before it is closed, so that the walk fails inside it.
+//
+// The size pass of either storage counts each message whole (where int
+// has 64 bits, a list, a map or extensions past the limit too: within)
+// and checks its total as it ends it (sizeUnknown). The first message
+// whose total passes the limit holds none that did: unless a message
+// above it had counted past the limit before it, the walk fails on one
+// of its own items. exceeded counts them again, in the walk's order
+// (nested messages read their stamped sizes, or, generated ones, are
+// counted again), finds the one with which the sum passes the limit
 // (fault.Crossing) and records it (fault.Trail.Exceeded); the levels the
 // fault passes up through add what they had counted before it, and the
-// trail keeps the fault only where each is within the limit, as the walk
-// then had not failed before. Left to the walk: the canonical profiles
-// (whose programs merge extensions among the fields), and a message whose
-// list, map or string passes the limit by itself, which the size pass
-// gives up on where it counts it.
+// trail keeps it only where each is within the limit. So too where a
+// required field not set follows fields that count past the limit.
+//
+// Left to the walk: the canonical profiles (whose programs merge
+// extensions among the fields); a map past the limit within which the
+// sum passes it (an entry may pass it by itself: Crossing.Names); a
+// message that passes the limit, or another fault, after a message above
+// it had counted past the limit before it (the trail drops the fault); a
+// generated packed list of more elements than the limit (genSizeList
+// gives up before counting it); a limit above maxSize (enc.sizeFaults);
+// and where int has 32 bits, a sum the size pass checks as it counts it
+// (wire.Fits).
 
 // exceeded ends the size pass over m, at level depth, whose count passed
 // the limit: it records the item at which the walk names the limit
