@@ -64,6 +64,12 @@ func sizeAgrees(t *testing.T, g proto.Message, o encoder.MarshalOptions, named, 
 			if !protobuftest.SameFault(walked, want, m, err) {
 				t.Fatalf("%+v, %s, %T: %v; the walk: %v", o, c.name, m, err, want)
 			}
+			// The message named: the root's (the forms of other API
+			// levels are of types of other names).
+			var ew, eg *encoder.Error
+			if errors.As(want, &ew) && errors.As(err, &eg) && eg.Message != m.ProtoReflect().Descriptor().FullName() {
+				t.Fatalf("%+v, %s, %T: %v names message %s; the walk names %s", o, c.name, m, err, eg.Message, ew.Message)
+			}
 			if steps := encoder.WalkStats(enc).Steps; named && errors.Is(err, encoder.ErrSizeExceeded) && steps != 0 {
 				t.Fatalf("%+v, %s, %T: %v named by the walk (%d steps)", o, c.name, m, err, steps)
 			}
