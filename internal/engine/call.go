@@ -56,12 +56,6 @@ type enc struct {
 	// told apart by their addresses.
 	levels  fault.Levels[uintptr]
 	maxSize int
-	// limit is the size limit, maxSize but while exceeded counts;
-	// sizeFaults says the size pass names it (size_limit.go): the
-	// limit is within maxSize, outside the canonical profiles, with a
-	// trail. locating is set while exceeded counts.
-	limit                int
-	sizeFaults, locating bool
 	// utf8 asks the size pass to check strings (not for SizeOnly), and
 	// trail is where it records the fault it fails with (Options.Trail;
 	// nil in dynamic's write pass, whose give-ups go to the walk).
@@ -109,6 +103,13 @@ type enc struct {
 	// there, whose sizes and map entries the write pass takes in the
 	// order the size pass recorded them, is left to the walk.
 	inMaps int
+
+	// limit is the size limit, maxSize but while exceeded counts;
+	// sizeFaults says the size pass names it (size_limit.go): the
+	// limit is within maxSize, outside the canonical profiles, with a
+	// trail. locating is set while exceeded counts.
+	limit                int
+	sizeFaults, locating bool
 }
 
 // Encode encodes m, whose reflection is mr, straight from its storage:

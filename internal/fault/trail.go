@@ -94,10 +94,14 @@ func (t *Trail) Up(n int) {
 	}
 }
 
-// step ends the level the fault was passing up through: the next
-// counts bytes of the level that holds it, which starts with level
-// bytes.
-func (t *Trail) step(level uint64) {
+// push records step s, ending the level the fault was passing up
+// through: the next counts bytes of the level that holds it, which starts
+// with level bytes. (Not inlined: it is off the size passes' common
+// path, which inline Enter.)
+//
+//go:noinline
+func (t *Trail) push(s step, level uint64) {
+	t.steps = append(t.steps, s)
 	t.peak = max(t.peak, t.level)
 	t.level = level
 }
@@ -118,8 +122,7 @@ func (t *Trail) Counted(n, x int, ok bool, limit int) bool {
 // through field f, as element index (or -1).
 func (t *Trail) Enter(f *layout.Field, index int) {
 	if t.Failed() {
-		t.steps = append(t.steps, step{f: f, index: int32(index)})
-		t.step(0)
+		t.push(step{f: f, index: int32(index)}, 0)
 	}
 }
 
@@ -131,14 +134,12 @@ func (t *Trail) EnterEntry(f *layout.Field, kw uint64, ks string, value bool) {
 		return
 	}
 	if value {
-		t.steps = append(t.steps, step{index: -1})
 		// The entry had counted its key before its value: no more
 		// than the key's tag, a length and ten bytes of a number or
 		// the string key's bytes.
-		t.step(uint64(len(f.MapKey.Tag) + 15 + len(ks)))
+		t.push(step{index: -1}, uint64(len(f.MapKey.Tag)+15+len(ks)))
 	}
-	t.steps = append(t.steps, step{f: f, index: -1, entry: true, kw: kw, ks: ks})
-	t.step(0)
+	t.push(step{f: f, index: -1, entry: true, kw: kw, ks: ks}, 0)
 }
 
 // Entry returns the key, word kw or string ks, of the map entry the
