@@ -78,7 +78,7 @@ func (e *enc) genSizeExtensions(p *program, ptr genstore.Pointer, depth int) (in
 		e.st.exts[start+i].child = c
 		n += y
 	}
-	return n, e.within(n)
+	return n, n <= e.maxSize
 }
 
 // genRecordExtensions records the set extensions of the message at ptr
