@@ -1003,10 +1003,7 @@ func (o *decodeOptions) packed(df *decField, b []byte, m *Message) (int, error) 
 func (o *decodeOptions) unpacked(df *decField, b []byte, i, j int, m *Message) (int, error) {
 	l := o.listOf(df, m)
 	words := l.words()
-	n, t0, t1 := j-i, b[i], byte(0)
-	if n == 2 {
-		t1 = b[i+1]
-	}
+	run := runOf(b, i, j)
 	op := df.elem
 	for {
 		var x uint64
@@ -1043,10 +1040,8 @@ func (o *decodeOptions) unpacked(df *decField, b []byte, i, j int, m *Message) (
 			}
 		}
 		words = append(words, op.word(x))
-		if n == 1 && j+1 < len(b) && b[j] == t0 {
-			j++
-		} else if n == 2 && j+2 < len(b) && b[j] == t0 && b[j+1] == t1 {
-			j += 2
+		if k := run.next(b, j); k > 0 {
+			j = k
 		} else {
 			break
 		}
@@ -1193,10 +1188,7 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 	msgs := slots.Get[*Message](&l.elems)
 	// The tag's bytes: a run continues past a tag of one or two bytes
 	// (fields numbered below 2048) written alike.
-	n, t0, t1 := j-i, b[i], byte(0)
-	if n == 2 {
-		t1 = b[i+1]
-	}
+	run := runOf(b, i, j)
 	for {
 		v, k := shortBytes(b, j)
 		if k == 0 {
@@ -1234,16 +1226,43 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 			l.setMsgs(msgs)
 			return 0, ErrMemoryLimit
 		}
-		if n == 1 && j+1 < len(b) && b[j] == t0 {
-			j++
-		} else if n == 2 && j+2 < len(b) && b[j] == t0 && b[j+1] == t1 {
-			j += 2
+		if k := run.next(b, j); k > 0 {
+			j = k
 		} else {
 			break
 		}
 	}
 	l.setMsgs(msgs)
 	return j, nil
+}
+
+// runTag is the tag of a run of records of one field, as written: its
+// length n and its bytes, for a tag one or two bytes long (fields
+// numbered below 2048); a run ends at a tag written otherwise.
+type runTag struct {
+	n      int
+	t0, t1 byte
+}
+
+// runOf returns the run tag of the record whose tag is b[i:j].
+func runOf(b []byte, i, j int) runTag {
+	r := runTag{n: j - i, t0: b[i]}
+	if r.n == 2 {
+		r.t1 = b[i+1]
+	}
+	return r
+}
+
+// next returns where the value of the record at b[j:] starts if its tag
+// is the run's and a value byte follows it, or 0.
+func (r runTag) next(b []byte, j int) int {
+	if r.n == 1 && j+1 < len(b) && b[j] == r.t0 {
+		return j + 1
+	}
+	if r.n == 2 && j+2 < len(b) && b[j] == r.t0 && b[j+1] == r.t1 {
+		return j + 2
+	}
+	return 0
 }
 
 // countVarints returns how many varints end in b: the bytes without the
