@@ -33,21 +33,26 @@ func TestFaultsAgreeAcrossStorage(t *testing.T) {
 	n := apiLevelSeeds()
 	det := encoder.MarshalOptions{Deterministic: true}
 	var total atomic.Int64
-	t.Run("all", func(t *testing.T) { faultsAgree(t, n, det, &total) })
+	t.Run("all", func(t *testing.T) { faultsAgree(t, n, det, false, &total) })
+	// A size limit one byte below the message's size: the walk passes it
+	// on the message's last item, after every fault planted, and so
+	// names it only where no fault is found; the direct encoders name it
+	// too, without the walk.
+	t.Run("limited", func(t *testing.T) { faultsAgree(t, n/2+1, det, true, &total) })
 	// Under Canonical the order differs (and the engine runs its
 	// canonical programs): the first fault in field-number order.
 	canon := encoder.MarshalOptions{Canonical: encoder.Canonical}
-	t.Run("canonical", func(t *testing.T) { faultsAgree(t, n/2+1, canon, &total) })
+	t.Run("canonical", func(t *testing.T) { faultsAgree(t, n/2+1, canon, false, &total) })
 	// Under Signing, non-empty maps and unknown fields are refused too,
 	// and the engine and package dynamic's encoder name them.
 	signing := encoder.MarshalOptions{Canonical: encoder.Signing}
-	t.Run("signing", func(t *testing.T) { faultsAgree(t, n/4+1, signing, &total) })
+	t.Run("signing", func(t *testing.T) { faultsAgree(t, n/4+1, signing, false, &total) })
 	if total.Load() < int64(n) {
 		t.Errorf("only %d of the messages failed: the faults planted are not reaching the encoders", total.Load())
 	}
 }
 
-func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atomic.Int64) {
+func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, limited bool, total *atomic.Int64) {
 	for _, s := range protobuftest.GeneratedVariants() {
 		t.Run(string(s.Name), func(t *testing.T) {
 			t.Parallel()
@@ -62,6 +67,12 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 				}
 				for range 1 + r.IntN(3) {
 					places[r.IntN(len(places))]()
+				}
+				det := det
+				if limited {
+					if det.MaxSize = proto.Size(g) - 1; det.MaxSize < 1 {
+						continue
+					}
 				}
 				forms := []proto.Message{g,
 					protobuftest.VariantTwin(g, protobuftest.APIHybrid),
@@ -82,9 +93,11 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, total *atom
 					// The direct encoders (all forms but dynamicpb) name
 					// invalid UTF-8 and a required field not set
 					// themselves, in maps and extensions too, extensions
-					// merged among the fields by number under Canonical.
+					// merged among the fields by number under Canonical,
+					// and the size limit outside the canonical profiles.
 					steps := encoder.WalkStats(enc).Steps
-					named := errors.Is(err, encoder.ErrInvalidUTF8) || errors.Is(err, encoder.ErrRequiredNotSet)
+					named := errors.Is(err, encoder.ErrInvalidUTF8) || errors.Is(err, encoder.ErrRequiredNotSet) ||
+						errors.Is(err, encoder.ErrSizeExceeded) && det.Canonical == 0
 					if named && i != 2 && steps != 0 {
 						t.Fatalf("seed %d: %T: %v named by the walk (%d steps)", seed, m, err, steps)
 					}

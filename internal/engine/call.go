@@ -103,6 +103,13 @@ type enc struct {
 	// there, whose sizes and map entries the write pass takes in the
 	// order the size pass recorded them, is left to the walk.
 	inMaps int
+
+	// limit is the size limit, maxSize but while exceeded counts;
+	// sizeFaults says the size pass names it (size_limit.go): the
+	// limit is within maxSize, outside the canonical profiles, with a
+	// trail. locating is set while exceeded counts.
+	limit                int
+	sizeFaults, locating bool
 }
 
 // Encode encodes m, whose reflection is mr, straight from its storage:
@@ -135,7 +142,8 @@ const packedMargin = 5
 func (st *State) call(o Options) enc {
 	return enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
 		canon: o.Canonical, signing: o.Canonical && o.Signing,
-		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize)}
+		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize), limit: min(o.MaxSize, maxSize),
+		sizeFaults: o.Trail != nil && !o.Canonical && o.MaxSize <= maxSize}
 }
 
 // addrOf returns the address of m, which the depth and cycle checks
@@ -158,3 +166,10 @@ func (e *enc) sizeUnknown(n int, u []byte) (int, bool) {
 	}
 	return n, n <= e.maxSize
 }
+
+// within reports whether n, the count of a list, a map or a message's
+// extensions, may be added to the count of its message: where int has
+// 32 bits, whether it is within the limit; with 64 bits always, the
+// message's total being checked as it ends (sizeUnknown), where the size
+// limit is named (exceeded).
+func (e *enc) within(n int) bool { return !wire.Is32 || n <= e.maxSize }

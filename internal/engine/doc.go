@@ -47,12 +47,14 @@
 // type, and under the Signing profile a non-empty map and unknown
 // fields, and reports the first fault it finds with its field and path
 // (Options.Trail), as the walk names them, without the message being
-// walked again.
+// walked again; so too the size limit, at the item where the walk's
+// running sums pass it (size_limit.go), outside the canonical profiles.
 //
 // It leaves the message to the walk on nesting past the levels it
 // follows (wire.MaxStackDepth; a cycle the walk finds deeper than that),
-// on the size limit, on a fault that the walk would
-// not reach because its running sums pass the size limit first, on an
+// on the size limit where it does not name it (size_limit.go), on a
+// fault that the walk would not reach because its running sums pass the
+// size limit first, on an
 // extension holding a message of a type neither storage reads
 // (dynamicpb, a refused type; see ext_value.go), a nested length
 // that disagrees with its count or extensions that differ between the

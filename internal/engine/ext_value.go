@@ -81,7 +81,7 @@ func (e *enc) sizeExtList(f *encField, l protoreflect.List, depth int) (int, *pr
 			}
 			n += int(f.TagLen) + x
 		}
-		return n, c, n <= e.maxSize
+		return n, c, e.within(n)
 	case wire.OpString, wire.OpBytes:
 		check := f.Elem == wire.OpString && f.UTF8 && e.utf8
 		for j := range k {
@@ -100,12 +100,12 @@ func (e *enc) sizeExtList(f *encField, l protoreflect.List, depth int) (int, *pr
 			}
 			n += int(f.TagLen) + protowire.SizeBytes(y)
 		}
-		return n, nil, n <= e.maxSize
+		return n, nil, e.within(n)
 	}
 	for j := range k {
 		n += int(f.TagLen) + wire.SizeWord(f.Elem, wire.Word(f.more.valueKind, l.Get(j)))
 	}
-	return n, nil, n <= e.maxSize
+	return n, nil, e.within(n)
 }
 
 // sizeExtMessage returns the size of m, a message value of the extension

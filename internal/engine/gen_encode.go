@@ -29,8 +29,9 @@ type Options struct {
 	MaxSize  int
 	// Trail, if not nil, is where the size pass records the fault it
 	// fails with (invalid UTF-8, a required field not set, and, with
-	// SizeOnly too, the depth limit, a cycle, a MessageSet type and the
-	// Signing profile's refusals), with its path, as the walk would
+	// SizeOnly too, the depth limit, a cycle, a MessageSet type, the
+	// Signing profile's refusals and the size limit, outside the
+	// canonical profiles: size_limit.go), with its path, as the walk would
 	// report it; the caller reads it when the call reports handled
 	// false, and resets it.
 	Trail *fault.Trail
@@ -457,9 +458,17 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 	}
 	if p.simple && !e.canon {
-		return e.sizeUnknown(n, p.st.Unknown(ptr))
+		n, ok := e.sizeUnknown(n, p.st.Unknown(ptr))
+		if !ok {
+			return n, e.genExceeded(p, ptr, depth)
+		}
+		return n, true
 	}
 	if end < p.regular {
+		if n > e.maxSize && e.sizeFaults {
+			// The walk passes the limit before the field.
+			return 0, e.genExceeded(p, ptr, depth)
+		}
 		return 0, e.trail.Fail(fault.RequiredNotSet, p.fields[end].sf.Layout, n)
 	}
 	for _, o := range p.oneofs {
@@ -482,7 +491,12 @@ func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 		}
 		n += x
 	}
-	return e.sizeUnknown(n, p.st.Unknown(ptr))
+	n, ok := e.sizeUnknown(n, p.st.Unknown(ptr))
+	if !ok {
+		// The count, n, for genLocate's programs of one field.
+		return n, e.genExceeded(p, ptr, depth)
+	}
+	return n, true
 }
 
 // canonMissing returns the required field not set that the walk names
@@ -779,7 +793,7 @@ func (e *enc) genSizeList(f *genField, ptr genstore.Pointer, depth int) (int, bo
 			}
 			n += int(f.TagLen) + f.Wrap(x)
 		}
-		return n, n <= e.maxSize
+		return n, e.within(n)
 	}
 	// Scalars: packed, one record, or a key per element.
 	if k > e.maxSize {
@@ -930,7 +944,7 @@ func (e *enc) genSizeMap(f *genField, ptr genstore.Pointer, depth int) (int, boo
 		}
 		n += int(f.TagLen) + protowire.SizeBytes(y)
 	}
-	return n, n <= e.maxSize
+	return n, e.within(n)
 }
 
 // entrySize returns the size of the body of a map entry of field f: its

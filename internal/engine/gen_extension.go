@@ -78,7 +78,7 @@ func (e *enc) genSizeExtensions(p *program, ptr genstore.Pointer, depth int) (in
 		e.st.exts[start+i].child = c
 		n += y
 	}
-	return n, n <= e.maxSize
+	return n, e.within(n)
 }
 
 // genRecordExtensions records the set extensions of the message at ptr

@@ -31,10 +31,11 @@ import (
 // for the rule that keeps it the walk's). It visits a map's entries in
 // map order; under Deterministic, where the walk sorts them, a fault
 // found in one is exchanged for the first in key order (earlierFault),
-// each entry counted at most once more. It gives up on anything
-// else out of the ordinary (nesting past the levels it follows or the
-// size limit, an extension holding a message of a type neither storage
-// reads: see ext_value.go). That includes a message whose written length is not
+// each entry counted at most once more. It names the size limit where
+// the walk's running sums pass it (size_limit.go). It gives up on
+// anything else out of the ordinary (nesting past the levels it follows,
+// the size limit where it does not name it, an extension holding a
+// message of a type neither storage reads: see ext_value.go). That includes a message whose written length is not
 // the size its size pass counted: it
 // changed during the call (or holds a stale stamp, below), and the walk,
 // which reads it again, encodes it or fails with ErrSizeMismatch. No
@@ -252,7 +253,7 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 		if p.reordered || rare != nil && len(rare.ext) > 0 {
 			n, ok := e.sizeCanonical(m, m.words(), p, depth)
-			return e.sized(m, n, ok)
+			return e.sized(m, n, ok, depth)
 		}
 	}
 	n := 0
@@ -343,6 +344,10 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		n += x
 	}
 	if end < p.regular {
+		if n > e.maxSize && e.sizeFaults {
+			// The walk passes the limit before the field.
+			return 0, e.exceeded(m, depth)
+		}
 		return 0, e.trail.Fail(fault.RequiredNotSet, &m.t.shape.layout.Fields[end], n)
 	}
 	if len(p.oneofs) > 0 {
@@ -352,22 +357,22 @@ func (e *enc) size(m *Message, depth int) (int, bool) {
 		}
 		n += x
 	}
-	return e.sized(m, n, true)
+	return e.sized(m, n, true, depth)
 }
 
-// sized ends the size pass of m, whose fields counted n bytes (ok false
-// if it gave up): it adds the unknown bytes, checks the limit and stamps
-// the size in m.
-func (e *enc) sized(m *Message, n int, ok bool) (int, bool) {
+// sized ends the size pass of m, at level depth, whose fields counted n
+// bytes (ok false if it gave up): it adds the unknown bytes, checks the
+// limit (naming it: exceeded) and stamps the size in m.
+func (e *enc) sized(m *Message, n int, ok bool, depth int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
 	if rare := m.rareOf(); rare != nil {
 		if n, ok = e.sizeUnknown(n, rare.unknown); !ok {
-			return 0, false
+			return 0, e.exceeded(m, depth)
 		}
 	} else if n > e.maxSize {
-		return 0, false
+		return 0, e.exceeded(m, depth)
 	}
 	m.size.store(e.stamp, n)
 	return n, true
@@ -683,7 +688,7 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			}
 			n += int(f.TagLen) + f.Wrap(x)
 		}
-		if n > e.maxSize {
+		if !e.within(n) {
 			return 0, false
 		}
 	case wire.OpFixed32:
@@ -737,7 +742,7 @@ func (e *enc) sizeMap(mp *dmap, f *encField, lf *layout.Field, depth int) (int, 
 			n += int(f.TagLen) + protowire.SizeBytes(x)
 		}
 	}
-	if n > e.maxSize {
+	if !e.within(n) {
 		return 0, false
 	}
 	return n, true

@@ -21,6 +21,11 @@ import (
 // the bytes the levels counted bounds every running sum of the walk at
 // that point, and Result keeps the fault only if it is within the limit.
 //
+// A size fault (SizeExceeded, recorded by Exceeded) is the walk's where
+// the bytes each level had counted before the step the fault passed
+// through (its running sum at that point) are within the limit, each
+// level on its own, as the walk checks them: Result keeps it only then.
+//
 // An encoder that meets a fault in an order other than the walk's (a
 // map's entries, in map order, where the walk sorts them) sets it aside
 // (Save), looks for an earlier one, and keeps one of the two (Restore,
@@ -32,6 +37,9 @@ type Trail struct {
 	code  Fault
 	field *layout.Field
 	spent uint64
+	// level is what the level the fault is passing up through has
+	// counted so far, peak the most any level it passed had counted.
+	level, peak uint64
 	// steps are the levels passed, innermost first: those of the faults
 	// set aside (Save) before base, the recorded fault's from base on.
 	steps []step
@@ -40,10 +48,11 @@ type Trail struct {
 
 // Saved is a fault set aside by Trail.Save.
 type Saved struct {
-	code      Fault
-	field     *layout.Field
-	spent     uint64
-	base, end int
+	code        Fault
+	field       *layout.Field
+	spent       uint64
+	level, peak uint64
+	base, end   int
 }
 
 // step is a level a fault passed up through: a message entered through
@@ -62,8 +71,16 @@ type step struct {
 func (t *Trail) Fail(c Fault, f *layout.Field, n int) bool {
 	if t != nil {
 		t.code, t.field, t.spent = c, f, uint64(n)
+		t.level, t.peak = uint64(n), 0
 	}
 	return false
+}
+
+// Exceeded records the size limit passed at item f (nil for a
+// message's unknown bytes) of a level that had counted n bytes before
+// it (see Crossing), and returns false, for the caller to return.
+func (t *Trail) Exceeded(f *layout.Field, n int) bool {
+	return t.Fail(SizeExceeded, f, n)
 }
 
 // Failed reports whether a fault is recorded.
@@ -73,7 +90,20 @@ func (t *Trail) Failed() bool { return t != nil && t.code != OK }
 func (t *Trail) Up(n int) {
 	if t.Failed() {
 		t.spent += uint64(n)
+		t.level += uint64(n)
 	}
+}
+
+// push records step s, ending the level the fault was passing up
+// through: the next counts bytes of the level that holds it, which starts
+// with level bytes. (Not inlined: it is off the size passes' common
+// path, which inline Enter.)
+//
+//go:noinline
+func (t *Trail) push(s step, level uint64) {
+	t.steps = append(t.steps, s)
+	t.peak = max(t.peak, t.level)
+	t.level = level
 }
 
 // Counted is a level's check after counting one of its parts, x bytes,
@@ -92,7 +122,7 @@ func (t *Trail) Counted(n, x int, ok bool, limit int) bool {
 // through field f, as element index (or -1).
 func (t *Trail) Enter(f *layout.Field, index int) {
 	if t.Failed() {
-		t.steps = append(t.steps, step{f: f, index: int32(index)})
+		t.push(step{f: f, index: int32(index)}, 0)
 	}
 }
 
@@ -104,9 +134,12 @@ func (t *Trail) EnterEntry(f *layout.Field, kw uint64, ks string, value bool) {
 		return
 	}
 	if value {
-		t.steps = append(t.steps, step{index: -1})
+		// The entry had counted its key before its value: no more
+		// than the key's tag, a length and ten bytes of a number or
+		// the string key's bytes.
+		t.push(step{index: -1}, uint64(len(f.MapKey.Tag)+15+len(ks)))
 	}
-	t.steps = append(t.steps, step{f: f, index: -1, entry: true, kw: kw, ks: ks})
+	t.push(step{f: f, index: -1, entry: true, kw: kw, ks: ks}, 0)
 }
 
 // Entry returns the key, word kw or string ks, of the map entry the
@@ -127,8 +160,9 @@ func (t *Trail) Save() Saved {
 	if t == nil {
 		return Saved{}
 	}
-	s := Saved{code: t.code, field: t.field, spent: t.spent, base: t.base, end: len(t.steps)}
+	s := Saved{code: t.code, field: t.field, spent: t.spent, level: t.level, peak: t.peak, base: t.base, end: len(t.steps)}
 	t.code, t.field, t.spent, t.base = OK, nil, 0, len(t.steps)
+	t.level, t.peak = 0, 0
 	return s
 }
 
@@ -141,6 +175,7 @@ func (t *Trail) Restore(s Saved) {
 	clear(t.steps[s.end:])
 	t.steps = t.steps[:s.end]
 	t.code, t.field, t.spent, t.base = s.code, s.field, s.spent, s.base
+	t.level, t.peak = s.level, s.peak
 }
 
 // Drop drops the fault s set aside, keeping the one recorded since, or
@@ -157,9 +192,17 @@ func (t *Trail) Drop(s Saved) {
 
 // Result returns the recorded fault, its field and its path, as the walk
 // names them, or OK if none is recorded or the bytes counted before it
-// pass maxSize (the walk then fails on the size first).
+// pass maxSize (the walk then fails on the size first): for a size fault,
+// the bytes of any one level.
 func (t *Trail) Result(maxSize int) (Fault, *layout.Field, string) {
-	if !t.Failed() || t.spent > uint64(maxSize) {
+	if !t.Failed() {
+		return OK, nil, ""
+	}
+	if t.code == SizeExceeded {
+		if max(t.peak, t.level) > uint64(maxSize) {
+			return OK, nil, ""
+		}
+	} else if t.spent > uint64(maxSize) {
 		return OK, nil, ""
 	}
 	steps := t.steps[t.base:]
@@ -190,7 +233,40 @@ func (t *Trail) Reset() {
 	}
 	clear(t.steps)
 	t.code, t.field, t.spent, t.steps, t.base = OK, nil, 0, t.steps[:0], 0
+	t.level, t.peak = 0, 0
 	if cap(t.steps) > 1<<10 {
 		t.steps = nil
 	}
+}
+
+// Crossing finds, among the items of one level counted in the walk's
+// order, the one at which the walk's running sum of the level passes
+// the size limit: the walk fails there, naming the item's field, unless
+// the item is itself a part whose own sum passed the limit first (the
+// walk then fails inside it). A Crossing with Limit set, N 0, starts a
+// level.
+type Crossing struct {
+	// Limit is the size limit.
+	Limit int
+	// N is the bytes counted: before the item that passed the limit,
+	// once one has.
+	N int
+}
+
+// Names reports whether the walk, its running sum passing the limit at
+// item f (nil for unknown bytes) of x bytes, names f: unless f is a map
+// larger than the limit, one of whose entries may pass it by itself,
+// where the walk would name the entry.
+func (c *Crossing) Names(f *layout.Field, x int) bool {
+	return f == nil || !f.Map || x <= c.Limit
+}
+
+// Add counts an item of x bytes and reports whether the running sum
+// passes the limit with it.
+func (c *Crossing) Add(x int) bool {
+	if x > c.Limit-c.N {
+		return true
+	}
+	c.N += x
+	return false
 }

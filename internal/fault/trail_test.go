@@ -160,3 +160,96 @@ func TestTrailSaved(t *testing.T) {
 		t.Error("Drop with nothing recorded since left a fault")
 	}
 }
+
+// TestTrailSizeRule holds a size fault to the walk's rule: kept while the
+// bytes each level counted before it are within the limit, each level on
+// its own (the walk checks each part's running sum), whatever their sum;
+// and TestTrail's rule, on the sum, for the other faults.
+func TestTrailSizeRule(t *testing.T) {
+	fds := layout.Of((&descriptorpb.FileDescriptorSet{}).ProtoReflect().Descriptor())
+	file := &fds.Fields[0]
+	fl := file.Message()
+	msgType := &fl.Fields[fl.PositionOfNumber(4)]
+	dl := msgType.Message()
+	name := &dl.Fields[dl.PositionOfNumber(1)]
+
+	record := func(c fault.Fault) *fault.Trail {
+		var tr fault.Trail
+		tr.Fail(c, name, 40) // the message had counted 40 bytes
+		tr.Enter(msgType, 3)
+		tr.Up(30) // the file, 20 + 30 bytes, in two parts
+		tr.Up(20)
+		tr.Enter(file, 1)
+		tr.Up(45) // the root
+		return &tr
+	}
+	for _, c := range []struct {
+		fault fault.Fault
+		limit int
+		want  fault.Fault
+	}{
+		{fault.SizeExceeded, 50, fault.SizeExceeded},
+		{fault.SizeExceeded, 49, fault.OK}, // the file's 50
+		{fault.SizeExceeded, 135, fault.SizeExceeded},
+		{fault.InvalidUTF8, 134, fault.OK}, // 135 in all
+		{fault.InvalidUTF8, 135, fault.InvalidUTF8},
+	} {
+		got, f, path := record(c.fault).Result(c.limit)
+		if got != c.want || got != fault.OK && (f != name || path != "file[1].message_type[3].name") {
+			t.Errorf("%v, limit %d: got %v %v %q, want %v", c.fault, c.limit, got, f, path, c.want)
+		}
+	}
+	var tr fault.Trail
+	tr.Fail(fault.SizeExceeded, name, 60)
+	if c, _, _ := tr.Result(59); c != fault.OK {
+		t.Errorf("60 bytes counted at the fault's level, limit 59: got %v", c)
+	}
+	// Set aside and brought back, a fault keeps its levels' bytes.
+	tr.Reset()
+	tr.Fail(fault.SizeExceeded, name, 10)
+	tr.Enter(msgType, 0)
+	tr.Up(70)
+	s := tr.Save()
+	tr.Exceeded(name, 1)
+	tr.Restore(s)
+	if c, _, _ := tr.Result(69); c != fault.OK {
+		t.Errorf("restored: 70 bytes at a level, limit 69: got %v", c)
+	}
+	// A map value's entry counts its key before the value: a bound of
+	// its tag (1 byte here), a length and ten bytes or the string key.
+	tl := layout.Of((&test3pb.TestAllTypes{}).ProtoReflect().Descriptor())
+	mf := &tl.Fields[tl.PositionOfNumber(146)] // map_string_nested_message
+	for _, c := range []struct {
+		limit int
+		want  fault.Fault
+	}{{18, fault.OK}, {19, fault.SizeExceeded}} {
+		tr.Reset()
+		tr.Exceeded(nil, 0)
+		tr.EnterEntry(mf, 0, "key", true)
+		if got, _, path := tr.Result(c.limit); got != c.want || got != fault.OK && path != `map_string_nested_message["key"]` {
+			t.Errorf("key \"key\", limit %d: got %v %q, want %v", c.limit, got, path, c.want)
+		}
+	}
+}
+
+// TestCrossing finds the item with which a level's running sum passes
+// the limit, and names it but for a map larger than the limit.
+func TestCrossing(t *testing.T) {
+	c := fault.Crossing{Limit: 10}
+	for i, x := range []int{3, 4, 3, 1} {
+		if crossed := c.Add(x); crossed != (i == 3) {
+			t.Fatalf("item %d of %d bytes: crossed %v", i, x, crossed)
+		}
+	}
+	if c.N != 10 {
+		t.Errorf("%d bytes before the item; want 10", c.N)
+	}
+	c = fault.Crossing{Limit: 10}
+	if !c.Add(11) || c.N != 0 {
+		t.Errorf("an item past the limit by itself: N %d", c.N)
+	}
+	m := &layout.Field{Map: true}
+	if !c.Names(nil, 11) || !c.Names(&layout.Field{}, 11) || !c.Names(m, 10) || c.Names(m, 11) {
+		t.Error("Names: only a map past the limit is not named")
+	}
+}
