@@ -713,7 +713,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 				case !df.packable:
 					k, err = o.other(t, df, tag, b[i:], j-i, m, words, depth)
 				case protowire.Type(tag&7) == protowire.BytesType:
-					k, err = o.packed(df, b[j:], m)
+					k, err = o.packedTo(o.listOf(df, m), df, b[j:])
 					k += j - i
 				default:
 					// An element of a list of scalars, unpacked: the
@@ -979,21 +979,27 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 		if n < 0 {
 			return 0, errDecode
 		}
-		words := l.words()
-		if len(words) == cap(words) {
-			words = grow(&o.words, words, 32, wordsLimit)
-			o.used += int64(cap(words)) * wordBytes
+		switch l.width {
+		case wire.Signed32:
+			l.setInt32s(appendScalar(o, l.int32s(), w))
+		case wire.Unsigned32:
+			l.setUint32s(appendScalar(o, l.uint32s(), w))
+		default:
+			l.setWords(appendScalar(o, l.words(), w))
 		}
-		l.setWords(append(words, w))
 		return n, nil
 	}
 	return o.packedTo(l, df, b)
 }
 
-// packed decodes a packed run of the list of scalars df, whose value
-// starts b, into m's list. It returns the length of the value.
-func (o *decodeOptions) packed(df *decField, b []byte, m *Message) (int, error) {
-	return o.packedTo(o.listOf(df, m), df, b)
+// appendScalar appends the word w to xs, the elements of a list of
+// scalars.
+func appendScalar[T wire.Scalars](o *decodeOptions, xs []T, w uint64) []T {
+	if len(xs) == cap(xs) {
+		xs = growScalars(&o.arena, xs)
+		o.used += int64(cap(xs)) * scalarBytes[T]()
+	}
+	return append(xs, T(w))
 }
 
 // unpacked decodes the unpacked element of the list of scalars df whose
@@ -1002,7 +1008,28 @@ func (o *decodeOptions) packed(df *decField, b []byte, m *Message) (int, error) 
 // one by one. It returns where the last record decoded ends in b.
 func (o *decodeOptions) unpacked(df *decField, b []byte, i, j int, m *Message) (int, error) {
 	l := o.listOf(df, m)
-	words := l.words()
+	var err error
+	switch l.width {
+	case wire.Signed32:
+		var xs []int32
+		xs, j, err = unpackedInto(o, df, b, i, j, l.int32s())
+		l.setInt32s(xs)
+	case wire.Unsigned32:
+		var xs []uint32
+		xs, j, err = unpackedInto(o, df, b, i, j, l.uint32s())
+		l.setUint32s(xs)
+	default:
+		var xs []uint64
+		xs, j, err = unpackedInto(o, df, b, i, j, l.words())
+		l.setWords(xs)
+	}
+	return j, err
+}
+
+// unpackedInto is unpacked into xs, the list's elements: it returns them
+// (those decoded before a fault too), and where the run ends or the
+// fault.
+func unpackedInto[T wire.Scalars](o *decodeOptions, df *decField, b []byte, i, j int, xs []T) ([]T, int, error) {
 	run := runOf(b, i, j)
 	op := df.elem
 	for {
@@ -1014,48 +1041,56 @@ func (o *decodeOptions) unpacked(df *decField, b []byte, i, j int, m *Message) (
 			} else {
 				v, k := protowire.ConsumeVarint(b[j:])
 				if k < 0 {
-					l.setWords(words)
-					return 0, errDecode
+					return xs, 0, errDecode
 				}
 				x, j = v, j+k
 			}
 		case protowire.Fixed32Type:
 			if len(b)-j < 4 {
-				l.setWords(words)
-				return 0, errDecode
+				return xs, 0, errDecode
 			}
 			x, j = uint64(binary.LittleEndian.Uint32(b[j:])), j+4
 		default:
 			if len(b)-j < 8 {
-				l.setWords(words)
-				return 0, errDecode
+				return xs, 0, errDecode
 			}
 			x, j = binary.LittleEndian.Uint64(b[j:]), j+8
 		}
-		if len(words) == cap(words) {
-			words = grow(&o.words, words, 32, wordsLimit)
-			if o.used += int64(cap(words)) * wordBytes; o.used > o.limit {
-				l.setWords(words)
-				return 0, ErrMemoryLimit
+		if len(xs) == cap(xs) {
+			xs = growScalars(&o.arena, xs)
+			if o.used += int64(cap(xs)) * scalarBytes[T](); o.used > o.limit {
+				return xs, 0, ErrMemoryLimit
 			}
 		}
-		words = append(words, op.word(x))
+		xs = append(xs, T(op.word(x)))
 		if k := run.next(b, j); k > 0 {
 			j = k
 		} else {
 			break
 		}
 	}
-	l.setWords(words)
-	return j, nil
+	return xs, j, nil
 }
 
-// packedTo is packed into l, the list.
+// packedTo decodes a packed run of the list of scalars df, whose value
+// starts b, into l, the list. It returns the length of the value.
 func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
+	switch l.width {
+	case wire.Signed32:
+		return packedInto[int32](o, l, df, b)
+	case wire.Unsigned32:
+		return packedInto[uint32](o, l, df, b)
+	}
+	return packedInto[uint64](o, l, df, b)
+}
+
+// packedInto is packedTo for a list of elements of type T.
+func packedInto[T wire.Scalars](o *decodeOptions, l *list, df *decField, b []byte) (int, error) {
 	v, n := consumeBytes(b)
 	if n < 0 {
 		return 0, errDecode
 	}
+	xs := slots.Get[T](&l.elems)
 	var count int
 	switch df.wire {
 	case protowire.Fixed32Type:
@@ -1065,17 +1100,17 @@ func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
 	default:
 		count = countVarints(v)
 	}
-	words := l.words()
-	if cap(words)-len(words) < count {
+	if cap(xs)-len(xs) < count {
 		// Counted, and held to the limit, before the array is taken.
-		o.used += int64(len(words)+count) * wordBytes
+		o.used += int64(len(xs)+count) * scalarBytes[T]()
 		if o.used > o.limit {
 			return 0, ErrMemoryLimit
 		}
-		if len(words) == 0 {
-			words = o.takeWords(count)[:0]
+		if len(xs) == 0 {
+			per := scalarsPerWord[T]()
+			xs = slots.Elems[T](o.takeWords((count + per - 1) / per))[:0]
 		} else {
-			words = slices.Grow(words, count)
+			xs = slices.Grow(xs, count)
 		}
 	}
 	// The values, by the element's op, without a call for each.
@@ -1083,11 +1118,11 @@ func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
 	switch df.wire {
 	case protowire.Fixed32Type:
 		for ; len(v) >= 4; v = v[4:] {
-			words = append(words, op.word(uint64(binary.LittleEndian.Uint32(v))))
+			xs = append(xs, T(op.word(uint64(binary.LittleEndian.Uint32(v)))))
 		}
 	case protowire.Fixed64Type:
 		for ; len(v) >= 8; v = v[8:] {
-			words = append(words, binary.LittleEndian.Uint64(v))
+			xs = append(xs, T(binary.LittleEndian.Uint64(v)))
 		}
 	default:
 		p := 0
@@ -1098,12 +1133,12 @@ func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
 					break
 				}
 			}
-			words = append(words, op.word(x))
+			xs = append(xs, T(op.word(x)))
 			p += k
 		}
 		v = v[p:]
 	}
-	l.setWords(words)
+	slots.Set(&l.elems, xs)
 	if len(v) > 0 {
 		return 0, errDecode
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/slots"
 	"github.com/protolayout/protolayout/internal/strview"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // An arena hands out the storage of the messages, lists, strings and
@@ -498,7 +499,7 @@ func (a *arena) newList(md protoreflect.MessageDescriptor, df *decField) *list {
 	if e.df != df {
 		a.used += listTypeBytes
 		t := &a.types.take(1, 2, typesLimit)[0].l
-		t.fd, t.kind, t.valid = md.Fields().Get(int(df.index)), df.kind, true
+		t.init(md.Fields().Get(int(df.index)), df.kind, true)
 		e.df, e.t = df, t
 	}
 	return a.newListOf(e.t)
@@ -535,6 +536,34 @@ func (a *arena) reserveMsgs(s []*Message, rest []byte, num protowire.Number) []*
 		return c[i : i : i+n]
 	}
 	return a.lmsgs.take(n, 8, msgPtrLimit)[:0]
+}
+
+// growScalars is grow for the elements of a list of scalars, cut from the
+// arena's words.
+func growScalars[T wire.Scalars](a *arena, s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	per := scalarsPerWord[T]()
+	n := max(4, 2*len(s))
+	r := slots.Elems[T](a.words.take((n+per-1)/per, 32, wordsLimit))[:len(s)]
+	copy(r, s)
+	return r
+}
+
+// scalarsPerWord returns how many elements of type T a word holds: 2 for
+// the 32-bit types, 1 for words.
+func scalarsPerWord[T wire.Scalars]() int {
+	if big := uint64(math.MaxUint32) + 1; T(big) == 0 {
+		return 2
+	}
+	return 1
+}
+
+// scalarBytes returns the bytes of an element of type T, as the arena
+// counts them.
+func scalarBytes[T wire.Scalars]() int64 {
+	return wordBytes / int64(scalarsPerWord[T]())
 }
 
 // takeWords returns n zero words, as a.words.take(n, 32, wordsLimit), its

@@ -271,7 +271,8 @@ func (d *Decoder) Release() {
 	for _, l := range r.merged {
 		// A list of a message merged into, whose type other lists may
 		// share: a read-only type of its own.
-		l.listType = &listType{fd: l.fd, kind: l.kind}
+		l.listType = new(listType)
+		l.listType.init(l.fd, l.kind, false)
 		l.elems = slots.Vec{}
 	}
 	clear(r.merged)

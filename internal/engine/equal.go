@@ -122,9 +122,8 @@ func equalLists(x, y *list, depth int) bool {
 	}
 	switch classOfKind(x.kind) {
 	case classScalar:
-		wy := y.words()
-		for i, w := range x.words() {
-			if !equalWords(x.kind, w, wy[i]) {
+		for i := range x.Len() {
+			if !equalWords(x.kind, x.word(i), y.word(i)) {
 				return false
 			}
 		}

@@ -49,7 +49,7 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		return e.sizeExtList(f, v.List(), depth)
 	case wire.OpPacked:
 		if l, ok := v.List().(*list); ok {
-			return int(f.TagLen) + protowire.SizeBytes(wire.PackedSize(f.Elem, l.words())), nil, true
+			return int(f.TagLen) + protowire.SizeBytes(packedSize(f.Elem, l)), nil, true
 		}
 		body, ok := wire.SizePackedList(lf.Kind, v.List(), e.maxSize)
 		if !ok {
@@ -174,7 +174,7 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, child
 		return e.appendExtList(b, f, v.List(), child, depth)
 	case wire.OpPacked:
 		if l, ok := v.List().(*list); ok {
-			return appendPacked(b, f, l.words()), true
+			return appendPackedList(b, f, l), true
 		}
 		l := v.List()
 		body, ok := wire.SizePackedList(f.more.ext.Kind, l, e.maxSize)

@@ -4,11 +4,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/protolayout/protolayout/internal/slots"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // list is the protoreflect.List of a repeated field (or extension): its
 // elements in a slice of their class, as a message keeps its fields
-// (scalars as words, see toWord), which words, strs, bytes or msgs
+// (scalars as words, see toWord; those of 32-bit kinds in 32 bits, as
+// wire.WidthOf says), which words, int32s, uint32s, strs, bytes or msgs
 // returns, by kind; and its type, which lists of one field share.
 type list struct {
 	*listType
@@ -25,9 +27,16 @@ type list struct {
 type listType struct {
 	fd   protoreflect.FieldDescriptor
 	kind protoreflect.Kind
+	// width is the element type of a list of scalars.
+	width wire.Width
 	// valid is false for the read-only empty list Get returns for an
 	// unset field.
 	valid bool
+}
+
+// init sets t to the type of lists of fd, whose elements are of kind k.
+func (t *listType) init(fd protoreflect.FieldDescriptor, k protoreflect.Kind, valid bool) {
+	t.fd, t.kind, t.width, t.valid = fd, k, wire.WidthOf(k), valid
 }
 
 // aloneList is a list made on its own, with its type.
@@ -36,14 +45,40 @@ type aloneList struct {
 	l list
 }
 
-// words returns the elements of a list of scalars; strs, bytes and msgs
-// those of lists of the other classes. Each returns nil for a list of
-// another class.
+// words returns the elements of a list of scalars of 64-bit kinds;
+// int32s and uint32s those of the 32-bit kinds (by l.width), strs, bytes
+// and msgs those of lists of the other classes. Each returns nil for a
+// list of another class.
 func (l *list) words() []uint64 {
-	if classOfKind(l.kind) != classScalar {
+	if classOfKind(l.kind) != classScalar || l.width != wire.Wide {
 		return nil
 	}
 	return slots.Get[uint64](&l.elems)
+}
+
+func (l *list) int32s() []int32 {
+	if classOfKind(l.kind) != classScalar || l.width != wire.Signed32 {
+		return nil
+	}
+	return slots.Get[int32](&l.elems)
+}
+
+func (l *list) uint32s() []uint32 {
+	if classOfKind(l.kind) != classScalar || l.width != wire.Unsigned32 {
+		return nil
+	}
+	return slots.Get[uint32](&l.elems)
+}
+
+// word returns element i of a list of scalars as its word.
+func (l *list) word(i int) uint64 {
+	switch l.width {
+	case wire.Signed32:
+		return uint64(l.int32s()[i])
+	case wire.Unsigned32:
+		return uint64(l.uint32s()[i])
+	}
+	return l.words()[i]
 }
 
 func (l *list) strs() []string {
@@ -83,14 +118,17 @@ func classOfKind(k protoreflect.Kind) class {
 
 // setWords stores s as the elements of a list of scalars; setStrs,
 // setBytes and setMsgs do so for the other classes.
-func (l *list) setWords(s []uint64)  { slots.Set(&l.elems, s) }
-func (l *list) setStrs(s []string)   { slots.Set(&l.elems, s) }
-func (l *list) setBytes(s [][]byte)  { slots.Set(&l.elems, s) }
-func (l *list) setMsgs(s []*Message) { slots.Set(&l.elems, s) }
+func (l *list) setWords(s []uint64)   { slots.Set(&l.elems, s) }
+func (l *list) setInt32s(s []int32)   { slots.Set(&l.elems, s) }
+func (l *list) setUint32s(s []uint32) { slots.Set(&l.elems, s) }
+func (l *list) setStrs(s []string)    { slots.Set(&l.elems, s) }
+func (l *list) setBytes(s [][]byte)   { slots.Set(&l.elems, s) }
+func (l *list) setMsgs(s []*Message)  { slots.Set(&l.elems, s) }
 
 // newList returns a new empty list for fd, whose elements are of kind k.
 func newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
-	a := &aloneList{t: listType{fd: fd, kind: k, valid: true}}
+	a := new(aloneList)
+	a.t.init(fd, k, true)
 	a.l.listType = &a.t
 	return &a.l
 }
@@ -98,7 +136,8 @@ func newList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
 // readOnlyList returns the read-only empty list of fd, whose elements are
 // of kind k.
 func readOnlyList(fd protoreflect.FieldDescriptor, k protoreflect.Kind) *list {
-	a := &aloneList{t: listType{fd: fd, kind: k}}
+	a := new(aloneList)
+	a.t.init(fd, k, false)
 	a.l.listType = &a.t
 	return &a.l
 }
@@ -131,7 +170,7 @@ func (l *list) Get(i int) protoreflect.Value {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		return protoreflect.ValueOfMessage(l.msgs()[i])
 	default:
-		return fromWord(l.kind, l.words()[i])
+		return fromWord(l.kind, l.word(i))
 	}
 }
 
@@ -151,7 +190,14 @@ func (l *list) Set(i int, v protoreflect.Value) {
 		l.msgs()[i] = x
 	default:
 		x := l.wordOf(v)
-		l.words()[i] = x
+		switch l.width {
+		case wire.Signed32:
+			l.int32s()[i] = int32(x)
+		case wire.Unsigned32:
+			l.uint32s()[i] = uint32(x)
+		default:
+			l.words()[i] = x
+		}
 	}
 }
 
@@ -166,7 +212,15 @@ func (l *list) Append(v protoreflect.Value) {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		l.setMsgs(append(l.msgs(), checkMessage(l.fd, v)))
 	default:
-		l.setWords(append(l.words(), l.wordOf(v)))
+		x := l.wordOf(v)
+		switch l.width {
+		case wire.Signed32:
+			l.setInt32s(append(l.int32s(), int32(x)))
+		case wire.Unsigned32:
+			l.setUint32s(append(l.uint32s(), uint32(x)))
+		default:
+			l.setWords(append(l.words(), x))
+		}
 	}
 }
 
@@ -225,7 +279,14 @@ func (l *list) Truncate(n int) {
 		clear(s[n:])
 		l.setMsgs(s[:n])
 	default:
-		l.setWords(l.words()[:n])
+		switch l.width {
+		case wire.Signed32:
+			l.setInt32s(l.int32s()[:n])
+		case wire.Unsigned32:
+			l.setUint32s(l.uint32s()[:n])
+		default:
+			l.setWords(l.words()[:n])
+		}
 	}
 }
 

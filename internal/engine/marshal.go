@@ -604,11 +604,10 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		return e.sizeList(l, f, m.fieldOf(f), depth)
 	case wire.OpPacked:
 		l := m.listAt(f.slot)
-		if l == nil || len(l.words()) == 0 {
+		if l == nil || l.Len() == 0 {
 			return 0, true
 		}
-		body := wire.PackedSize(f.Elem, l.words())
-		return int(f.TagLen) + protowire.SizeBytes(body), true
+		return int(f.TagLen) + protowire.SizeBytes(packedSize(f.Elem, l)), true
 	default: // wire.OpMap
 		mp := m.mapAt(f.slot)
 		if mp == nil {
@@ -692,15 +691,42 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 			return 0, false
 		}
 	case wire.OpFixed32:
-		n = len(l.words()) * (int(f.TagLen) + 4)
+		n = l.Len() * (int(f.TagLen) + 4)
 	case wire.OpFixed64:
-		n = len(l.words()) * (int(f.TagLen) + 8)
+		n = l.Len() * (int(f.TagLen) + 8)
 	default:
-		for _, w := range l.words() {
-			n += int(f.TagLen) + wire.SizeWord(f.Elem, w)
+		switch l.width {
+		case wire.Signed32:
+			n = sizeUnpacked(f, l.int32s())
+		case wire.Unsigned32:
+			n = sizeUnpacked(f, l.uint32s())
+		default:
+			n = sizeUnpacked(f, l.words())
 		}
 	}
 	return n, true
+}
+
+// sizeUnpacked returns the size of xs, the elements of an unpacked list
+// of scalars of field f, each with its key.
+func sizeUnpacked[T wire.Scalars](f *encField, xs []T) int {
+	n := 0
+	for _, x := range xs {
+		n += int(f.TagLen) + wire.SizeWord(f.Elem, uint64(x))
+	}
+	return n
+}
+
+// packedSize returns the size of the body of the packed record of l, a
+// list of scalars written by op.
+func packedSize(op wire.Op, l *list) int {
+	switch l.width {
+	case wire.Signed32:
+		return wire.PackedSize(op, l.int32s())
+	case wire.Unsigned32:
+		return wire.PackedSize(op, l.uint32s())
+	}
+	return wire.PackedSize(op, l.words())
 }
 
 // sizeMap returns the size of the map mp of field f, of layout record
@@ -1059,10 +1085,10 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		return e.appendList(b, l, f, depth)
 	case wire.OpPacked:
 		l := m.listAt(f.slot)
-		if l == nil || len(l.words()) == 0 {
+		if l == nil || l.Len() == 0 {
 			return b, true
 		}
-		return appendPacked(b, f, l.words()), true
+		return appendPackedList(b, f, l), true
 	default: // wire.OpMap
 		mp := m.mapAt(f.slot)
 		if mp == nil {
@@ -1077,13 +1103,25 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 
 // appendPacked appends the packed record of words, the elements of a
 // list of field f, with its key.
-func appendPacked(b []byte, f *encField, words []uint64) []byte {
+func appendPacked[T wire.Scalars](b []byte, f *encField, xs []T) []byte {
 	b = append(b, f.more.PackedTag...)
-	b = wire.AppendVarint(b, uint64(wire.PackedSize(f.Elem, words)))
-	for _, w := range words {
-		b = wire.AppendWord(b, f.Elem, w)
+	b = wire.AppendVarint(b, uint64(wire.PackedSize(f.Elem, xs)))
+	for _, x := range xs {
+		b = wire.AppendWord(b, f.Elem, uint64(x))
 	}
 	return b
+}
+
+// appendPackedList appends the packed record of l, a list of scalars of
+// field f (appendPacked over its elements).
+func appendPackedList(b []byte, f *encField, l *list) []byte {
+	switch l.width {
+	case wire.Signed32:
+		return appendPacked(b, f, l.int32s())
+	case wire.Unsigned32:
+		return appendPacked(b, f, l.uint32s())
+	}
+	return appendPacked(b, f, l.words())
 }
 
 // appendNested appends c, a message of field f at level depth, with its
@@ -1150,11 +1188,25 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 			}
 		}
 	default:
-		for _, w := range l.words() {
-			b = wire.AppendWord(f.AppendKey(b), f.Elem, w)
+		switch l.width {
+		case wire.Signed32:
+			b = appendUnpacked(b, f, l.int32s())
+		case wire.Unsigned32:
+			b = appendUnpacked(b, f, l.uint32s())
+		default:
+			b = appendUnpacked(b, f, l.words())
 		}
 	}
 	return b, true
+}
+
+// appendUnpacked appends xs, the elements of an unpacked list of scalars
+// of field f, each with its key.
+func appendUnpacked[T wire.Scalars](b []byte, f *encField, xs []T) []byte {
+	for _, x := range xs {
+		b = wire.AppendWord(f.AppendKey(b), f.Elem, uint64(x))
+	}
+	return b
 }
 
 // appendMap appends the entries of the map mp of field f: in map order,

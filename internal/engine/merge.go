@@ -6,6 +6,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/runtime/protoiface"
+
+	"github.com/protolayout/protolayout/internal/slots"
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // Merge, over the storage: proto.Merge and proto.Clone of a Message into
@@ -157,7 +160,14 @@ func (mg *merger) clone(c *Message, depth int) *Message {
 func (mg *merger) list(l, src *list, depth int) {
 	switch classOfKind(l.kind) {
 	case classScalar:
-		l.setWords(appendAll(&mg.words, l.words(), src.words()))
+		switch l.width {
+		case wire.Signed32:
+			l.setInt32s(appendScalars(&mg.words, l.int32s(), src.int32s()))
+		case wire.Unsigned32:
+			l.setUint32s(appendScalars(&mg.words, l.uint32s(), src.uint32s()))
+		default:
+			l.setWords(appendScalars(&mg.words, l.words(), src.words()))
+		}
 	case classString:
 		l.setStrs(appendAll(&mg.lstrs, l.strs(), src.strs()))
 	case classBytes:
@@ -187,6 +197,22 @@ func appendAll[T any](sl *slab[T], s, from []T) []T {
 		return append(s, from...)
 	}
 	r := sl.take(len(s)+len(from), 8, 256)
+	copy(r, s)
+	copy(r[len(s):], from)
+	return r
+}
+
+// appendScalars is appendAll for the elements of lists of scalars, of
+// 32 or 64 bits, cut from the slab of words (slots.Elems).
+func appendScalars[T wire.Scalars](sl *slab[uint64], s, from []T) []T {
+	if len(from) == 0 {
+		return s
+	}
+	if cap(s)-len(s) >= len(from) {
+		return append(s, from...)
+	}
+	n, per := len(s)+len(from), scalarsPerWord[T]()
+	r := slots.Elems[T](sl.take((n+per-1)/per, 8, 256))[:n]
 	copy(r, s)
 	copy(r[len(s):], from)
 	return r

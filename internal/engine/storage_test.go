@@ -21,7 +21,7 @@ import (
 // that type; block) and the direct encoder's size stamp (8 bytes), a
 // message type four words (descriptor, shape, rare), a list four
 // words (its type, shared with the lists of its field; its one slice),
-// a list type three words (descriptor; kind and validity), and the
+// a list type three words (descriptor; kind, width and validity), and the
 // direct encoder's record of a field 24 bytes and a word.
 func TestHeaderSizes(t *testing.T) {
 	word := reflect.TypeFor[uintptr]().Size()

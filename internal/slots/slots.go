@@ -588,3 +588,15 @@ func LoadBytes(s *string) []byte {
 	h := *(*strHeader)(unsafe.Pointer(s))
 	return unsafe.Slice((*byte)(h.p), h.n)
 }
+
+// Elems returns the memory of words as elements of T, eight bytes of
+// words to 8/size of T elements: for lists of scalars of 32 or 64 bits
+// cut from a slab of words, which share its array (and its lifetime). In
+// purego builds a list of 32-bit elements gets a new array instead.
+func Elems[T ~int32 | ~uint32 | ~uint64](words []uint64) []T {
+	if len(words) == 0 {
+		return nil
+	}
+	n := len(words) * 8 / int(unsafe.Sizeof(T(0)))
+	return asSlice[T](Vec{unsafe.Pointer(unsafe.SliceData(words)), n, n})
+}

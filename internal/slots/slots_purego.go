@@ -175,3 +175,19 @@ func StoreBytes(s *string, b []byte) { panic("slots: StoreBytes in a purego buil
 
 // LoadBytes panics in this build (see BytesInStrings).
 func LoadBytes(s *string) []byte { panic("slots: LoadBytes in a purego build") }
+
+// Elems returns words as elements of T, eight bytes of words to 8/size
+// of T elements: in this build, words itself for elements of 64 bits and
+// a new array otherwise.
+func Elems[T ~int32 | ~uint32 | ~uint64](words []uint64) []T {
+	if len(words) == 0 {
+		return nil
+	}
+	if w, ok := any(words).([]T); ok {
+		return w
+	}
+	if wide := uint64(1) << 32; T(wide) != 0 {
+		return make([]T, len(words))
+	}
+	return make([]T, 2*len(words))
+}

@@ -300,3 +300,30 @@ func TestTakeHeaded(t *testing.T) {
 		}
 	}
 }
+
+// Elems gives two 32-bit elements per word, zero where the words are,
+// and (in the default build) in the words' own array; words as 64-bit
+// elements are the words themselves.
+func TestElems(t *testing.T) {
+	if Elems[uint32](nil) != nil {
+		t.Fatal("no words give elements")
+	}
+	words := make([]uint64, 3)
+	if w := Elems[uint64](words); len(w) != 3 || &w[0] != &words[0] {
+		t.Fatal("words as words are another array")
+	}
+	h := Elems[int32](words)
+	if len(h) != 6 || cap(h) != 6 {
+		t.Fatalf("len %d, cap %d; want 6, 6", len(h), cap(h))
+	}
+	for i, x := range h {
+		if x != 0 {
+			t.Fatalf("element %d = %d", i, x)
+		}
+	}
+	h[5] = -1
+	shared := words[2] != 0
+	if shared != Chunked {
+		t.Fatalf("the halves share the words' array: %v; want %v", shared, Chunked)
+	}
+}

@@ -202,27 +202,53 @@ func PutWord(b []byte, k int, op Op, w uint64) int {
 	return k + 8
 }
 
-// PackedSize returns the size of the body of a packed record of words
-// written by the scalar op op.
-func PackedSize(op Op, words []uint64) int {
+// Scalars is how a list of scalars keeps its elements: as words, or, for
+// a kind of 32 bits, as the low 32 bits of each word, in an int32 where
+// the kind's word is sign-extended (WidthOf). Either way uint64(x) of an
+// element x is its word.
+type Scalars interface{ ~int32 | ~uint32 | ~uint64 }
+
+// A Width is the element type of a list of scalars of a kind (Scalars).
+type Width uint8
+
+const (
+	Wide       Width = iota // uint64: the words of 64-bit kinds
+	Signed32                // int32: int32, sint32, sfixed32 and enums, whose words are sign-extended
+	Unsigned32              // uint32: uint32, fixed32, float and bool
+)
+
+// WidthOf returns the element type of a list of scalars of kind k.
+func WidthOf(k protoreflect.Kind) Width {
+	switch k {
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind, protoreflect.EnumKind:
+		return Signed32
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.FloatKind, protoreflect.BoolKind:
+		return Unsigned32
+	}
+	return Wide
+}
+
+// PackedSize returns the size of the body of a packed record of the
+// elements xs, written by the scalar op op.
+func PackedSize[T Scalars](op Op, xs []T) int {
 	switch op {
 	case OpFixed32:
-		return 4 * len(words)
+		return 4 * len(xs)
 	case OpFixed64:
-		return 8 * len(words)
+		return 8 * len(xs)
 	}
 	n := 0
-	for _, w := range words {
-		n += SizeWord(op, w)
+	for _, x := range xs {
+		n += SizeWord(op, uint64(x))
 	}
 	return n
 }
 
-// AppendPackedWords appends the body of a packed record of words written
-// by the scalar op op: PackedSize(op, words) bytes.
-func AppendPackedWords(b []byte, op Op, words []uint64) []byte {
-	for _, w := range words {
-		b = AppendWord(b, op, w)
+// AppendPackedWords appends the body of a packed record of the elements
+// xs written by the scalar op op: PackedSize(op, xs) bytes.
+func AppendPackedWords[T Scalars](b []byte, op Op, xs []T) []byte {
+	for _, x := range xs {
+		b = AppendWord(b, op, uint64(x))
 	}
 	return b
 }

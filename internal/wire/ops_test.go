@@ -246,3 +246,51 @@ func (l valueList) AppendMutable() protoreflect.Value { panic("read-only") }
 func (l valueList) Truncate(int)                      { panic("read-only") }
 func (l valueList) NewElement() protoreflect.Value    { panic("read-only") }
 func (l valueList) IsValid() bool                     { return true }
+
+// TestWidthKeepsWords holds WidthOf to the word rule: the element type it
+// gives a kind keeps every word of the kind, uint64 of the element giving
+// the word back, and packed sizes and bytes over elements of that type are
+// those over the words.
+func TestWidthKeepsWords(t *testing.T) {
+	for _, c := range scalarKinds {
+		op := ValueOp(c.kind)
+		var words []uint64
+		for _, v := range c.vals {
+			words = append(words, Word(c.kind, v))
+		}
+		var size int
+		var packed []byte
+		switch WidthOf(c.kind) {
+		case Signed32:
+			size, packed = keptAs[int32](t, c.kind, op, words)
+		case Unsigned32:
+			size, packed = keptAs[uint32](t, c.kind, op, words)
+		default:
+			if k := c.kind; k != protoreflect.Int64Kind && k != protoreflect.Sint64Kind && k != protoreflect.Sfixed64Kind &&
+				k != protoreflect.Uint64Kind && k != protoreflect.Fixed64Kind && k != protoreflect.DoubleKind {
+				t.Errorf("%v: kept as words", k)
+			}
+			size, packed = PackedSize(op, words), AppendPackedWords(nil, op, words)
+		}
+		var want []byte
+		for _, v := range c.vals {
+			want = append(want, reference(c.kind, v)...)
+		}
+		if size != len(want) || string(packed) != string(want) {
+			t.Errorf("%v: packed %d bytes %x; want %d bytes %x", c.kind, size, packed, len(want), want)
+		}
+	}
+}
+
+// keptAs keeps words of kind k as elements of type T, checks that each
+// gives its word back, and returns their packed size and bytes under op.
+func keptAs[T Scalars](t *testing.T, k protoreflect.Kind, op Op, words []uint64) (int, []byte) {
+	t.Helper()
+	xs := make([]T, len(words))
+	for i, w := range words {
+		if xs[i] = T(w); uint64(xs[i]) != w {
+			t.Errorf("%v: word %#x kept as %T %d", k, w, xs[i], xs[i])
+		}
+	}
+	return PackedSize(op, xs), AppendPackedWords(nil, op, xs)
+}
