@@ -1086,9 +1086,11 @@ func (o *decodeOptions) packedTo(l *list, df *decField, b []byte) (int, error) {
 
 // packedInto is packedTo for a list of elements of type T.
 func packedInto[T wire.Scalars](o *decodeOptions, l *list, df *decField, b []byte) (int, error) {
-	v, n := consumeBytes(b)
-	if n < 0 {
-		return 0, errDecode
+	v, n := shortBytes(b, 0)
+	if n == 0 {
+		if v, n = consumeBytes(b); n < 0 {
+			return 0, errDecode
+		}
 	}
 	xs := slots.Get[T](&l.elems)
 	var count int
