@@ -94,11 +94,10 @@ func faultsAgree(t *testing.T, n uint64, det encoder.MarshalOptions, limited boo
 					// invalid UTF-8 and a required field not set
 					// themselves, in maps and extensions too, extensions
 					// merged among the fields by number under Canonical,
-					// and the size limit outside the canonical profiles
-					// (where int has 64 bits: sizeNamedDirectly).
+					// and the size limit outside the canonical profiles.
 					steps := encoder.WalkStats(enc).Steps
 					named := errors.Is(err, encoder.ErrInvalidUTF8) || errors.Is(err, encoder.ErrRequiredNotSet) ||
-						errors.Is(err, encoder.ErrSizeExceeded) && det.Canonical == 0 && sizeNamedDirectly
+						errors.Is(err, encoder.ErrSizeExceeded) && det.Canonical == 0
 					if named && i != 2 && steps != 0 {
 						t.Fatalf("seed %d: %T: %v named by the walk (%d steps)", seed, m, err, steps)
 					}

@@ -110,6 +110,9 @@ type enc struct {
 	// trail. locating is set while exceeded counts.
 	limit                int
 	sizeFaults, locating bool
+	// gaveUp is set, where int has 32 bits, once a message's count gave
+	// up without a fault (nameGiveUp).
+	gaveUp bool
 }
 
 // Encode encodes m, whose reflection is mr, straight from its storage:

@@ -218,6 +218,18 @@ func (e *enc) genRelease() {
 // walk must take the message. Its callers check the level first
 // (enc.levels).
 func (e *enc) genSize(p *program, ptr genstore.Pointer, depth int) (int, bool) {
+	if !wire.Is32 {
+		return e.genSizeCounted(p, ptr, depth)
+	}
+	n, ok := e.genSizeCounted(p, ptr, depth)
+	if !ok && e.nameGiveUp() {
+		return 0, e.genExceeded(p, ptr, depth)
+	}
+	return n, ok
+}
+
+// genSizeCounted is genSize's count (see sizeCounted).
+func (e *enc) genSizeCounted(p *program, ptr genstore.Pointer, depth int) (int, bool) {
 	// end is where the fields stop: the first required field not set
 	// (a fault, after the fields before it), or the oneofs.
 	end := p.regular

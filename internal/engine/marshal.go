@@ -211,6 +211,21 @@ func appendCached(b []byte, m *Message, det bool) ([]byte, bool) {
 // the write pass asks it for the sizes of nested messages); false means
 // the walk must take m. Its callers check the level first (enc.levels).
 func (e *enc) size(m *Message, depth int) (int, bool) {
+	if !wire.Is32 {
+		return e.sizeCounted(m, depth)
+	}
+	n, ok := e.sizeCounted(m, depth)
+	if !ok && e.nameGiveUp() {
+		return 0, e.exceeded(m, depth)
+	}
+	return n, ok
+}
+
+// sizeCounted is size's count. Where int has 32 bits, a running sum that
+// passes the limit gives up as it is counted (wire.Fits), before the
+// message's total is checked (sized): size then names it as sized does
+// (nameGiveUp, exceeded).
+func (e *enc) sizeCounted(m *Message, depth int) (int, bool) {
 	if !m.IsValid() {
 		if !e.partial && m.t != nil && len(m.t.shape.layout.RequiredFields) > 0 {
 			// No storage: none of its required fields is set.

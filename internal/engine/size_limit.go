@@ -35,9 +35,29 @@ import (
 // message that passes the limit, or another fault, after a message above
 // it had counted past the limit before it (the trail drops the fault); a
 // generated packed list of more elements than the limit (genSizeList
-// gives up before counting it); a limit above maxSize (enc.sizeFaults);
-// and where int has 32 bits, a sum the size pass checks as it counts it
-// (wire.Fits).
+// gives up before counting it); and a limit above maxSize
+// (enc.sizeFaults). Where int has 32 bits, the size pass checks each sum
+// as it counts it (wire.Fits) and gives up where one passes the limit;
+// the message that gave up is then counted again (nameGiveUp), so that
+// more is named there than with 64 bits: the item of the first message
+// whose running sum passes the limit, where a message above it had
+// counted past the limit too, and a generated packed list counted whole.
+
+// nameGiveUp reports whether the count of a message that gave up without
+// a fault is to name the size limit (exceeded): where int has 32 bits a
+// running sum is checked as it is counted (wire.Fits) and gives up where
+// it passes the limit, before the message's total is checked. Only the
+// first message to give up in a call asks: exceeded counts it again and
+// names the limit where its sum passes it before anything gave up;
+// otherwise the messages holding it give up with it, as they do with 64
+// bits, where a message that gave up is not counted whole.
+func (e *enc) nameGiveUp() bool {
+	if e.trail.Failed() || e.gaveUp {
+		return false
+	}
+	e.gaveUp = true
+	return true
+}
 
 // exceeded ends the size pass over m, at level depth, whose count passed
 // the limit: it records the item at which the walk names the limit
