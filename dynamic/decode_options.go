@@ -20,7 +20,7 @@ import (
 // message_type field of a FileDescriptorProto (4 MB) take 305 MB, 76
 // times the input (the generated type: 534 MB); a type with more fields
 // takes more per record. Other input takes less: packed scalars up to 8
-// bytes per byte of input, strings and bytes about their length, map
+// bytes per byte of input (4 for kinds of 32 bits), strings and bytes about their length, map
 // entries about 64 bytes beside their keys and values. MaxMemory stops a
 // call before it goes far past its bound.
 type UnmarshalOptions struct {

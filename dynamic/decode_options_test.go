@@ -166,23 +166,37 @@ func TestMemoryLimitGatewayAttack(t *testing.T) {
 	}
 }
 
-// A packed list is held to the bound before its array is allocated.
+// A packed list is held to the bound before its array is allocated,
+// and counts 8 bytes an element, 4 for a 32-bit kind: each byte of input
+// (a one-byte varint) takes that much at most.
 func TestMemoryLimitPacked(t *testing.T) {
 	md := protobuftest.TwinByName(all3).Dyn.Descriptor()
-	body := bytes.Repeat([]byte{1}, 1<<20) // 1,048,576 one-byte varints: 8 MiB of words
-	in := rec(nil).bytes(31, body)
-	var err error
-	spent := allocated(func() {
-		err = dynamic.UnmarshalOptions{MaxMemory: 1 << 20}.Unmarshal(in, dynamic.NewMessage(md))
-	})
-	if !errors.Is(err, dynamic.ErrMemoryLimit) {
-		t.Fatalf("error %v, want ErrMemoryLimit", err)
-	}
-	if spent > 1<<20 {
-		t.Errorf("allocated %d bytes before failing, bound %d", spent, 1<<20)
-	}
-	if err := (dynamic.UnmarshalOptions{MaxMemory: 9 << 20}).Unmarshal(in, dynamic.NewMessage(md)); err != nil {
-		t.Errorf("with room for the list: %v", err)
+	const n = 1 << 20
+	body := bytes.Repeat([]byte{1}, n) // n one-byte varints
+	for _, c := range []struct {
+		field protowire.Number
+		size  int // bytes an element
+	}{{31, 4}, {32, 8}} { // repeated_int32, repeated_int64
+		in := rec(nil).bytes(c.field, body)
+		var err error
+		spent := allocated(func() {
+			err = dynamic.UnmarshalOptions{MaxMemory: 1 << 20}.Unmarshal(in, dynamic.NewMessage(md))
+		})
+		if !errors.Is(err, dynamic.ErrMemoryLimit) {
+			t.Fatalf("field %d: error %v, want ErrMemoryLimit", c.field, err)
+		}
+		if spent > 1<<20 {
+			t.Errorf("field %d: allocated %d bytes before failing, bound %d", c.field, spent, 1<<20)
+		}
+		if err := (dynamic.UnmarshalOptions{MaxMemory: int64(c.size*n - 1)}).Unmarshal(in, dynamic.NewMessage(md)); !errors.Is(err, dynamic.ErrMemoryLimit) {
+			t.Errorf("field %d: bound one byte short of %d bytes an element: %v", c.field, c.size, err)
+		}
+		m := dynamic.NewMessage(md)
+		if err := (dynamic.UnmarshalOptions{MaxMemory: int64(c.size*n + 64<<10)}).Unmarshal(in, m); err != nil {
+			t.Errorf("field %d: with room for the list: %v", c.field, err)
+		} else if l := m.Get(md.Fields().ByNumber(c.field)).List(); l.Len() != n {
+			t.Errorf("field %d: %d elements, want %d", c.field, l.Len(), n)
+		}
 	}
 }
 
