@@ -30,7 +30,9 @@
 // oneof and storage class for the members of a oneof, with a word naming
 // the member set), presence bits, a bit per field marking those ever
 // stored to (so that Range skips the others), scalars unboxed in 64-bit
-// words, strings, bytes, messages, lists and maps each in a typed slice
+// words (the elements of a list of a 32-bit kind in 32 bits, as a
+// generated message keeps them), strings, bytes, messages, lists and
+// maps each in a typed slice
 // (the slices laid end to end in one block, a single allocation), and,
 // apart, raw unknown fields and extensions in a list sorted by number. Storage
 // is sized by the fields the type declares, not by those set, as with
