@@ -1109,8 +1109,7 @@ func packedInto[T wire.Scalars](o *decodeOptions, l *list, df *decField, b []byt
 			return 0, ErrMemoryLimit
 		}
 		if len(xs) == 0 {
-			per := scalarsPerWord[T]()
-			xs = slots.Elems[T](o.takeWords((count + per - 1) / per))[:0]
+			xs = slots.Elems[T](o.takeWords(wordsFor[T](count)))[:0]
 		} else {
 			xs = slices.Grow(xs, count)
 		}

@@ -544,26 +544,27 @@ func growScalars[T wire.Scalars](a *arena, s []T) []T {
 	if len(s) < cap(s) {
 		return s
 	}
-	per := scalarsPerWord[T]()
-	n := max(4, 2*len(s))
-	r := slots.Elems[T](a.words.take((n+per-1)/per, 32, wordsLimit))[:len(s)]
+	r := slots.Elems[T](a.words.take(wordsFor[T](max(4, 2*len(s))), 32, wordsLimit))[:len(s)]
 	copy(r, s)
 	return r
 }
 
-// scalarsPerWord returns how many elements of type T a word holds: 2 for
-// the 32-bit types, 1 for words.
-func scalarsPerWord[T wire.Scalars]() int {
+// wordsFor returns how many words hold n elements of type T: n/2
+// rounded up for the 32-bit types (T(1<<32) == 0), n for words.
+func wordsFor[T wire.Scalars](n int) int {
 	if big := uint64(math.MaxUint32) + 1; T(big) == 0 {
-		return 2
+		return (n + 1) / 2
 	}
-	return 1
+	return n
 }
 
 // scalarBytes returns the bytes of an element of type T, as the arena
-// counts them.
+// counts them: 4 for the 32-bit types, 8 for words.
 func scalarBytes[T wire.Scalars]() int64 {
-	return wordBytes / int64(scalarsPerWord[T]())
+	if big := uint64(math.MaxUint32) + 1; T(big) == 0 {
+		return wordBytes / 2
+	}
+	return wordBytes
 }
 
 // takeWords returns n zero words, as a.words.take(n, 32, wordsLimit), its

@@ -1121,10 +1121,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 func appendPacked[T wire.Scalars](b []byte, f *encField, xs []T) []byte {
 	b = append(b, f.more.PackedTag...)
 	b = wire.AppendVarint(b, uint64(wire.PackedSize(f.Elem, xs)))
-	for _, x := range xs {
-		b = wire.AppendWord(b, f.Elem, uint64(x))
-	}
-	return b
+	return wire.AppendPackedWords(b, f.Elem, xs)
 }
 
 // appendPackedList appends the packed record of l, a list of scalars of

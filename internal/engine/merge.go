@@ -211,8 +211,8 @@ func appendScalars[T wire.Scalars](sl *slab[uint64], s, from []T) []T {
 	if cap(s)-len(s) >= len(from) {
 		return append(s, from...)
 	}
-	n, per := len(s)+len(from), scalarsPerWord[T]()
-	r := slots.Elems[T](sl.take((n+per-1)/per, 8, 256))[:n]
+	n := len(s) + len(from)
+	r := slots.Elems[T](sl.take(wordsFor[T](n), 8, 256))[:n]
 	copy(r, s)
 	copy(r[len(s):], from)
 	return r
