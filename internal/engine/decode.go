@@ -62,6 +62,9 @@ type decField struct {
 	// decodes its words.
 	elem decOp
 	utf8 bool
+	// marks is set when the field has a bit by position or a presence
+	// bit apart from its touched bit: mark sets them too.
+	marks bool
 	// index is the field's index in its descriptor's Fields.
 	index int32
 	// id tells the list fields of all tables apart in an arena's cache
@@ -182,6 +185,7 @@ func buildDecodeTable(s *shape) *decodeTable {
 		if rec.bit >= 0 {
 			df.bitWord, df.bitMask = rec.bit>>6, 1<<(rec.bit&63)
 		}
+		df.marks = df.posWord != df.touchWord || df.bitWord != df.touchWord
 		df.rec = rec
 		df.lf = lf
 		switch lf.Op {
@@ -360,11 +364,11 @@ func consumeBytes(b []byte) ([]byte, int) {
 	if len(b) > 1 {
 		if n := uint(b[0]); n < 0x80 {
 			if n < uint(len(b)) {
-				return b[1 : n+1], int(n + 1)
+				return b[1 : n+1 : n+1], int(n + 1)
 			}
 		} else if c := uint(b[1]); c < 0x80 {
 			if n = n&0x7f | c<<7; n <= uint(len(b)-2) {
-				return b[2 : n+2], int(n + 2)
+				return b[2 : n+2 : n+2], int(n + 2)
 			}
 		}
 	}
@@ -375,9 +379,9 @@ func consumeBytes(b []byte) ([]byte, int) {
 // with its prefix when the prefix is one byte and the value fits in b,
 // or 0 for consumeBytes to read: the common case, inlined.
 func shortBytes(b []byte, j int) ([]byte, int) {
-	if j < len(b) {
+	if uint(j) < uint(len(b)) {
 		if n := int(b[j]); n < 0x80 && n < len(b)-j {
-			return b[j+1 : j+1+n], n + 1
+			return b[j+1 : j+1+n : j+1+n], n + 1
 		}
 	}
 	return nil, 0
@@ -889,10 +893,9 @@ func (m *Message) set(df *decField, words []uint64) {
 // message's words (the part of set that message inlines).
 func (df *decField) mark(words []uint64) {
 	words[df.touchWord] |= df.touchMask
-	if df.posWord != df.touchWord {
+	if df.marks {
+		// Either may be the touched bit again.
 		words[df.posWord] |= df.posMask
-	}
-	if df.bitWord != df.touchWord {
 		words[df.bitWord] |= df.bitMask
 	}
 }
@@ -1292,11 +1295,8 @@ func runOf(b []byte, i, j int) runTag {
 // next returns where the value of the record at b[j:] starts if its tag
 // is the run's and a value byte follows it, or 0.
 func (r runTag) next(b []byte, j int) int {
-	if r.n == 1 && j+1 < len(b) && b[j] == r.t0 {
-		return j + 1
-	}
-	if r.n == 2 && j+2 < len(b) && b[j] == r.t0 && b[j+1] == r.t1 {
-		return j + 2
+	if k := j + r.n; k < len(b) && b[j] == r.t0 && (r.n == 1 || b[j+1] == r.t1) {
+		return k
 	}
 	return 0
 }
