@@ -16,6 +16,7 @@ import (
 
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/slots"
+	"github.com/protolayout/protolayout/internal/strview"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -477,14 +478,21 @@ func (m *Message) empty() bool {
 // top decodes b into m, merging, as message does, with the arena's first
 // chunks sized by what the last call into m's type used, and records
 // what this one used for the next; an input shorter than hintMinInput
-// neither takes nor leaves hints.
+// neither takes nor leaves hints. An input that can be a region is
+// decoded as one.
 func (o *decodeOptions) top(b []byte, m *Message, depth int) error {
 	if len(b) < hintMinInput {
 		return o.message(b, m, depth)
 	}
 	h := &m.t.shape.decodeTable().hint
 	o.plan(h, min(o.limit/4, hintRoomPerByte*int64(len(b))))
-	if err := o.message(b, m, depth); err != nil {
+	if o.regional(b) {
+		o.view = true
+		b = o.regionCopy(b)
+	}
+	err := o.message(b, m, depth)
+	o.view = false
+	if err != nil {
 		return err
 	}
 	o.record(h)
@@ -519,6 +527,15 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		t = m.t.shape.decodeTable()
 	}
 	return o.fields(b, m, t, depth)
+}
+
+// region is fields on a copy of b, a region (see arena): its strings
+// are views of the copy.
+func (o *decodeOptions) region(b []byte, m *Message, t *decodeTable, depth int) error {
+	o.view = true
+	err := o.fields(o.regionCopy(b), m, t, depth)
+	o.view = false
+	return err
 }
 
 // fields is message on m, valid, whose table t is: the callers that
@@ -642,7 +659,12 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 					}
 				}
 				df.mark(words)
-				*m.strSlot(df.slot) = o.string(v)
+				// string, written out: a call less for a region's string.
+				if o.view {
+					*m.strSlot(df.slot) = strview.String(v)
+				} else {
+					*m.strSlot(df.slot) = o.newString(v)
+				}
 				i = j + k
 			case opBytes:
 				v, k := shortBytes(b, j)
@@ -686,7 +708,11 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 				} else {
 					sub, ct := o.newChild(m.t.desc, df)
 					*p = sub
-					if err := o.fields(v, sub, ct, depth); err != nil {
+					if o.regional(v) {
+						if err := o.region(v, sub, ct, depth); err != nil {
+							return err
+						}
+					} else if err := o.fields(v, sub, ct, depth); err != nil {
 						return err
 					}
 				}
@@ -1252,7 +1278,13 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 			sub, blk = slots.CutHeaded[Message](&c.c, &s.slots)
 			sub.t, sub.block = c.t, blk
 		}
-		if err := o.fields(v, sub, ct, depth); err != nil {
+		var err error
+		if o.regional(v) {
+			err = o.region(v, sub, ct, depth)
+		} else {
+			err = o.fields(v, sub, ct, depth)
+		}
+		if err != nil {
 			l.setMsgs(msgs)
 			return 0, err
 		}
