@@ -582,7 +582,10 @@ func TestUnmarshalCopies(t *testing.T) {
 	md := protobuftest.TwinByName(all2).Dyn.Descriptor()
 	fds := md.Fields()
 	small := rec(nil).str(14, "string one").bytes(15, []byte("bytes one")).str(44, "s1").str(44, "s2").bytes(45, []byte("b1")).bytes(45, []byte("b2"))
-	region := append(append(rec(nil), small...).str(44, strings.Repeat("r", 200)), small...)
+	// (A region's first bytes value is long enough for a length of
+	// three bytes, which the decoder reads on its general path, and a
+	// string follows it.)
+	region := append(append(rec(nil).bytes(45, bytes.Repeat([]byte("x"), 20_000)).str(44, "after"), small...).str(44, strings.Repeat("r", 200)), small...)
 	nested := func(m protoreflect.Message) protoreflect.Message {
 		return m.Get(fds.ByNumber(18)).Message().Get(fds.ByNumber(18).Message().Fields().ByNumber(2)).Message()
 	}

@@ -121,11 +121,12 @@
 // most, never the input); a string or bytes value longer than 256 bytes
 // may have an allocation of its own. A message's record of 128 bytes to
 // 64 KiB (the input itself, or the first such record met inside a longer
-// one) is copied whole, and the strings in it are views of that copy
-// rather than copies of their own: one copy instead of one per string,
-// which holds the record's other bytes too (and keeps up to 64 KiB
-// alive, as any value). Bytes values are always copies of their own, so
-// that writing one changes nothing else. A list gets room for the run of
+// one) is copied whole, and the strings and bytes values in it are
+// views of that copy rather than copies of their own: one copy instead
+// of one per value, which holds the record's other bytes too (and keeps
+// up to 64 KiB alive, as any value). Each value has its own range of the
+// copy, so that writing a bytes value in place changes nothing else, and
+// appending to one copies it. A list gets room for the run of
 // records of its field that starts it, counted ahead, rather than
 // growing by doubling.
 //

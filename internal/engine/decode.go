@@ -530,7 +530,7 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 }
 
 // region is fields on a copy of b, a region (see arena): its strings
-// are views of the copy.
+// and bytes values are views of the copy.
 func (o *decodeOptions) region(b []byte, m *Message, t *decodeTable, depth int) error {
 	o.view = true
 	err := o.fields(o.regionCopy(b), m, t, depth)
@@ -682,7 +682,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 					}
 				}
 				df.mark(words)
-				m.setBytesAt(df.slot, o.copyBytes(v))
+				m.setBytesAt(df.slot, o.bytesValue(v))
 				i = j + k
 			case opMessage:
 				v, k := shortBytes(b, j)
@@ -867,7 +867,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df, words)
-		m.setBytesAt(df.slot, o.copyBytes(v))
+		m.setBytesAt(df.slot, o.bytesValue(v))
 		return n, nil
 	case modeMessage, modeGroup:
 		var v []byte
@@ -1000,7 +1000,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
 			o.used += int64(cap(bs)) * bytesBytes
 		}
-		l.setBytes(append(bs, o.copyBytes(v)))
+		l.setBytes(append(bs, o.bytesValue(v)))
 		return n, nil
 	}
 	if wt != protowire.BytesType {
@@ -1482,7 +1482,7 @@ func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, valid
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
-		return protoreflect.ValueOfBytes(a.copyBytes(v)), n, nil
+		return protoreflect.ValueOfBytes(a.bytesValue(v)), n, nil
 	}
 	w, n := scalar(k, wt, b)
 	if n < 0 {

@@ -42,10 +42,11 @@ import (
 //
 // A message's record of regionMin to regionMax bytes that no region
 // holds is a region: it is copied whole, as a value is, and decoded
-// from the copy, whose strings are views of it (view is set meanwhile)
-// rather than copies of their own; the bytes values in it are still
-// copied apart. A string of a region so keeps up to chunkBytes alive,
-// as any other does.
+// from the copy, whose strings and bytes values are views of it (view
+// is set meanwhile) rather than copies of their own: each its own range,
+// which no other value covers, so that writing a bytes value changes
+// nothing else. A value of a region so keeps up to chunkBytes alive, as
+// any other does.
 //
 // A message's header and its storage block are cut side by side from a
 // chunk of its shape (slots.TakeHeaded): blocks holds the chunks of the
@@ -660,6 +661,17 @@ func (a *arena) stringCopy(v []byte) string {
 	// The chunk's bytes that c covers are never written: bytes values
 	// are other regions of the chunk, and strings are read-only.
 	return strview.String(c)
+}
+
+// bytesValue returns the decoded bytes value v with no spare capacity:
+// in a region, v itself, a range of the region's copy that no other
+// value covers (writing it changes nothing else; appending to it copies
+// it), else a copy (copyBytes).
+func (a *arena) bytesValue(v []byte) []byte {
+	if a.view && len(v) > 0 {
+		return v[:len(v):len(v)]
+	}
+	return a.copyBytes(v)
 }
 
 // copyBytes returns a copy of v with no spare
