@@ -47,10 +47,8 @@ type UnmarshalOptions struct {
 
 	// MaxMemory bounds the bytes one Unmarshal call may take for the
 	// values it decodes: message headers and storage, lists, copies of
-	// strings and bytes (a record copied whole, whose strings are views
-	// of the copy, at its length), map entries, extensions and unknown
-	// fields (each counted at its size, map entries and extensions at an
-	// estimate).
+	// strings and bytes, map entries, extensions and unknown fields (each
+	// counted at its size, map entries and extensions at an estimate).
 	// A call that would take more fails with ErrMemoryLimit, once the
 	// record that took it past the bound is decoded (a packed list
 	// before its array is allocated): it will have taken at most

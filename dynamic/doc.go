@@ -119,14 +119,7 @@
 // a steady stream of like messages takes one chunk of each kind per
 // call: a decoded value keeps its chunk alive (64 KiB of other values at
 // most, never the input); a string or bytes value longer than 256 bytes
-// may have an allocation of its own. A message's record of 128 bytes to
-// 64 KiB (the input itself, or the first such record met inside a longer
-// one) is copied whole, and the strings and bytes values in it are
-// views of that copy rather than copies of their own: one copy instead
-// of one per value, which holds the record's other bytes too (and keeps
-// up to 64 KiB alive, as any value). Each value has its own range of the
-// copy, so that writing a bytes value in place changes nothing else, and
-// appending to one copies it. A list gets room for the run of
+// may have an allocation of its own. A list gets room for the run of
 // records of its field that starts it, counted ahead, rather than
 // growing by doubling.
 //

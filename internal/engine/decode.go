@@ -16,7 +16,6 @@ import (
 
 	"github.com/protolayout/protolayout/internal/layout"
 	"github.com/protolayout/protolayout/internal/slots"
-	"github.com/protolayout/protolayout/internal/strview"
 	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
@@ -478,21 +477,14 @@ func (m *Message) empty() bool {
 // top decodes b into m, merging, as message does, with the arena's first
 // chunks sized by what the last call into m's type used, and records
 // what this one used for the next; an input shorter than hintMinInput
-// neither takes nor leaves hints. An input that can be a region is
-// decoded as one.
+// neither takes nor leaves hints.
 func (o *decodeOptions) top(b []byte, m *Message, depth int) error {
 	if len(b) < hintMinInput {
 		return o.message(b, m, depth)
 	}
 	h := &m.t.shape.decodeTable().hint
 	o.plan(h, min(o.limit/4, hintRoomPerByte*int64(len(b))))
-	if o.regional(b) {
-		o.view = true
-		b = o.regionCopy(b)
-	}
-	err := o.message(b, m, depth)
-	o.view = false
-	if err != nil {
+	if err := o.message(b, m, depth); err != nil {
 		return err
 	}
 	o.record(h)
@@ -527,15 +519,6 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		t = m.t.shape.decodeTable()
 	}
 	return o.fields(b, m, t, depth)
-}
-
-// region is fields on a copy of b, a region (see arena): its strings
-// and bytes values are views of the copy.
-func (o *decodeOptions) region(b []byte, m *Message, t *decodeTable, depth int) error {
-	o.view = true
-	err := o.fields(o.regionCopy(b), m, t, depth)
-	o.view = false
-	return err
 }
 
 // fields is message on m, valid, whose table t is: the callers that
@@ -659,12 +642,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 					}
 				}
 				df.mark(words)
-				// string, written out: a call less for a region's string.
-				if o.view {
-					*m.strSlot(df.slot) = strview.String(v)
-				} else {
-					*m.strSlot(df.slot) = o.newString(v)
-				}
+				*m.strSlot(df.slot) = o.string(v)
 				i = j + k
 			case opBytes:
 				v, k := shortBytes(b, j)
@@ -682,7 +660,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 					}
 				}
 				df.mark(words)
-				m.setBytesAt(df.slot, o.bytesValue(v))
+				m.setBytesAt(df.slot, o.copyBytes(v))
 				i = j + k
 			case opMessage:
 				v, k := shortBytes(b, j)
@@ -708,11 +686,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 				} else {
 					sub, ct := o.newChild(m.t.desc, df)
 					*p = sub
-					if o.regional(v) {
-						if err := o.region(v, sub, ct, depth); err != nil {
-							return err
-						}
-					} else if err := o.fields(v, sub, ct, depth); err != nil {
+					if err := o.fields(v, sub, ct, depth); err != nil {
 						return err
 					}
 				}
@@ -867,7 +841,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 			return 0, errDecode
 		}
 		m.set(df, words)
-		m.setBytesAt(df.slot, o.bytesValue(v))
+		m.setBytesAt(df.slot, o.copyBytes(v))
 		return n, nil
 	case modeMessage, modeGroup:
 		var v []byte
@@ -1000,7 +974,7 @@ func (o *decodeOptions) list(df *decField, b []byte, wt protowire.Type, m *Messa
 			bs = reserve(&o.lbytes, bs, b[n:], df.lf.Number, 4, bytesLimit)
 			o.used += int64(cap(bs)) * bytesBytes
 		}
-		l.setBytes(append(bs, o.bytesValue(v)))
+		l.setBytes(append(bs, o.copyBytes(v)))
 		return n, nil
 	}
 	if wt != protowire.BytesType {
@@ -1278,13 +1252,7 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 			sub, blk = slots.CutHeaded[Message](&c.c, &s.slots)
 			sub.t, sub.block = c.t, blk
 		}
-		var err error
-		if o.regional(v) {
-			err = o.region(v, sub, ct, depth)
-		} else {
-			err = o.fields(v, sub, ct, depth)
-		}
-		if err != nil {
+		if err := o.fields(v, sub, ct, depth); err != nil {
 			l.setMsgs(msgs)
 			return 0, err
 		}
@@ -1482,7 +1450,7 @@ func (a *arena) singular(k protoreflect.Kind, wt protowire.Type, b []byte, valid
 		if n < 0 {
 			return protoreflect.Value{}, 0, errDecode
 		}
-		return protoreflect.ValueOfBytes(a.bytesValue(v)), n, nil
+		return protoreflect.ValueOfBytes(a.copyBytes(v)), n, nil
 	}
 	w, n := scalar(k, wt, b)
 	if n < 0 {

@@ -40,14 +40,6 @@ import (
 // spans only its own copy). A string or bytes value so keeps up to
 // chunkBytes of other values alive, never the caller's buffer.
 //
-// A message's record of regionMin to regionMax bytes that no region
-// holds is a region: it is copied whole, as a value is, and decoded
-// from the copy, whose strings and bytes values are views of it (view
-// is set meanwhile) rather than copies of their own: each its own range,
-// which no other value covers, so that writing a bytes value changes
-// nothing else. A value of a region so keeps up to chunkBytes alive, as
-// any other does.
-//
 // A message's header and its storage block are cut side by side from a
 // chunk of its shape (slots.TakeHeaded): blocks holds the chunks of the
 // first arenaShapes shapes met, found by a scan, and more those of the
@@ -94,10 +86,6 @@ type arena struct {
 	// room is the bytes of chunks that hints may still size ahead of
 	// need; 0 when the arena takes no hints (a Merge's).
 	room int64
-
-	// view is set while the decoder reads a region: the copy of a
-	// record, whose strings string takes as views of it.
-	view bool
 
 	// required is set once the arena has made a message of a type with
 	// required fields.
@@ -183,38 +171,6 @@ type shapeChunk struct {
 	t *msgType
 	c slots.Chunk
 	n int
-}
-
-// regionMin and regionMax bound the length of a region: below regionMin
-// a record's own copy costs more than the strings in it save; regionMax
-// is chunkBytes, so that whatever a string of a region keeps alive is
-// bounded as any value's is.
-const (
-	regionMin = 128
-	regionMax = chunkBytes
-)
-
-// regionAlone is the length beyond which a region's copy is an
-// allocation of its own, exactly its length, rather than cut from a data
-// chunk, where it would leave the rest of the chunk unused more often.
-const regionAlone = 4 << 10
-
-// regionCopy returns a copy of the region v: cut from a data chunk (see
-// copy) when it is short, else allocated on its own, and then left out
-// of the hints (dataTaken), which size chunks for what they hold.
-func (a *arena) regionCopy(v []byte) []byte {
-	if len(v) <= regionAlone {
-		return a.copy(v)
-	}
-	a.used += int64(len(v))
-	return append([]byte(nil), v...)[:len(v):len(v)]
-}
-
-// regional reports whether the message record v is to be decoded as a
-// region: no region holds it, its length is within the bounds, and
-// strings can be views (not in purego builds, whose strings copy).
-func (a *arena) regional(v []byte) bool {
-	return !strview.Copies && !a.view && uint(len(v)-regionMin) <= regionMax-regionMin
 }
 
 // dataAlone is the length beyond which a string or bytes value that does
@@ -623,19 +579,10 @@ func (a *arena) takeWords(n int) []uint64 {
 	return a.words.take(n, 32, wordsLimit)
 }
 
-// string returns v as a string: a view of it in a region (v is then in
-// the region's copy, counted when it was copied), else a copy (newString).
-func (a *arena) string(v []byte) string {
-	if a.view {
-		return strview.String(v)
-	}
-	return a.newString(v)
-}
-
-// newString returns a copy of v as a string: one of at most dataAlone
+// string returns a copy of v as a string: one of at most dataAlone
 // bytes that fits in the current data chunk as copy would place it,
 // inline, and any other through stringCopy.
-func (a *arena) newString(v []byte) string {
+func (a *arena) string(v []byte) string {
 	if i, n := len(a.data), len(v); !strview.Copies && uint(n-1) < dataAlone && n <= cap(a.data)-i {
 		a.used += int64(n)
 		a.dataTaken += n
@@ -661,17 +608,6 @@ func (a *arena) stringCopy(v []byte) string {
 	// The chunk's bytes that c covers are never written: bytes values
 	// are other regions of the chunk, and strings are read-only.
 	return strview.String(c)
-}
-
-// bytesValue returns the decoded bytes value v with no spare capacity:
-// in a region, v itself, a range of the region's copy that no other
-// value covers (writing it changes nothing else; appending to it copies
-// it), else a copy (copyBytes).
-func (a *arena) bytesValue(v []byte) []byte {
-	if a.view && len(v) > 0 {
-		return v[:len(v):len(v)]
-	}
-	return a.copyBytes(v)
 }
 
 // copyBytes returns a copy of v with no spare

@@ -183,32 +183,4 @@ func TestRetainedValueKeepsItsChunks(t *testing.T) {
 		t.Errorf("one message of %d bytes of them keeps %d bytes alive, want at most %d", len(msgs), n, chunkBytes+slack)
 	}
 	t.Logf("one string of 10,000 (%d bytes of input) keeps %d bytes alive; one message of 10,000 (%d bytes) keeps %d", len(strs), s, len(msgs), n)
-
-	// A string of a region is a view of the region's copy, which it
-	// keeps alive: at most regionMax bytes, however long the input.
-	co := nested.Message().Fields().ByName("corecursive")
-	var regions []byte
-	for range 20 {
-		var body []byte
-		for j := range 500 {
-			body = protowire.AppendTag(body, str.Number(), protowire.BytesType)
-			body = protowire.AppendString(body, strings.Repeat(string(rune('a'+j%26)), 100))
-		}
-		sub := protowire.AppendTag(nil, co.Number(), protowire.BytesType)
-		sub = protowire.AppendBytes(sub, body)
-		regions = protowire.AppendTag(regions, nested.Number(), protowire.BytesType)
-		regions = protowire.AppendBytes(regions, sub)
-	}
-	// (The most of three runs: a collection that frees memory of the
-	// test's own between the two counts makes one run read low.)
-	var r uint64
-	for range 3 {
-		r = max(r, retained(t, md, regions, func(m *Message) any {
-			return m.Get(nested).List().Get(10).Message().Get(co).Message().Get(str).List().Get(250).String()
-		}))
-	}
-	if r > regionMax+slack {
-		t.Errorf("one string of a region keeps %d bytes alive, want at most %d", r, regionMax+slack)
-	}
-	t.Logf("one string of a region of %d bytes (%d bytes of input) keeps %d bytes alive", len(regions)/20, len(regions), r)
 }

@@ -42,8 +42,6 @@ var hot = map[string][]string{
 		"(*genField).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendString",
 		"(*enc).sizeUnknown",
 		"(*Message).strAt", "(*Message).msgAt", "(*Message).listAt", "(*Message).mapAt",
-		// the decoder's test for a region, in its loop
-		"(*arena).regional",
 	},
 	"github.com/protolayout/protolayout/internal/walk": {
 		"(*Options).maxSize", "(*Options).sizing",
