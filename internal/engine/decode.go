@@ -1238,6 +1238,10 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 			return 0, errDecode
 		}
 		j += k
+		// Where the next record of the run starts, if one does: found
+		// before v is decoded, so that the run's tag is not kept across
+		// the call.
+		next := run.next(b, j)
 		// newChild's cut, from the run's chunk.
 		o.used += size
 		c.n++
@@ -1265,11 +1269,10 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 			l.setMsgs(msgs)
 			return 0, ErrMemoryLimit
 		}
-		if k := run.next(b, j); k > 0 {
-			j = k
-		} else {
+		if next == 0 {
 			break
 		}
+		j = next
 	}
 	l.setMsgs(msgs)
 	return j, nil
