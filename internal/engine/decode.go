@@ -1298,7 +1298,7 @@ func runOf(b []byte, i, j int) runTag {
 // next returns where the value of the record at b[j:] starts if its tag
 // is the run's and a value byte follows it, or 0.
 func (r runTag) next(b []byte, j int) int {
-	if k := j + r.n; k < len(b) && b[j] == r.t0 && (r.n == 1 || b[j+1] == r.t1) {
+	if k := j + r.n; k < len(b) && b[j] == r.t0 && (r.n == 1 || r.n == 2 && b[j+1] == r.t1) {
 		return k
 	}
 	return 0

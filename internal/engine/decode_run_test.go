@@ -2,11 +2,15 @@ package engine_test
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
 	"github.com/protolayout/protolayout/protobuftest"
@@ -81,6 +85,78 @@ func TestListOfMessagesRuns(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s field %d, %s: dynamic encodes\n%x\nwant\n%x", f.name, num, c.name, got, want)
 			}
+		}
+	}
+}
+
+// A run of a list whose tag takes three bytes (a field numbered 2048 or
+// more, found by the dense index in a message of 512 fields or more) ends
+// at every record, as a run of a tag written otherwise does: a record
+// whose first tag byte is the list's and whose second is 0 is a tag of
+// two bytes, another field's, written in more bytes than it needs.
+func TestListOfMessagesRunLongTag(t *testing.T) {
+	const items = 2100
+	m := &descriptorpb.DescriptorProto{Name: proto.String("M")}
+	for n := int32(1); n < 600; n++ {
+		m.Field = append(m.Field, &descriptorpb.FieldDescriptorProto{
+			Name: proto.String(fmt.Sprintf("f%d", n)), Number: proto.Int32(n), JsonName: proto.String(fmt.Sprintf("f%d", n)),
+			Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum()})
+	}
+	m.Field = append(m.Field, &descriptorpb.FieldDescriptorProto{
+		Name: proto.String("items"), Number: proto.Int32(items), JsonName: proto.String("items"),
+		Label: descriptorpb.FieldDescriptorProto_LABEL_REPEATED.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(),
+		TypeName: proto.String(".protolayout.runs.M")})
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:        proto.String("protolayout/runs/longtag.proto"),
+		Package:     proto.String("protolayout.runs"),
+		Syntax:      proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{m},
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := fd.Messages().Get(0)
+	item := func(b []byte, a uint64) []byte {
+		b = protowire.AppendTag(b, items, protowire.BytesType)
+		return protowire.AppendBytes(b, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), a))
+	}
+	tag := protowire.AppendTag(nil, items, protowire.BytesType)
+	if len(tag) != 3 {
+		t.Fatalf("the tag takes %d bytes", len(tag))
+	}
+	// Another field's record (field 4, a bytes record for an int32, so
+	// an unknown field), its tag written in two bytes: the list tag's
+	// first byte, then 0.
+	other := append([]byte{tag[0], 0x00}, protowire.AppendBytes(nil, []byte{1, 2, 3})...)
+	if v, n := protowire.ConsumeVarint(other); n != 2 || v != uint64(protowire.EncodeTag(4, protowire.BytesType)) {
+		t.Fatalf("the other record's tag reads %d in %d bytes", v, n)
+	}
+	for _, in := range [][]byte{
+		item(item(nil, 1), 2),
+		item(append(item(nil, 1), other...), 2),
+		append(append(item(item(nil, 1), 2), other...), item(nil, 3)...),
+	} {
+		want := dynamicpb.NewMessage(md)
+		errw := proto.Unmarshal(in, want)
+		got := dynamic.NewMessage(md)
+		errg := proto.Unmarshal(in, got)
+		if (errw == nil) != (errg == nil) {
+			t.Fatalf("%x: dynamicpb error %v, dynamic error %v", in, errw, errg)
+		}
+		if errw != nil {
+			continue
+		}
+		wb, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb, err := proto.MarshalOptions{Deterministic: true}.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(gb, wb) {
+			t.Fatalf("%x: dynamic encodes\n%x\nwant\n%x", in, gb, wb)
 		}
 	}
 }
