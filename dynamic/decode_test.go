@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/protolayout/protolayout/dynamic"
@@ -499,16 +502,76 @@ func TestUnmarshalMessageSet(t *testing.T) {
 	}
 }
 
+// wideType is a message of 596 fields, for the decoder's paths that only
+// a wide message takes: its index by number is dense up to four numbers
+// a field, past 2048, so that it finds fields numbered from 2048, whose
+// tags take three bytes, there. Among those: lists of messages (of its
+// own type), of strings and of int32 (packed), a string and a message.
+var wideType = sync.OnceValue(func() protoreflect.MessageDescriptor {
+	m := &descriptorpb.DescriptorProto{Name: proto.String("Wide")}
+	add := func(num int32, label descriptorpb.FieldDescriptorProto_Label, typ descriptorpb.FieldDescriptorProto_Type) {
+		f := &descriptorpb.FieldDescriptorProto{Name: proto.String(fmt.Sprintf("f%d", num)), JsonName: proto.String(fmt.Sprintf("f%d", num)),
+			Number: proto.Int32(num), Label: label.Enum(), Type: typ.Enum()}
+		if typ == descriptorpb.FieldDescriptorProto_TYPE_MESSAGE {
+			f.TypeName = proto.String(".protolayout.fuzz.Wide")
+		}
+		m.Field = append(m.Field, f)
+	}
+	opt, rep := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL, descriptorpb.FieldDescriptorProto_LABEL_REPEATED
+	for n := int32(1); n <= 590; n++ {
+		add(n, opt, descriptorpb.FieldDescriptorProto_TYPE_INT32)
+	}
+	add(2048, rep, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE)
+	add(2049, rep, descriptorpb.FieldDescriptorProto_TYPE_STRING)
+	add(2050, rep, descriptorpb.FieldDescriptorProto_TYPE_INT32)
+	add(2051, opt, descriptorpb.FieldDescriptorProto_TYPE_STRING)
+	add(2052, opt, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE)
+	add(2100, rep, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE)
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name:        proto.String("protolayout/fuzz/wide.proto"),
+		Package:     proto.String("protolayout.fuzz"),
+		Syntax:      proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{m},
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	return fd.Messages().Get(0)
+})
+
+// wideSeeds are inputs for wideType: runs of its lists of messages, whose
+// tags take three bytes, and such a run followed by another field's
+// record whose tag starts with the same byte, written in two bytes.
+func wideSeeds() [][]byte {
+	item := func(b []byte, num protowire.Number, a uint64) []byte {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		return protowire.AppendBytes(b, protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), a))
+	}
+	tag := protowire.AppendTag(nil, 2100, protowire.BytesType)
+	other := append([]byte{tag[0], 0x00}, protowire.AppendBytes(nil, []byte{1, 2, 3})...)
+	return [][]byte{
+		item(item(item(nil, 2048, 1), 2048, 2), 2100, 3),
+		item(append(item(nil, 2100, 1), other...), 2100, 2),
+		protowire.AppendString(protowire.AppendTag(item(nil, 2048, 5), 2049, protowire.BytesType), "s"),
+	}
+}
+
 // FuzzUnmarshal decodes arbitrary bytes into a dynamicpb and a dynamic
-// message of every test type: both must fail or both succeed, and then
-// encode to the same bytes; the dynamic message's Clone, Merge and Equal
-// are checked too (checkMerge).
+// message of every test type, and of wideType: both must fail or both
+// succeed, and then encode to the same bytes; the dynamic message's
+// Clone, Merge and Equal are checked too (checkMerge).
 func FuzzUnmarshal(f *testing.F) {
 	addDecodeSeeds(f)
-	twins := protobuftest.Twins()
+	for _, b := range wideSeeds() {
+		f.Add(b)
+	}
+	var mds []protoreflect.MessageDescriptor
+	for _, tw := range protobuftest.Twins() {
+		mds = append(mds, tw.Dyn.Descriptor())
+	}
+	mds = append(mds, wideType())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, tw := range twins {
-			md := tw.Dyn.Descriptor()
+		for _, md := range mds {
 			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
 				dyn := dynamic.NewMessage(md)
 				if decodePair(t, b, o, dynamicpb.NewMessage(md), dyn) == nil {
