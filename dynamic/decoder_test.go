@@ -161,15 +161,22 @@ func TestDecoderMergeAndLimit(t *testing.T) {
 	}
 }
 
-// FuzzDecoder holds one Decoder, reused over every input, type and
-// option of the run, to proto.Unmarshal into dynamicpb.
+// FuzzDecoder holds one Decoder, reused over every input, type (every
+// test type, and wideType) and option of the run, to proto.Unmarshal
+// into dynamicpb.
 func FuzzDecoder(f *testing.F) {
 	addDecodeSeeds(f)
-	twins := protobuftest.Twins()
+	for _, b := range wideSeeds() {
+		f.Add(b)
+	}
+	var mds []protoreflect.MessageDescriptor
+	for _, tw := range protobuftest.Twins() {
+		mds = append(mds, tw.Dyn.Descriptor())
+	}
+	mds = append(mds, wideType())
 	var d dynamic.Decoder
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, tw := range twins {
-			md := tw.Dyn.Descriptor()
+		for _, md := range mds {
 			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
 				d.Options = dynamic.UnmarshalOptions{AllowPartial: o.AllowPartial, DiscardUnknown: o.DiscardUnknown,
 					Resolver: decodeTypesDyn, MaxMemory: -1}
