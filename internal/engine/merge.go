@@ -190,29 +190,26 @@ func (mg *merger) list(l, src *list, depth int) {
 // appendAll returns s with the elements of from appended: in place when
 // s has room, else in a new array from sl holding exactly both.
 func appendAll[T any](sl *slab[T], s, from []T) []T {
-	if len(from) == 0 {
-		return s
-	}
-	if cap(s)-len(s) >= len(from) {
-		return append(s, from...)
-	}
-	r := sl.take(len(s)+len(from), 8, 256)
-	copy(r, s)
-	copy(r[len(s):], from)
-	return r
+	return appendTaking(s, from, func(n int) []T { return sl.take(n, 8, 256) })
 }
 
 // appendScalars is appendAll for the elements of lists of scalars, of
 // 32 or 64 bits, cut from the slab of words (slots.Elems).
 func appendScalars[T wire.Scalars](sl *slab[uint64], s, from []T) []T {
+	return appendTaking(s, from, func(n int) []T { return slots.Elems[T](sl.take(wordsFor[T](n), 8, 256))[:n] })
+}
+
+// appendTaking returns s with the elements of from appended: in place
+// when s has room, else in a new array of exactly both, which take
+// returns (n zero Ts).
+func appendTaking[T any](s, from []T, take func(n int) []T) []T {
 	if len(from) == 0 {
 		return s
 	}
 	if cap(s)-len(s) >= len(from) {
 		return append(s, from...)
 	}
-	n := len(s) + len(from)
-	r := slots.Elems[T](sl.take(wordsFor[T](n), 8, 256))[:n]
+	r := take(len(s) + len(from))
 	copy(r, s)
 	copy(r[len(s):], from)
 	return r
