@@ -562,14 +562,7 @@ func wideSeeds() [][]byte {
 // Clone, Merge and Equal are checked too (checkMerge).
 func FuzzUnmarshal(f *testing.F) {
 	addDecodeSeeds(f)
-	for _, b := range wideSeeds() {
-		f.Add(b)
-	}
-	var mds []protoreflect.MessageDescriptor
-	for _, tw := range protobuftest.Twins() {
-		mds = append(mds, tw.Dyn.Descriptor())
-	}
-	mds = append(mds, wideType())
+	mds := decodeFuzzTypes()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, md := range mds {
 			for _, o := range []proto.UnmarshalOptions{{}, {AllowPartial: true, DiscardUnknown: true}} {
@@ -583,9 +576,23 @@ func FuzzUnmarshal(f *testing.F) {
 	})
 }
 
+// decodeFuzzTypes returns the types the decode fuzz targets that need no
+// generated twin decode into: every test type, and wideType.
+func decodeFuzzTypes() []protoreflect.MessageDescriptor {
+	var mds []protoreflect.MessageDescriptor
+	for _, tw := range protobuftest.Twins() {
+		mds = append(mds, tw.Dyn.Descriptor())
+	}
+	return append(mds, wideType())
+}
+
 // addDecodeSeeds adds the decode fuzz targets' seeds: two random
-// messages of every test type, encoded, and the hand cases' inputs.
+// messages of every test type, encoded, the hand cases' inputs and
+// wideType's seeds.
 func addDecodeSeeds(f *testing.F) {
+	for _, b := range wideSeeds() {
+		f.Add(b)
+	}
 	for i, tw := range protobuftest.Twins() {
 		for seed := range uint64(2) {
 			src, _ := dyntest.Filled(tw, seed+uint64(i), protobuftest.RandOptions{Unknown: true, Partial: seed == 1, MaxDepth: 2, MaxList: 2})

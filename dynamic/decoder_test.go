@@ -166,14 +166,7 @@ func TestDecoderMergeAndLimit(t *testing.T) {
 // into dynamicpb.
 func FuzzDecoder(f *testing.F) {
 	addDecodeSeeds(f)
-	for _, b := range wideSeeds() {
-		f.Add(b)
-	}
-	var mds []protoreflect.MessageDescriptor
-	for _, tw := range protobuftest.Twins() {
-		mds = append(mds, tw.Dyn.Descriptor())
-	}
-	mds = append(mds, wideType())
+	mds := decodeFuzzTypes()
 	var d dynamic.Decoder
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, md := range mds {
