@@ -64,27 +64,7 @@ func TestListOfMessagesRuns(t *testing.T) {
 			{"run, a tag alone", append(append([]byte(nil), run...), protowire.AppendTag(nil, num, protowire.BytesType)...)},
 			{"run, a bad element", rec(append([]byte(nil), run...), num, []byte{0x08})},
 		} {
-			gen := tw.Gen.New().Interface()
-			errg := proto.Unmarshal(c.in, gen)
-			dyn := dynamic.NewMessage(md)
-			errd := proto.Unmarshal(c.in, dyn)
-			if (errg == nil) != (errd == nil) {
-				t.Fatalf("%s field %d, %s: generated error %v, dynamic error %v", f.name, num, c.name, errg, errd)
-			}
-			if errg != nil {
-				continue
-			}
-			want, err := proto.MarshalOptions{Deterministic: true}.Marshal(gen)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := proto.MarshalOptions{Deterministic: true}.Marshal(dyn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("%s field %d, %s: dynamic encodes\n%x\nwant\n%x", f.name, num, c.name, got, want)
-			}
+			sameDecode(t, fmt.Sprintf("%s field %d, %s", f.name, num, c.name), c.in, tw.Gen.New().Interface(), dynamic.NewMessage(md))
 		}
 	}
 }
@@ -137,26 +117,32 @@ func TestListOfMessagesRunLongTag(t *testing.T) {
 		item(append(item(nil, 1), other...), 2),
 		append(append(item(item(nil, 1), 2), other...), item(nil, 3)...),
 	} {
-		want := dynamicpb.NewMessage(md)
-		errw := proto.Unmarshal(in, want)
-		got := dynamic.NewMessage(md)
-		errg := proto.Unmarshal(in, got)
-		if (errw == nil) != (errg == nil) {
-			t.Fatalf("%x: dynamicpb error %v, dynamic error %v", in, errw, errg)
-		}
-		if errw != nil {
-			continue
-		}
-		wb, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gb, err := proto.MarshalOptions{Deterministic: true}.Marshal(got)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(gb, wb) {
-			t.Fatalf("%x: dynamic encodes\n%x\nwant\n%x", in, gb, wb)
-		}
+		sameDecode(t, fmt.Sprintf("%x", in), in, dynamicpb.NewMessage(md), dynamic.NewMessage(md))
+	}
+}
+
+// sameDecode decodes in into want, a message of a reference
+// implementation, and into got, a dynamic message of the same type: both
+// must fail, or both succeed and encode deterministically alike. what
+// names the case.
+func sameDecode(t *testing.T, what string, in []byte, want, got proto.Message) {
+	t.Helper()
+	errw, errg := proto.Unmarshal(in, want), proto.Unmarshal(in, got)
+	if (errw == nil) != (errg == nil) {
+		t.Fatalf("%s: reference error %v, dynamic error %v", what, errw, errg)
+	}
+	if errw != nil {
+		return
+	}
+	wb, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := proto.MarshalOptions{Deterministic: true}.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gb, wb) {
+		t.Fatalf("%s: dynamic encodes\n%x\nwant\n%x", what, gb, wb)
 	}
 }
