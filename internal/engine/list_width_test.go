@@ -52,14 +52,7 @@ func TestScalarListWidths(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := g.ProtoReflect().Descriptor()
-	m := NewMessage(md)
-	if err := proto.Unmarshal(b, m); err != nil {
-		t.Fatal(err)
-	}
-	want := dynamicpb.NewMessage(md)
-	if err := proto.Unmarshal(b, want); err != nil {
-		t.Fatal(err)
-	}
+	m, want := decodeBoth(t, md, b)
 	// Built element by element, and merged twice (the second time into
 	// itself), as dynamicpb's is.
 	built, wantBuilt := NewMessage(md), dynamicpb.NewMessage(md)

@@ -113,6 +113,20 @@ func chainValueDepth(i, n, width, end int) []byte {
 	return b
 }
 
+// decodeBoth decodes b into a new Message and a new dynamicpb message of
+// md, failing t on either's error.
+func decodeBoth(t *testing.T, md protoreflect.MessageDescriptor, b []byte) (*Message, *dynamicpb.Message) {
+	t.Helper()
+	m, want := NewMessage(md), dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(b, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := proto.Unmarshal(b, want); err != nil {
+		t.Fatal(err)
+	}
+	return m, want
+}
+
 // One Unmarshal call over more message types than the arena finds by a
 // scan (so that it keeps the others' chunks in its map), with enough
 // messages of each to fill several chunks, decodes what dynamicpb does.
@@ -120,14 +134,7 @@ func TestArenaManyShapes(t *testing.T) {
 	const n = 3 * arenaShapes
 	md := chainSchema(t, n)
 	b := chainValue(0, n, 6)
-	m := NewMessage(md)
-	if err := proto.Unmarshal(b, m); err != nil {
-		t.Fatal(err)
-	}
-	want := dynamicpb.NewMessage(md)
-	if err := proto.Unmarshal(b, want); err != nil {
-		t.Fatal(err)
-	}
+	m, want := decodeBoth(t, md, b)
 	o := proto.MarshalOptions{Deterministic: true}
 	got, err := o.Marshal(m)
 	if err != nil {
@@ -310,14 +317,7 @@ func TestOneofOnlyNoTouchedWord(t *testing.T) {
 	back := protowire.AppendTag(append([]byte(nil), in...), 1, protowire.BytesType)
 	back = protowire.AppendString(back, "w")
 	for _, b := range [][]byte{back, append(append([]byte(nil), back...), in...)} {
-		m := NewMessage(md)
-		want := dynamicpb.NewMessage(md)
-		if err := proto.Unmarshal(b, m); err != nil {
-			t.Fatal(err)
-		}
-		if err := proto.Unmarshal(b, want); err != nil {
-			t.Fatal(err)
-		}
+		m, want := decodeBoth(t, md, b)
 		if !proto.Equal(m, want) || !proto.Equal(want, m) {
 			t.Errorf("%x: not equal to dynamicpb's", b)
 		}
