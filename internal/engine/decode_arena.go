@@ -549,10 +549,17 @@ func growScalars[T wire.Scalars](a *arena, s []T) []T {
 	return r
 }
 
+// narrow reports whether T is one of the 32-bit element types
+// (T(1<<32) == 0).
+func narrow[T wire.Scalars]() bool {
+	big := uint64(math.MaxUint32) + 1
+	return T(big) == 0
+}
+
 // wordsFor returns how many words hold n elements of type T: n/2
-// rounded up for the 32-bit types (T(1<<32) == 0), n for words.
+// rounded up for the 32-bit types, n for words.
 func wordsFor[T wire.Scalars](n int) int {
-	if big := uint64(math.MaxUint32) + 1; T(big) == 0 {
+	if narrow[T]() {
 		return (n + 1) / 2
 	}
 	return n
@@ -561,7 +568,7 @@ func wordsFor[T wire.Scalars](n int) int {
 // scalarBytes returns the bytes of an element of type T, as the arena
 // counts them: 4 for the 32-bit types, 8 for words.
 func scalarBytes[T wire.Scalars]() int64 {
-	if big := uint64(math.MaxUint32) + 1; T(big) == 0 {
+	if narrow[T]() {
 		return wordBytes / 2
 	}
 	return wordBytes
