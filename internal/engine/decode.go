@@ -61,7 +61,10 @@ type decField struct {
 	// elem is the op of one element of a packable list: how packed
 	// decodes its words.
 	elem decOp
-	utf8 bool
+	// converts is set when a packable list's elements, as its element
+	// type keeps them, are not the values read: elem's word makes them.
+	converts bool
+	utf8     bool
 	// marks is set when the field has a bit by position or a presence
 	// bit apart from its touched bit: mark sets them too.
 	marks bool
@@ -197,6 +200,7 @@ func buildDecodeTable(s *shape) *decodeTable {
 			df.packable = lf.Elem.IsScalar()
 			if df.packable {
 				df.elem = scalarOp(lf.Kind)
+				df.converts = !df.elem.keeps(wire.WidthOf(lf.Kind))
 			}
 			switch lf.Kind {
 			case protoreflect.StringKind:
@@ -1103,7 +1107,10 @@ func packedInto[T wire.Scalars](o *decodeOptions, l *list, df *decField, b []byt
 	case protowire.Fixed64Type:
 		count = len(v) / 8
 	default:
-		count = countVarints(v)
+		var short bool
+		if count, short = countShort(b, n-len(v), len(v)); !short {
+			count = countVarints(v)
+		}
 	}
 	if cap(xs)-len(xs) < count {
 		// Counted, and held to the limit, before the array is taken.
@@ -1117,29 +1124,56 @@ func packedInto[T wire.Scalars](o *decodeOptions, l *list, df *decField, b []byt
 			xs = slices.Grow(xs, count)
 		}
 	}
-	// The values, by the element's op, without a call for each.
-	op := df.elem
+	// The values, by the element's op, without a call for each, and
+	// without the op where T keeps the value read.
+	op, convert := df.elem, df.converts
 	switch df.wire {
 	case protowire.Fixed32Type:
 		for ; len(v) >= 4; v = v[4:] {
-			xs = append(xs, T(op.word(uint64(binary.LittleEndian.Uint32(v)))))
+			x := uint64(binary.LittleEndian.Uint32(v))
+			if convert {
+				x = op.word(x)
+			}
+			xs = append(xs, T(x))
 		}
 	case protowire.Fixed64Type:
 		for ; len(v) >= 8; v = v[8:] {
 			xs = append(xs, T(binary.LittleEndian.Uint64(v)))
 		}
 	default:
-		p := 0
-		for p < len(v) {
+		// Stored by index into the room counted above: count is the
+		// number of varints that end in v, all of one byte when it is
+		// v's length, and a varint that does not end stops the loop.
+		at, out := len(xs), xs[len(xs):len(xs)+count]
+		e, p := 0, 0
+		if count == len(v) {
+			out = out[:len(v)]
+			if convert {
+				for i, c := range v {
+					out[i] = T(op.word(uint64(c)))
+				}
+			} else {
+				for i, c := range v {
+					out[i] = T(c)
+				}
+			}
+			e, p = count, count
+		}
+		for p < len(v) && e < len(out) {
 			x, k := uint64(v[p]), 1
 			if x >= 0x80 {
 				if x, k = protowire.ConsumeVarint(v[p:]); k < 0 {
 					break
 				}
 			}
-			xs = append(xs, T(op.word(x)))
+			if convert {
+				x = op.word(x)
+			}
+			out[e] = T(x)
+			e++
 			p += k
 		}
+		xs = xs[:at+e]
 		v = v[p:]
 	}
 	slots.Set(&l.elems, xs)
@@ -1147,6 +1181,19 @@ func packedInto[T wire.Scalars](o *decodeOptions, l *list, df *decField, b []byt
 		return 0, errDecode
 	}
 	return n, nil
+}
+
+// keeps reports whether the word op makes of a value x, kept in a list
+// of element width w, is the value x kept there, for every x: the
+// packed loops then store the value as read.
+func (op decOp) keeps(w wire.Width) bool {
+	switch op {
+	case opBool, opZigzag32, opZigzag64:
+		return false
+	case opInt32, opSfixed32, opUint32:
+		return w != wire.Wide
+	}
+	return true
 }
 
 // listOf returns m's list of the repeated field df, storing a new one
@@ -1302,6 +1349,18 @@ func (r runTag) next(b []byte, j int) int {
 		return k
 	}
 	return 0
+}
+
+// countShort returns how many varints end in b[s:s+n], a range of
+// fewer than eight bytes followed by enough of b to read eight at once
+// (the bytes after the range are masked off), and true; or false for
+// countVarints to count the range.
+func countShort(b []byte, s, n int) (int, bool) {
+	if n >= 8 || len(b)-s < 8 {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(b[s:]) & (1<<(8*n) - 1)
+	return n - bits.OnesCount64(w&0x8080808080808080), true
 }
 
 // countVarints returns how many varints end in b: the bytes without the

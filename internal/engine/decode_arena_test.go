@@ -62,22 +62,36 @@ func TestReserve(t *testing.T) {
 	}
 }
 
-// countVarints counts the bytes without the continuation bit, in the
-// eight-byte steps and the tail alike.
+// countVarints and countShort count the bytes without the continuation
+// bit of a range: countVarints in its eight-byte steps and its tail,
+// countShort a range of fewer than eight bytes read with the bytes after
+// it (masked off: here all with the continuation bit), which it leaves
+// to countVarints where fewer than eight bytes are left.
 func TestCountVarints(t *testing.T) {
 	var b []byte
 	for i := range 200 {
 		b = protowire.AppendVarint(b, uint64(i)*uint64(i)*977)
 	}
-	for n := range len(b) + 1 {
-		want := 0
-		for _, c := range b[:n] {
-			if c < 0x80 {
-				want++
+	b = append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	ends := len(b) - 8
+	for s := range 9 {
+		for n := range ends - s + 1 {
+			want := 0
+			for _, c := range b[s : s+n] {
+				if c < 0x80 {
+					want++
+				}
 			}
-		}
-		if got := countVarints(b[:n]); got != want {
-			t.Fatalf("%d bytes: countVarints = %d, want %d", n, got, want)
+			if got := countVarints(b[s : s+n]); got != want {
+				t.Fatalf("b[%d:%d]: countVarints = %d, want %d", s, s+n, got, want)
+			}
+			got, ok := countShort(b, s, n)
+			if ok != (n < 8) || ok && got != want {
+				t.Fatalf("b[%d:%d]: countShort = %d, %v, want %d, %v", s, s+n, got, ok, want, n < 8)
+			}
+			if _, ok := countShort(b[:s+7], s, n); n < 8 && ok {
+				t.Fatalf("b[%d:%d], seven bytes from the end: countShort read past it", s, s+n)
+			}
 		}
 	}
 }

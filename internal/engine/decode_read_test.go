@@ -34,6 +34,40 @@ func TestDecodeWordIsWireWord(t *testing.T) {
 	}
 }
 
+// TestKeepsWord holds decOp.keeps, by which the packed loops skip the
+// word of each element, to the word: for every scalar kind, where keeps
+// holds, the word of every value, kept in the list's element type, is
+// the value kept there; and it fails for some value where it does not.
+func TestKeepsWord(t *testing.T) {
+	values := []uint64{0, 1, 2, 0x7f, 0x80, 0x7fffffff, 0x80000000, 0xffffffff,
+		1 << 32, 1<<40 | 3, 1 << 63, 0xffffffffffffffff}
+	kept := func(w wire.Width, x uint64) uint64 {
+		switch w {
+		case wire.Signed32:
+			return uint64(int32(x))
+		case wire.Unsigned32:
+			return uint64(uint32(x))
+		}
+		return x
+	}
+	for k := protoreflect.DoubleKind; k <= protoreflect.Sint64Kind; k++ {
+		switch k {
+		case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
+			continue
+		}
+		op, w := scalarOp(k), wire.WidthOf(k)
+		same := true
+		for _, x := range values {
+			if kept(w, op.word(x)) != kept(w, x) {
+				same = false
+			}
+		}
+		if got := op.keeps(w); got != same {
+			t.Errorf("%v: keeps = %v, but the word of every value is the value kept: %v", k, got, same)
+		}
+	}
+}
+
 // TestConsumeBytesIsProtowire holds consumeBytes, whose shortcuts read
 // lengths of one and two bytes, to protowire.ConsumeBytes: every prefix
 // of one and two bytes (overlong ones included), a three-byte one, with
