@@ -188,6 +188,32 @@ func BenchmarkNewAndFill(b *testing.B) {
 	})
 }
 
+// BenchmarkNew measures a new empty message of the bench case's type:
+// by descriptor (NewMessage, which finds the type's storage in a cache
+// keyed by the descriptor), and from a message type made once
+// (NewMessageType(md).New(), which holds it), beside dynamicpb's.
+func BenchmarkNew(b *testing.B) {
+	md := newBenchCase(b, func(md protoreflect.MessageDescriptor) protoreflect.Message { return dynamic.NewMessage(md) }).md
+	for _, c := range []struct {
+		name string
+		new  func() protoreflect.Message
+	}{
+		{"dynamic/NewMessage", func() protoreflect.Message { return dynamic.NewMessage(md) }},
+		{"dynamic/MessageType", dynamic.NewMessageType(md).New},
+		{"dynamicpb/NewMessage", func() protoreflect.Message { return dynamicpb.NewMessage(md) }},
+		{"dynamicpb/MessageType", dynamicpb.NewMessageType(md).New},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !c.new().IsValid() {
+					b.Fatal("a new message is not valid")
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkMarshal measures proto.Marshal: through reflection for
 // dynamicpb, through the encoder (ProtoMethods) for dynamic.
 func BenchmarkMarshal(b *testing.B) {

@@ -29,7 +29,11 @@ import (
 // protoiface.MessageV1 methods.
 type Message = engine.Message
 
-// NewMessage returns a new empty message of the type md describes.
+// NewMessage returns a new empty message of the type md describes. It
+// finds the type's storage in a cache keyed by md; a caller that makes
+// many messages of one type can keep the type instead, whose New needs
+// no lookup: mt := NewMessageType(md) once, then mt.New() (or, from a
+// message m of the type, m.Type().New()).
 func NewMessage(md protoreflect.MessageDescriptor) *Message {
 	return engine.NewMessage(md)
 }

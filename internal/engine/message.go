@@ -331,7 +331,7 @@ func (m *Message) Reset() {
 func (m *Message) Descriptor() protoreflect.MessageDescriptor { return m.t.desc }
 
 // Type returns the message type, which is NewMessageType(m.Descriptor()).
-func (m *Message) Type() protoreflect.MessageType { return messageType{m.t.desc} }
+func (m *Message) Type() protoreflect.MessageType { return typeOf(m.t.desc, m.t.shape) }
 
 // New returns a new empty message of the same type.
 func (m *Message) New() protoreflect.Message { return newMessage(m.t.desc, m.t.shape) }
@@ -801,20 +801,40 @@ func (m *Message) SetUnknown(raw protoreflect.RawFields) {
 func (m *Message) IsValid() bool { return !m.block.IsNil() }
 
 // messageType is the protoreflect.MessageType of a descriptor's dynamic
-// messages.
+// messages. It holds the descriptor's shape where the cache holds it,
+// the one shape of the descriptor while it lives, so that New and Zero
+// look nothing up; otherwise shape is nil and they look it up, as the
+// types of one descriptor must be equal (typeOf).
 type messageType struct {
-	desc protoreflect.MessageDescriptor
+	desc  protoreflect.MessageDescriptor
+	shape *shape
+}
+
+// typeOf returns the message type of md, whose shape is s.
+func typeOf(md protoreflect.MessageDescriptor, s *shape) messageType {
+	if !s.cached {
+		s = nil
+	}
+	return messageType{md, s}
 }
 
 // NewMessageType returns the message type of md, whose messages are
 // *Message values. Types of the same descriptor are equal:
 // NewMessageType(md) == NewMessageType(md).
 func NewMessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType {
-	return messageType{md}
+	return typeOf(md, shapeOf(md))
 }
 
-func (mt messageType) New() protoreflect.Message                  { return NewMessage(mt.desc) }
-func (mt messageType) Zero() protoreflect.Message                 { return zeroMessage(mt.desc, shapeOf(mt.desc)) }
+// shapeOf returns mt's shape: the one it holds, or its descriptor's.
+func (mt messageType) shapeOf() *shape {
+	if mt.shape != nil {
+		return mt.shape
+	}
+	return shapeOf(mt.desc)
+}
+
+func (mt messageType) New() protoreflect.Message                  { return newMessage(mt.desc, mt.shapeOf()) }
+func (mt messageType) Zero() protoreflect.Message                 { return zeroMessage(mt.desc, mt.shapeOf()) }
 func (mt messageType) Descriptor() protoreflect.MessageDescriptor { return mt.desc }
 
 func (mt messageType) Enum(i int) protoreflect.EnumType {

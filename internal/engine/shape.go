@@ -102,17 +102,33 @@ type shape struct {
 	// messageSet caches whether the type reaches a MessageSet type
 	// (reachesMessageSet): 0 not known yet, 1 no, 2 yes.
 	messageSet atomic.Int32
+	// cached is set for a shape the cache holds, the one shape of its
+	// descriptor while the descriptor lives (see shapeOf), which message
+	// types may then hold (typeOf).
+	cached bool
 }
 
 // shapes caches the shape of each message descriptor, by identity.
 var shapes weakcache.Cache[*shape]
 
-// shapeOf returns the shape of md, building it on first use.
+// shapeOf returns the shape of md, building it on first use. A
+// descriptor the cache does not hold (one that is not a pointer, whose
+// interface values have no identity) gets a new shape, not cached, from
+// every call.
 func shapeOf(md protoreflect.MessageDescriptor) *shape {
 	if s, ok := shapes.Load(md); ok {
 		return s
 	}
-	s, _ := shapes.LoadOrStore(md, buildShape(md))
+	b := buildShape(md)
+	// Marked before it is published; cleared if the cache did not take
+	// it, before anyone else can see it.
+	b.cached = true
+	s, loaded := shapes.LoadOrStore(md, b)
+	if !loaded {
+		if c, ok := shapes.Load(md); !ok || c != b {
+			b.cached = false
+		}
+	}
 	return s
 }
 
