@@ -825,16 +825,17 @@ func NewMessageType(md protoreflect.MessageDescriptor) protoreflect.MessageType 
 	return typeOf(md, shapeOf(md))
 }
 
-// shapeOf returns mt's shape: the one it holds, or its descriptor's.
-func (mt messageType) shapeOf() *shape {
+// storage returns mt's shape: the one it holds, or its descriptor's,
+// looked up.
+func (mt messageType) storage() *shape {
 	if mt.shape != nil {
 		return mt.shape
 	}
 	return shapeOf(mt.desc)
 }
 
-func (mt messageType) New() protoreflect.Message                  { return newMessage(mt.desc, mt.shapeOf()) }
-func (mt messageType) Zero() protoreflect.Message                 { return zeroMessage(mt.desc, mt.shapeOf()) }
+func (mt messageType) New() protoreflect.Message                  { return newMessage(mt.desc, mt.storage()) }
+func (mt messageType) Zero() protoreflect.Message                 { return zeroMessage(mt.desc, mt.storage()) }
 func (mt messageType) Descriptor() protoreflect.MessageDescriptor { return mt.desc }
 
 func (mt messageType) Enum(i int) protoreflect.EnumType {
