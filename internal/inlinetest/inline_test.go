@@ -1,6 +1,8 @@
 // Package inlinetest keeps the hot paths' small helpers within the
-// compiler's inlining budget: a function that stops inlining costs a call
-// on every value encoded, and nothing else would notice.
+// compiler's inlining budget, and the decoder's cuts free of write
+// barriers: a function that stops inlining costs a call on every value
+// encoded, a barrier costs on every message decoded while the collector
+// marks, and nothing else would notice.
 package inlinetest
 
 import (

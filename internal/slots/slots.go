@@ -246,9 +246,12 @@ func asSlice[T any](v Vec) []T {
 // keeps its whole chunk alive. The zero Chunk is ready to use; it must be
 // used with one Layout only.
 type Chunk struct {
-	// free is the next block of the current array, or nil when it has
-	// none left (never a pointer past its end); left counts them.
-	free unsafe.Pointer
+	// base is the current array (nil before the first), at the offset
+	// in it of the next element to cut, and left counts the elements
+	// left. Cutting changes only at and left: no pointer is stored, so
+	// a cut takes no write barrier while the collector marks.
+	base unsafe.Pointer
+	at   uintptr
 	left int
 	// next is the length of the next array; expect, when positive, the
 	// blocks the next arrays are to hold first (see Expect).
@@ -300,7 +303,7 @@ func (c *Chunk) Keep(budget *int64) {
 // sure that nothing reaches them any longer. It returns how many Rewinds
 // in a row, this one included, found no block cut since the one before.
 func (c *Chunk) Rewind() (idle int) {
-	c.free, c.left, c.next, c.expect = nil, 0, 0, 0
+	c.base, c.at, c.left, c.next, c.expect = nil, 0, 0, 0, 0
 	k := c.keep
 	if k == nil {
 		return 0
@@ -377,20 +380,15 @@ func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflec
 			c.expect = max(0, c.expect-n)
 			c.next = min(2*n, limit)
 			at := arrayOf(cache, n, typ)
-			c.free = reflect.New(at).UnsafePointer()
-			c.left = n
+			c.base, c.at, c.left = reflect.New(at).UnsafePointer(), 0, n
 			if k := c.keep; k != nil {
-				k.add(c.free, n, at, int64(n)*int64(size))
+				k.add(c.base, n, at, int64(n)*int64(size))
 			}
 		}
 	}
-	p := c.free
+	p := unsafe.Add(c.base, c.at)
 	c.left--
-	if c.left == 0 {
-		c.free = nil
-	} else {
-		c.free = unsafe.Add(p, size)
-	}
+	c.at += size
 	return p
 }
 
@@ -400,23 +398,22 @@ func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflec
 func (c *Chunk) Refill(l *Layout, first, limit, maxBytes int) {
 	if l.typ == nil {
 		// Blocks of no bytes: the one empty block, without end.
-		c.free, c.left = unsafe.Pointer(&empty), math.MaxInt
+		c.base, c.at, c.left = unsafe.Pointer(&empty), 0, math.MaxInt
 		return
 	}
-	c.free = c.take(&l.arrays.blocks, l.typ, l.size, first, limit, maxBytes)
+	// take starts the array and cuts its first block, which Cut cuts
+	// again: give it back.
+	c.take(&l.arrays.blocks, l.typ, l.size, first, limit, maxBytes)
+	c.at -= l.size
 	c.left++
 }
 
 // Cut returns a new zeroed block of l cut from c's current array, which
 // must not be spent (see Refill). It is small enough to be inlined.
 func Cut(c *Chunk, l *Layout) Block {
-	p := c.free
+	p := unsafe.Add(c.base, c.at)
 	c.left--
-	if c.left == 0 {
-		c.free = nil
-	} else {
-		c.free = unsafe.Add(p, l.size)
-	}
+	c.at += l.size
 	return Block{p}
 }
 
@@ -426,7 +423,7 @@ func (c *Chunk) again() {
 	a := &k.kept[k.pos]
 	k.pos++
 	k.used = true
-	c.free, c.left, c.next = a.p, a.n, a.n
+	c.base, c.at, c.left, c.next = a.p, 0, a.n, a.n
 }
 
 // add notes a new array of n elements, of type typ and size bytes, at p,
@@ -466,13 +463,9 @@ func RefillHeaded[H any](c *Chunk, l *Layout, first, limit, maxBytes int) {
 // array, which must not be spent (see TakeHeaded). It is small enough to
 // be inlined.
 func CutHeaded[H any](c *Chunk, l *Layout) (*H, Block) {
-	p := c.free
+	p := unsafe.Add(c.base, c.at)
 	c.left--
-	if c.left == 0 {
-		c.free = nil
-	} else {
-		c.free = unsafe.Add(p, c.size)
-	}
+	c.at += c.size
 	if c.noBlock {
 		return (*H)(p), Block{unsafe.Pointer(&empty)}
 	}
@@ -489,8 +482,8 @@ func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
 	c.size, c.off, c.noBlock = ht.size, ht.off, ht.noBlock
 	// take starts the array and cuts its first element, which TakeHeaded
 	// cuts again: give it back.
-	p := c.take(&ht.arrays, ht.typ, ht.size, first, limit, maxBytes)
-	c.free = p
+	c.take(&ht.arrays, ht.typ, ht.size, first, limit, maxBytes)
+	c.at -= ht.size
 	c.left++
 }
 
