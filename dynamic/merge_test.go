@@ -277,3 +277,23 @@ func countMessages(m protoreflect.Message) int {
 	})
 	return n
 }
+
+// Merging a message of scalars allocates nothing: the merge's state, its
+// arena included, stays on the stack, and takes its tables only for
+// messages and lists.
+func TestMergeScalarsAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	md := protobuftest.TwinByName(all3).Dyn.Descriptor()
+	src, dst := dynamic.NewMessage(md), dynamic.NewMessage(md)
+	if err := proto.Unmarshal(rec(nil).varint(1, 5).varint(2, 1<<40).fixed32(7, 9).fixed64(8, 10).varint(13, 1), src); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(100, func() { proto.Merge(dst, src) }); n != 0 {
+		t.Errorf("%v allocations per merge", n)
+	}
+	if !proto.Equal(dst, src) {
+		t.Errorf("merged into an empty message: %v, want %v", dst, src)
+	}
+}

@@ -449,7 +449,9 @@ func unmarshal(in protoiface.UnmarshalInput) (protoiface.UnmarshalOutput, error)
 		o.resolver = protoregistry.GlobalTypes
 	}
 	fresh := in.Flags&protoiface.UnmarshalCheckRequired != 0 && m.empty()
-	if err := o.top(in.Buf, m, in.Depth); err != nil {
+	err := o.top(in.Buf, m, in.Depth)
+	o.release()
+	if err != nil {
 		return out, err
 	}
 	if in.Flags&protoiface.UnmarshalCheckRequired != 0 {

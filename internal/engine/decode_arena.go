@@ -3,7 +3,9 @@ package engine
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"reflect"
+	"sync"
 	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -55,21 +57,15 @@ type arena struct {
 	// types holds the types of the call's messages, one a shape met,
 	// and those of its lists, which listTypes caches by field: one slab
 	// for both (see callType).
-	types     slab[callType]
-	listTypes [arenaListTypes]struct {
-		df *decField
-		t  *listType
-	}
-	blocks [arenaShapes]shapeChunk
+	types slab[callType]
+	// tab holds the chunks of the first shapes met and the list types,
+	// from the first message or list the call makes on (tables); nblock
+	// counts its chunks in use.
+	tab    *arenaTables
 	nblock int
-	// index holds, by a table's id modulo its length, the index in
-	// blocks plus one of the chunk of that table's shape, or of another
-	// one's: indexed checks. (An index, not a pointer into the arena,
-	// which would make every arena escape to the heap.)
-	index [arenaIndex]uint8
-	more  map[*shape]*shapeChunk
+	more   map[*shape]*shapeChunk
 	// valueShape is the shape of the map values newMessage made last,
-	// whose chunk is blocks[valueIndex]: a map's entries come one after
+	// whose chunk is tab.blocks[valueIndex]: a map's entries come one after
 	// the other.
 	valueShape *shape
 	valueIndex int
@@ -101,6 +97,64 @@ type arena struct {
 	// (see UnmarshalOptions.MaxMemory). Chunks' room not yet handed out
 	// is not counted.
 	used int64
+}
+
+// arenaTables are an arena's tables: its chunks of the first arenaShapes
+// shapes met, found by a scan or by the index, and its list types by
+// field. They take 3.5 KiB: rather than clear them in every call, an
+// arena takes them from a pool once its call makes a message or a list
+// (tables), and clears what it used as it gives them back (release).
+type arenaTables struct {
+	listTypes [arenaListTypes]struct {
+		df *decField
+		t  *listType
+	}
+	// listUsed has a bit per entry of listTypes set.
+	listUsed uint64
+	blocks   [arenaShapes]shapeChunk
+	// index holds, by a table's id modulo its length, the index in
+	// blocks plus one of the chunk of that table's shape, or of another
+	// one's: indexed checks. (A byte, not a pointer: small to clear,
+	// and stored without a write barrier.)
+	index [arenaIndex]uint8
+}
+
+// pooledTables holds arenaTables between calls, cleared.
+var pooledTables = sync.Pool{New: func() any { return new(arenaTables) }}
+
+// tables returns a's tables, taken from the pool on first use.
+func (a *arena) tables() *arenaTables {
+	if a.tab == nil {
+		a.tab = pooledTables.Get().(*arenaTables)
+	}
+	return a.tab
+}
+
+// release gives a's tables back to the pool, cleared, once its call is
+// over: the chunks and list types hold the call's types and arrays. A
+// Decoder's arena keeps its own.
+func (a *arena) release() {
+	t := a.tab
+	if t == nil || a.reuse != nil {
+		return
+	}
+	a.tab = nil
+	t.clearListTypes()
+	clear(t.blocks[:a.nblock])
+	clear(t.index[:])
+	a.nblock, a.valueShape = 0, nil
+	pooledTables.Put(t)
+}
+
+// clearListTypes clears the entries of t's list types in use.
+func (t *arenaTables) clearListTypes() {
+	for u := t.listUsed; u != 0; u &= u - 1 {
+		t.listTypes[bits.TrailingZeros64(u)] = struct {
+			df *decField
+			t  *listType
+		}{}
+	}
+	t.listUsed = 0
 }
 
 // The sizes the arena counts in used.
@@ -295,10 +349,10 @@ func countRun1(b []byte, tag byte) int {
 func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
 	var c *shapeChunk
 	if s == a.valueShape {
-		c = &a.blocks[a.valueIndex]
+		c = &a.tab.blocks[a.valueIndex]
 	} else if i := a.indexOf(s); i >= 0 {
 		a.valueShape, a.valueIndex = s, i
-		c = &a.blocks[i]
+		c = &a.tab.blocks[i]
 	} else {
 		c = a.find(s)
 	}
@@ -402,16 +456,18 @@ func (a *arena) chunk(s *shape) *shapeChunk {
 // ArrayValue, so that such a cache misses most lookups while costing a
 // test on each.)
 func (a *arena) indexed(s *shape, t *decodeTable) *shapeChunk {
-	if i := int(a.index[t.id%arenaIndex]) - 1; i >= 0 && a.blocks[i].s == s {
-		return &a.blocks[i]
+	if tab := a.tab; tab != nil {
+		if i := int(tab.index[t.id%arenaIndex]) - 1; i >= 0 && tab.blocks[i].s == s {
+			return &tab.blocks[i]
+		}
 	}
 	return nil
 }
 
 // indexOf is indexed, returning the chunk's index in blocks, or -1.
 func (a *arena) indexOf(s *shape) int {
-	if t := s.dec.Load(); t != nil {
-		if i := int(a.index[t.id%arenaIndex]) - 1; i >= 0 && a.blocks[i].s == s {
+	if t := s.dec.Load(); t != nil && a.tab != nil {
+		if i := int(a.tab.index[t.id%arenaIndex]) - 1; i >= 0 && a.tab.blocks[i].s == s {
 			return i
 		}
 	}
@@ -423,20 +479,21 @@ func (a *arena) indexOf(s *shape) int {
 // one whose index entry another holds, or one whose table is not built
 // yet.
 func (a *arena) find(s *shape) *shapeChunk {
+	tab := a.tables()
 	var x *uint8
 	if t := s.dec.Load(); t != nil {
-		x = &a.index[t.id%arenaIndex]
+		x = &tab.index[t.id%arenaIndex]
 	}
 	for i := range a.nblock {
-		if a.blocks[i].s == s {
+		if tab.blocks[i].s == s {
 			if x != nil {
 				*x = uint8(i + 1)
 			}
-			return &a.blocks[i]
+			return &tab.blocks[i]
 		}
 	}
-	if a.nblock < len(a.blocks) {
-		c := &a.blocks[a.nblock]
+	if a.nblock < len(tab.blocks) {
+		c := &tab.blocks[a.nblock]
 		a.nblock++
 		if x != nil {
 			*x = uint8(a.nblock)
@@ -444,8 +501,6 @@ func (a *arena) find(s *shape) *shapeChunk {
 		a.start(c, s)
 		return c
 	}
-	// (A variable of its own, so that the blocks' chunks, in the arena,
-	// do not seem to escape into the map.)
 	m := a.more[s]
 	if m == nil {
 		if a.more == nil {
@@ -495,14 +550,25 @@ func (a *arena) ahead(n, size int) int {
 // call's chunk of them) and cached, replacing the field that had the
 // entry (which is made again if it comes back).
 func (a *arena) newList(md protoreflect.MessageDescriptor, df *decField) *list {
-	e := &a.listTypes[df.id%arenaListTypes]
-	if e.df != df {
-		a.used += listTypeBytes
-		t := &a.types.take(1, 2, typesLimit)[0].l
-		t.init(md.Fields().Get(int(df.index)), df.kind, true)
-		e.df, e.t = df, t
+	if tab := a.tab; tab != nil {
+		if e := &tab.listTypes[df.id%arenaListTypes]; e.df == df {
+			return a.newListOf(e.t)
+		}
 	}
-	return a.newListOf(e.t)
+	return a.newListOf(a.listType(md, df))
+}
+
+// listType makes the type of the lists of df, a field of md, and caches
+// it in the arena's list types (newList).
+func (a *arena) listType(md protoreflect.MessageDescriptor, df *decField) *listType {
+	tab := a.tables()
+	tab.listUsed |= 1 << (df.id % arenaListTypes)
+	a.used += listTypeBytes
+	t := &a.types.take(1, 2, typesLimit)[0].l
+	t.init(md.Fields().Get(int(df.index)), df.kind, true)
+	e := &tab.listTypes[df.id%arenaListTypes]
+	e.df, e.t = df, t
+	return t
 }
 
 // newListOf returns a new empty list of type t.
@@ -693,7 +759,7 @@ func (a *arena) record(h *arenaHint) {
 	store(&h.data, a.dataTaken)
 	store(&h.types, a.types.taken)
 	for i := range a.nblock {
-		c := &a.blocks[i]
+		c := &a.tab.blocks[i]
 		store(&c.s.decodeTable().made, c.n)
 	}
 	for _, c := range a.more {

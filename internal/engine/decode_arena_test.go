@@ -95,3 +95,43 @@ func TestCountVarints(t *testing.T) {
 		}
 	}
 }
+
+// An arena takes its tables only once the call makes a message or a
+// list, and gives them back cleared: nothing of the call (its types,
+// shapes, chunks' arrays) stays reachable from the pool.
+func TestArenaTablesReleasedCleared(t *testing.T) {
+	md := loadAllTypes(t)
+	scalars := protowire.AppendVarint(protowire.AppendTag(nil, md.Fields().ByName("optional_int32").Number(), protowire.VarintType), 7)
+	for _, c := range []struct {
+		name   string
+		in     []byte
+		tables bool
+	}{
+		{"scalars", scalars, false},
+		{"messages and lists", nestedInput(md, 30, 4), true},
+	} {
+		var d decodeOptions
+		d.limit = 1 << 30
+		m := NewMessage(md)
+		if err := d.top(c.in, m, 100); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		tab := d.tab
+		if (tab != nil) != c.tables {
+			t.Fatalf("%s: tables taken: %v, want %v", c.name, tab != nil, c.tables)
+		}
+		if tab == nil {
+			continue
+		}
+		if d.nblock == 0 || tab.listUsed == 0 {
+			t.Fatalf("%s: %d chunks, list types %b: the test does not fill the tables", c.name, d.nblock, tab.listUsed)
+		}
+		d.release()
+		if d.tab != nil || d.nblock != 0 || d.valueShape != nil {
+			t.Errorf("%s: the arena still holds its tables after release", c.name)
+		}
+		if *tab != (arenaTables{}) {
+			t.Errorf("%s: the tables given back are not cleared", c.name)
+		}
+	}
+}

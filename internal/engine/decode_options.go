@@ -57,7 +57,9 @@ func Unmarshal(b []byte, m *Message, o UnmarshalOptions) error {
 	if d.resolver == nil {
 		d.resolver = protoregistry.GlobalTypes
 	}
-	if err := d.top(b, m, depth); err != nil {
+	err := d.top(b, m, depth)
+	d.release()
+	if err != nil {
 		return err
 	}
 	if o.AllowPartial {

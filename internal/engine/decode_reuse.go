@@ -216,7 +216,7 @@ func (d *Decoder) start(keep int64) {
 	a.reuse = r
 	a.ls.keep, a.words.keep, a.lstrs.keep, a.lbytes.keep, a.lmsgs.keep = &r.lsKeep, &r.words, &r.lstrs, &r.lbytes, &r.lmsgs
 	for i := range a.nblock {
-		a.blocks[i].c.Keep(&r.budget)
+		a.tab.blocks[i].c.Keep(&r.budget)
 	}
 	for _, c := range a.more {
 		c.c.Keep(&r.budget)
@@ -227,7 +227,7 @@ func (d *Decoder) start(keep int64) {
 func (d *Decoder) drop() {
 	a := &d.o.arena
 	for i := range a.nblock {
-		a.blocks[i].c.Drop()
+		a.tab.blocks[i].c.Drop()
 	}
 	for _, c := range a.more {
 		c.c.Drop()
@@ -279,7 +279,7 @@ func (d *Decoder) Release() {
 	r.merged = r.merged[:0]
 	a := &d.o.arena
 	for i := range a.nblock {
-		if c := &a.blocks[i]; c.c.Rewind() >= keepIdle {
+		if c := &a.tab.blocks[i]; c.c.Rewind() >= keepIdle {
 			c.c.Drop()
 		}
 	}
@@ -308,7 +308,7 @@ func (s *slab[T]) restart() {
 // new arena's, its chunks and kept arrays as they are.
 func (a *arena) restart() {
 	for i := range a.nblock {
-		c := &a.blocks[i]
+		c := &a.tab.blocks[i]
 		c.t, c.n = nil, 0
 	}
 	for _, c := range a.more {
@@ -318,10 +318,9 @@ func (a *arena) restart() {
 	// What this call takes, for its hints, from slabs that a call with
 	// Merge does not restart.
 	a.words.taken, a.ls.taken, a.lstrs.taken, a.lbytes.taken, a.lmsgs.taken = 0, 0, 0, 0, 0
-	a.listTypes = [arenaListTypes]struct {
-		df *decField
-		t  *listType
-	}{}
+	if a.tab != nil {
+		a.tab.clearListTypes()
+	}
 	a.data, a.dataNext, a.dataExpect, a.dataTaken = nil, 0, 0, 0
 	a.room, a.required, a.used = 0, false, 0
 }

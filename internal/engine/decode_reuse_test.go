@@ -20,7 +20,7 @@ func (d *Decoder) keptCounted() int64 {
 	a := &d.o.arena
 	n := int64(0)
 	for i := range a.nblock {
-		n += a.blocks[i].c.Kept()
+		n += a.tab.blocks[i].c.Kept()
 	}
 	for _, c := range a.more {
 		n += c.c.Kept()

@@ -47,8 +47,9 @@ func merge(in protoiface.MergeInput) protoiface.MergeOutput {
 	if !ok || src == nil || dst.t.desc != src.t.desc {
 		return protoiface.MergeOutput{}
 	}
-	mg := new(merger)
+	var mg merger
 	mg.message(dst, src, 0)
+	mg.release()
 	return protoiface.MergeOutput{Flags: protoiface.MergeComplete}
 }
 
