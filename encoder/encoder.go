@@ -400,19 +400,20 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 	return e.walkAppend(b, mr, fresh)
 }
 
-// engineOptions are the options of the direct encoders (the engine, and
-// package dynamic's direct encoder) for a call of e.
-func (e *Encoder) engineOptions(sizeOnly bool) engine.Options {
-	return engine.Options{
-		Deterministic: e.opts.Deterministic || e.opts.Canonical != 0,
-		Partial:       e.opts.AllowPartial,
-		SizeOnly:      sizeOnly,
-		MaxDepth:      e.opts.maxDepth(),
-		MaxSize:       e.opts.maxSize(),
-		Trail:         &e.trail,
-		Canonical:     e.opts.Canonical != 0,
-		Signing:       e.opts.Canonical == Signing,
-	}
+// engineOptions sets o, zero, to the options of the direct encoders
+// (the engine, and package dynamic's direct encoder) for a call of e.
+// (Set in place, field by field: options built aside and copied cost a
+// stall on the copy, read as wide loads of what was just written as
+// narrow stores.)
+func (e *Encoder) engineOptions(o *engine.Options, sizeOnly bool) {
+	o.Deterministic = e.opts.Deterministic || e.opts.Canonical != 0
+	o.Partial = e.opts.AllowPartial
+	o.SizeOnly = sizeOnly
+	o.MaxDepth = e.opts.maxDepth()
+	o.MaxSize = e.opts.maxSize()
+	o.Trail = &e.trail
+	o.Canonical = e.opts.Canonical != 0
+	o.Signing = e.opts.Canonical == Signing
 }
 
 // trailError returns the error of the fault a direct encoder recorded in
@@ -442,7 +443,9 @@ func (e *Encoder) trailError(mr protoreflect.Message) error {
 // size, is the walk's. When it gives false, e.trail holds the fault it
 // found, if it found one, as the walk would report it.
 func (e *Encoder) direct(b []byte, m proto.Message, mr protoreflect.Message, sizeOnly bool) (out []byte, n int, handled bool) {
-	return e.st.Encode(b, m, mr, e.engineOptions(sizeOnly))
+	var o engine.Options
+	e.engineOptions(&o, sizeOnly)
+	return e.st.Encode(b, m, mr, &o)
 }
 
 // fast returns the fast-path methods of m when m goes through them, else

@@ -125,7 +125,7 @@ type enc struct {
 // an extension holding a message of a type neither storage reads, a message
 // changed during the call) the caller walks m, which gives the same bytes
 // or the detailed error.
-func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
+func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o *Options) (out []byte, n int, handled bool) {
 	if dm, ok := m.(*Message); ok {
 		if dm == nil {
 			return b, 0, false
@@ -140,13 +140,17 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 // but one go).
 const packedMargin = 5
 
-// call returns a call of the engine under options o, with the state st
-// (nil for a call of dynamic's fast-path methods).
-func (st *State) call(o Options) enc {
-	return enc{st: st, det: o.Deterministic, partial: o.Partial || o.SizeOnly, utf8: !o.SizeOnly, trail: o.Trail,
-		canon: o.Canonical, signing: o.Canonical && o.Signing,
-		levels: fault.NewLevels[uintptr](o.MaxDepth), maxSize: min(o.MaxSize, maxSize), limit: min(o.MaxSize, maxSize),
-		sizeFaults: o.Trail != nil && !o.Canonical && o.MaxSize <= maxSize}
+// start makes e, a zero enc, a call of the engine under options o, with
+// the state st (nil for a call of dynamic's fast-path methods). (Set in
+// place, field by field: a call built aside and copied costs a stall on
+// the copy, read as wide stores of what was just written as narrow ones.)
+func (e *enc) start(st *State, o *Options) {
+	e.st, e.det, e.partial, e.utf8, e.trail = st, o.Deterministic, o.Partial || o.SizeOnly, !o.SizeOnly, o.Trail
+	e.canon, e.signing = o.Canonical, o.Canonical && o.Signing
+	e.levels.Init(o.MaxDepth)
+	e.maxSize = min(o.MaxSize, maxSize)
+	e.limit = e.maxSize
+	e.sizeFaults = o.Trail != nil && !o.Canonical && o.MaxSize <= maxSize
 }
 
 // addrOf returns the address of m, which the depth and cycle checks

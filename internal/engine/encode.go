@@ -46,7 +46,7 @@ func size(in protoiface.SizeInput) protoiface.SizeOutput {
 		o := methodOptions
 		o.SizeOnly = true
 		var st *State // calls made by the proto package have no state
-		if _, n, handled := st.encode(nil, m, o); handled {
+		if _, n, handled := st.encode(nil, m, &o); handled {
 			return protoiface.SizeOutput{Size: n}
 		}
 		n, _ := walk.Size(m, walk.Options{}) // 0 for a message it cannot encode
@@ -88,7 +88,7 @@ func marshal(in protoiface.MarshalInput) (protoiface.MarshalOutput, error) {
 			}
 		} else {
 			var st *State
-			if b, _, handled := st.encode(in.Buf, m, do); handled {
+			if b, _, handled := st.encode(in.Buf, m, &do); handled {
 				return protoiface.MarshalOutput{Buf: b}, nil
 			}
 		}

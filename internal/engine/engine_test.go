@@ -71,7 +71,7 @@ func TestEncodesEveryTestType(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", mt.Descriptor().FullName(), seed, err)
 			}
-			got, n, ok := st.Encode([]byte("prefix"), m, m.ProtoReflect(), defaults)
+			got, n, ok := st.Encode([]byte("prefix"), m, m.ProtoReflect(), &defaults)
 			if !ok {
 				t.Errorf("%s seed %d: left to the walk", mt.Descriptor().FullName(), seed)
 				continue
@@ -85,12 +85,12 @@ func TestEncodesEveryTestType(t *testing.T) {
 			}
 			size := defaults
 			size.SizeOnly = true
-			if _, n, ok := st.Encode(nil, m, m.ProtoReflect(), size); !ok || n != proto.Size(m) {
+			if _, n, ok := st.Encode(nil, m, m.ProtoReflect(), &size); !ok || n != proto.Size(m) {
 				t.Errorf("%s seed %d: size %d %v, want %d", mt.Descriptor().FullName(), seed, n, ok, proto.Size(m))
 			}
 			o := defaults
 			o.Deterministic = false
-			got, _, ok = st.Encode(nil, m, m.ProtoReflect(), o)
+			got, _, ok = st.Encode(nil, m, m.ProtoReflect(), &o)
 			if !ok || !bytes.Equal(protobuftest.CanonicalMaps(got, m), protobuftest.CanonicalMaps(want, m)) {
 				t.Errorf("%s seed %d: without Deterministic, not the same bytes up to map order", mt.Descriptor().FullName(), seed)
 			}
@@ -143,7 +143,7 @@ func TestEncodesOpaquePresence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, n, ok := st.Encode(nil, m, m.ProtoReflect(), defaults)
+		got, n, ok := st.Encode(nil, m, m.ProtoReflect(), &defaults)
 		if !ok || !bytes.Equal(got, want) || n != proto.Size(m) {
 			t.Errorf("message %d: encoded %v\n got % x (%d)\nwant % x", i, ok, got, n, want)
 		}
@@ -230,7 +230,7 @@ func TestLeavesToTheWalk(t *testing.T) {
 	var st engine.State
 	for _, c := range cases {
 		b := []byte("kept")
-		out, n, ok := st.Encode(b, c.m, c.m.ProtoReflect(), c.o)
+		out, n, ok := st.Encode(b, c.m, c.m.ProtoReflect(), &c.o)
 		if ok || n != 0 || string(out) != "kept" || len(out) != 4 {
 			t.Errorf("%s: encoded %v (%d bytes), want it left to the walk", c.name, ok, n)
 		}
@@ -238,28 +238,28 @@ func TestLeavesToTheWalk(t *testing.T) {
 	// The same messages within the limits, or allowed partial, encode.
 	partial := defaults
 	partial.Partial = true
-	if _, _, ok := st.Encode(nil, &test2pb.TestRequired{}, (&test2pb.TestRequired{}).ProtoReflect(), partial); !ok {
+	if _, _, ok := st.Encode(nil, &test2pb.TestRequired{}, (&test2pb.TestRequired{}).ProtoReflect(), &partial); !ok {
 		t.Error("a message missing required fields, Partial: left to the walk")
 	}
 	opaqueRequired.SetR2(0)
-	if _, _, ok := st.Encode(nil, opaqueRequired, opaqueRequired.ProtoReflect(), defaults); !ok {
+	if _, _, ok := st.Encode(nil, opaqueRequired, opaqueRequired.ProtoReflect(), &defaults); !ok {
 		t.Error("an Opaque message with its required fields set to zero: left to the walk")
 	}
-	if _, _, ok := st.Encode(nil, deep, deep.ProtoReflect(), defaults); !ok {
+	if _, _, ok := st.Encode(nil, deep, deep.ProtoReflect(), &defaults); !ok {
 		t.Error("21 levels under the default depth: left to the walk")
 	}
 	for _, m := range []proto.Message{requiredInExtension, requiredDeeper} {
-		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), partial); !ok {
+		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), &partial); !ok {
 			t.Error("a required field missing in an extension, Partial: left to the walk")
 		}
 	}
 	three := withOptions(func(o *engine.Options) { o.MaxDepth = 3 })
-	if _, _, ok := st.Encode(nil, threeLevels, threeLevels.ProtoReflect(), three); !ok {
+	if _, _, ok := st.Encode(nil, threeLevels, threeLevels.ProtoReflect(), &three); !ok {
 		t.Error("three levels through extensions, MaxDepth 3: left to the walk")
 	}
 	small := &test3pb.TestRecursive{Children: []*test3pb.TestRecursive{{}, {}}}
 	small = &test3pb.TestRecursive{Children: []*test3pb.TestRecursive{small, small}}
-	if _, _, ok := st.Encode(nil, small, small.ProtoReflect(), defaults); !ok {
+	if _, _, ok := st.Encode(nil, small, small.ProtoReflect(), &defaults); !ok {
 		t.Error("a message shared twice: left to the walk")
 	}
 }
@@ -302,7 +302,7 @@ func TestChangedBetweenPasses(t *testing.T) {
 	defer engine.SetGenBetweenPasses(nil)
 	for _, c := range changes {
 		engine.SetGenBetweenPasses(func() { c.change(c.m) })
-		out, _, ok := st.Encode(nil, c.m, c.m.ProtoReflect(), defaults)
+		out, _, ok := st.Encode(nil, c.m, c.m.ProtoReflect(), &defaults)
 		engine.SetGenBetweenPasses(nil)
 		if ok {
 			t.Errorf("%s: encoded % x, want it left to the walk", c.name, out)
@@ -340,7 +340,7 @@ func TestEncodeAllocs(t *testing.T) {
 	buf := make([]byte, 0, 1<<16)
 	for _, m := range append([]proto.Message{m, ext.Interface()}, opaque...) {
 		allocs := testing.AllocsPerRun(100, func() {
-			if _, _, ok := st.Encode(buf[:0], m, m.ProtoReflect(), defaults); !ok {
+			if _, _, ok := st.Encode(buf[:0], m, m.ProtoReflect(), &defaults); !ok {
 				t.Fatal("left to the walk")
 			}
 		})
@@ -369,7 +369,7 @@ func TestScratchBounded(t *testing.T) {
 		bigExts.NestedType = append(bigExts.NestedType, &descriptorpb.DescriptorProto{Options: o})
 	}
 	for _, m := range []proto.Message{big, bigExts} {
-		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); !ok {
+		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), &defaults); !ok {
 			t.Fatal("left to the walk")
 		}
 		sizes, entries, exts, scratch := st.Kept()
@@ -388,7 +388,7 @@ func TestScratchBounded(t *testing.T) {
 	smallExts := &descriptorpb.DescriptorProto{Options: &descriptorpb.MessageOptions{}}
 	proto.SetExtension(smallExts.Options, customoptionspb.E_OptInt32, int32(1))
 	for _, m := range []proto.Message{small, smallExts} {
-		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); !ok {
+		if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), &defaults); !ok {
 			t.Fatal("left to the walk")
 		}
 	}

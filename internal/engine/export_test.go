@@ -10,7 +10,7 @@ import (
 // fresh scratch space.
 func DirectAppend(b []byte, m protoreflect.Message, o Options) ([]byte, int, bool) {
 	var st State
-	return st.encode(b, m.(*Message), o)
+	return st.encode(b, m.(*Message), &o)
 }
 
 // SetBetweenPasses sets the function called between the direct encoder's
@@ -38,7 +38,7 @@ var (
 // DirectAppendState runs the direct encoder on m with the scratch space
 // in state, as an Encoder keeps it.
 func DirectAppendState(st *State, b []byte, m protoreflect.Message, o Options) ([]byte, int, bool) {
-	return st.encode(b, m.(*Message), o)
+	return st.encode(b, m.(*Message), &o)
 }
 
 // KeptEntries returns the capacity of the map scratch in state.

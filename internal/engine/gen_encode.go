@@ -115,7 +115,7 @@ var maxKeptRecs = 352 << 10 / int(reflect.TypeFor[entry]().Size())
 
 // encodeGenerated is Encode for m, a message that is not package
 // dynamic's.
-func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o Options) (out []byte, n int, handled bool) {
+func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr protoreflect.Message, o *Options) (out []byte, n int, handled bool) {
 	// The last type encoded first: its program holds no descriptor, and
 	// a message of its Go type is of its descriptor.
 	p := st.last
@@ -142,7 +142,8 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 		}
 		return b, 0, false
 	}
-	e := st.call(o)
+	var e enc
+	e.start(st, o)
 	p = e.variantOf(p)
 	e.generatedScratch()
 	defer e.release()

@@ -54,7 +54,7 @@ func wantMarshal(t *testing.T, st *engine.State, name string, m proto.Message) {
 	if err != nil {
 		t.Fatalf("%s: proto.Marshal: %v", name, err)
 	}
-	got, n, ok := st.Encode([]byte("prefix"), m, m.ProtoReflect(), defaults)
+	got, n, ok := st.Encode([]byte("prefix"), m, m.ProtoReflect(), &defaults)
 	if !ok {
 		t.Errorf("%s: left to the walk", name)
 		return
@@ -64,7 +64,7 @@ func wantMarshal(t *testing.T, st *engine.State, name string, m proto.Message) {
 	}
 	size := defaults
 	size.SizeOnly = true
-	if _, n, ok := st.Encode(nil, m, m.ProtoReflect(), size); !ok || n != proto.Size(m) {
+	if _, n, ok := st.Encode(nil, m, m.ProtoReflect(), &size); !ok || n != proto.Size(m) {
 		t.Errorf("%s: size %d %v, want %d", name, n, ok, proto.Size(m))
 	}
 }
@@ -206,7 +206,7 @@ func TestEncodesExtensions(t *testing.T) {
 	m := &test2pb.TestAllExtensions{}
 	set(m, test2pb.E_OptionalInt32Extension, int32(0))
 	set(m, test2pb.E_RepeatedInt32Extension, []int32{})
-	if got, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); !ok || !bytes.Equal(got, []byte{0x08, 0x00}) {
+	if got, _, ok := st.Encode(nil, m, m.ProtoReflect(), &defaults); !ok || !bytes.Equal(got, []byte{0x08, 0x00}) {
 		t.Errorf("a zero int32 and an empty list: % x %v, want 08 00", got, ok)
 	}
 
@@ -339,7 +339,7 @@ func TestExtensionsChangedBetweenPasses(t *testing.T) {
 			m = c.start()
 		}
 		engine.SetGenBetweenPasses(func() { c.change(m) })
-		out, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults)
+		out, _, ok := st.Encode(nil, m, m.ProtoReflect(), &defaults)
 		engine.SetGenBetweenPasses(nil)
 		switch {
 		case ok && c.moves:
@@ -367,7 +367,7 @@ func TestHoldsNoExtension(t *testing.T) {
 	runtime.AddCleanup(value, func(c chan struct{}) { close(c) }, gone)
 	m := &test2pb.TestAllExtensions{}
 	proto.SetExtension(m, test2pb.E_OptionalNestedMessageExtension, value)
-	if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), defaults); !ok {
+	if _, _, ok := st.Encode(nil, m, m.ProtoReflect(), &defaults); !ok {
 		t.Fatal("left to the walk")
 	}
 	value, m = nil, nil

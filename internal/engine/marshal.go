@@ -116,11 +116,12 @@ func (st *State) epoch() uint32 {
 
 // encode runs the direct encoder on m, as Encode describes; st
 // may be nil (see enc).
-func (st *State) encode(b []byte, m *Message, o Options) ([]byte, int, bool) {
+func (st *State) encode(b []byte, m *Message, o *Options) ([]byte, int, bool) {
 	if onEncode != nil {
 		onEncode()
 	}
-	e := st.call(o)
+	var e enc
+	e.start(st, o)
 	e.stamp = st.epoch()
 	// Stamped before anything can give up, so that a count left
 	// incomplete never leaves an older complete one in place for

@@ -26,7 +26,8 @@ func TestSizeFaultsNamed(t *testing.T) {
 	} {
 		c.o.MaxDepth = wire.DefaultMaxDepth
 		var st State
-		if e := st.call(c.o); e.sizeFaults != c.want || e.limit != min(c.o.MaxSize, maxSize) {
+		var e enc
+		if e.start(&st, &c.o); e.sizeFaults != c.want || e.limit != min(c.o.MaxSize, maxSize) {
 			t.Errorf("%+v: sizeFaults %v, limit %d", c.o, e.sizeFaults, e.limit)
 		}
 	}

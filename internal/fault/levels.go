@@ -29,8 +29,15 @@ type Levels[P comparable] struct {
 // maxDepth, which it follows on the goroutine stack up to
 // wire.MaxStackDepth levels.
 func NewLevels[P comparable](maxDepth int) Levels[P] {
+	var l Levels[P]
+	l.Init(maxDepth)
+	return l
+}
+
+// Init makes l, a zero Levels, NewLevels(maxDepth), in place.
+func (l *Levels[P]) Init(maxDepth int) {
 	limit := min(maxDepth, wire.MaxStackDepth)
-	return Levels[P]{Deep: min(limit, wire.CycleLevel-1), Limit: limit, MaxDepth: maxDepth}
+	l.Deep, l.Limit, l.MaxDepth = min(limit, wire.CycleLevel-1), limit, maxDepth
 }
 
 // Check reports whether the encoder stops at the message p of field f at
