@@ -401,10 +401,8 @@ func (e *Encoder) encode(b []byte, m proto.Message, mr protoreflect.Message, pm 
 }
 
 // engineOptions sets o, zero, to the options of the direct encoders
-// (the engine, and package dynamic's direct encoder) for a call of e.
-// (Set in place, field by field: options built aside and copied cost a
-// stall on the copy, read as wide loads of what was just written as
-// narrow stores.)
+// (the engine, and package dynamic's direct encoder) for a call of e,
+// in place, as engine's call state is set (see its enc.start).
 func (e *Encoder) engineOptions(o *engine.Options, sizeOnly bool) {
 	o.Deterministic = e.opts.Deterministic || e.opts.Canonical != 0
 	o.Partial = e.opts.AllowPartial

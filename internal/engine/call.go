@@ -141,9 +141,9 @@ func (st *State) Encode(b []byte, m protoreflect.ProtoMessage, mr protoreflect.M
 const packedMargin = 5
 
 // start makes e, a zero enc, a call of the engine under options o, with
-// the state st (nil for a call of dynamic's fast-path methods). (Set in
-// place, field by field: a call built aside and copied costs a stall on
-// the copy, read as wide stores of what was just written as narrow ones.)
+// the state st (nil for a call of dynamic's fast-path methods). It sets
+// e in place: a call built aside and copied stalls on the copy, whose
+// wide loads read what narrower stores just wrote.
 func (e *enc) start(st *State, o *Options) {
 	e.st, e.det, e.partial, e.utf8, e.trail = st, o.Deterministic, o.Partial || o.SizeOnly, !o.SizeOnly, o.Trail
 	e.canon, e.signing = o.Canonical, o.Canonical && o.Signing

@@ -105,10 +105,7 @@ type arena struct {
 // arena takes them from a pool once its call makes a message or a list
 // (tables), and clears what it used as it gives them back (release).
 type arenaTables struct {
-	listTypes [arenaListTypes]struct {
-		df *decField
-		t  *listType
-	}
+	listTypes [arenaListTypes]listTypeEntry
 	// listUsed has a bit per entry of listTypes set.
 	listUsed uint64
 	blocks   [arenaShapes]shapeChunk
@@ -117,6 +114,13 @@ type arenaTables struct {
 	// one's: indexed checks. (A byte, not a pointer: small to clear,
 	// and stored without a write barrier.)
 	index [arenaIndex]uint8
+}
+
+// listTypeEntry is an entry of an arena's list types: the type of the
+// call's lists of field df.
+type listTypeEntry struct {
+	df *decField
+	t  *listType
 }
 
 // pooledTables holds arenaTables between calls, cleared.
@@ -149,10 +153,7 @@ func (a *arena) release() {
 // clearListTypes clears the entries of t's list types in use.
 func (t *arenaTables) clearListTypes() {
 	for u := t.listUsed; u != 0; u &= u - 1 {
-		t.listTypes[bits.TrailingZeros64(u)] = struct {
-			df *decField
-			t  *listType
-		}{}
+		t.listTypes[bits.TrailingZeros64(u)] = listTypeEntry{}
 	}
 	t.listUsed = 0
 }

@@ -365,6 +365,21 @@ func (c *Chunk) Take(l *Layout, first, limit, maxBytes int) Block {
 // take cuts an element of type typ, of size size, from c, as Take does.
 func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflect.Type, size uintptr, first, limit, maxBytes int) unsafe.Pointer {
 	if c.left == 0 {
+		c.fill(cache, typ, size, first, limit, maxBytes)
+	}
+	p := unsafe.Add(c.base, c.at)
+	c.left--
+	c.at += size
+	return p
+}
+
+// fill starts the next array of c, whose current one is spent: the next
+// array it keeps, or a new one of elements of type typ, of size size, as
+// Take sizes them.
+func (c *Chunk) fill(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflect.Type, size uintptr, first, limit, maxBytes int) {
+	if k := c.keep; k != nil && k.pos < len(k.kept) {
+		c.again()
+	} else {
 		n := c.next
 		if n == 0 {
 			n = first
@@ -372,24 +387,16 @@ func (c *Chunk) take(cache *[lengthClasses]atomic.Pointer[arrayType], typ reflec
 		if c.expect > 0 {
 			n = c.expect
 		}
-		if k := c.keep; k != nil && k.pos < len(k.kept) {
-			c.again()
-		} else {
-			limit = max(1, min(limit, maxBytes/int(size)))
-			n = max(1, min(n, limit))
-			c.expect = max(0, c.expect-n)
-			c.next = min(2*n, limit)
-			at := arrayOf(cache, n, typ)
-			c.base, c.at, c.left = reflect.New(at).UnsafePointer(), 0, n
-			if k := c.keep; k != nil {
-				k.add(c.base, n, at, int64(n)*int64(size))
-			}
+		limit = max(1, min(limit, maxBytes/int(size)))
+		n = max(1, min(n, limit))
+		c.expect = max(0, c.expect-n)
+		c.next = min(2*n, limit)
+		at := arrayOf(cache, n, typ)
+		c.base, c.at, c.left = reflect.New(at).UnsafePointer(), 0, n
+		if k := c.keep; k != nil {
+			k.add(c.base, n, at, int64(n)*int64(size))
 		}
 	}
-	p := unsafe.Add(c.base, c.at)
-	c.left--
-	c.at += size
-	return p
 }
 
 // Refill starts a new array of blocks of l in c, whose current one is
@@ -401,11 +408,7 @@ func (c *Chunk) Refill(l *Layout, first, limit, maxBytes int) {
 		c.base, c.at, c.left = unsafe.Pointer(&empty), 0, math.MaxInt
 		return
 	}
-	// take starts the array and cuts its first block, which Cut cuts
-	// again: give it back.
-	c.take(&l.arrays.blocks, l.typ, l.size, first, limit, maxBytes)
-	c.at -= l.size
-	c.left++
+	c.fill(&l.arrays.blocks, l.typ, l.size, first, limit, maxBytes)
 }
 
 // Cut returns a new zeroed block of l cut from c's current array, which
@@ -480,11 +483,7 @@ func (c *Chunk) refill(l *Layout, h reflect.Type, first, limit, maxBytes int) {
 		ht = l.headType(&l.arrays.head, h)
 	}
 	c.size, c.off, c.noBlock = ht.size, ht.off, ht.noBlock
-	// take starts the array and cuts its first element, which TakeHeaded
-	// cuts again: give it back.
-	c.take(&ht.arrays, ht.typ, ht.size, first, limit, maxBytes)
-	c.at -= ht.size
-	c.left++
+	c.fill(&ht.arrays, ht.typ, ht.size, first, limit, maxBytes)
 }
 
 // NewHeaded returns a new zeroed H and block of l side by side, in one
