@@ -31,7 +31,7 @@ import (
 // extBefore reports whether the extension of record x comes before the
 // field numbered num in canonical order.
 func extBefore(x *encField, num protowire.Number) bool {
-	return x.more.ext.Number < num
+	return x.more.lf.Number < num
 }
 
 // sizeCanonExt ends the size, k bytes (ok false if it failed), of the
@@ -40,7 +40,7 @@ func extBefore(x *encField, num protowire.Number) bool {
 // not, is counted with packedMargin and sets enc.packs (the walk then
 // writes the message).
 func (e *enc) sizeCanonExt(x *encField, k int, ok bool) (int, bool) {
-	if ok && e.signing && x.more.ext.SigningPacks() {
+	if ok && e.signing && x.more.lf.SigningPacks() {
 		if k > e.maxSize-packedMargin {
 			return 0, false
 		}

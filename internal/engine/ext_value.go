@@ -4,8 +4,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/protolayout/protolayout/internal/fault"
-	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
@@ -28,16 +26,14 @@ import (
 // holds none), which the write pass takes as a hint. Extensions always
 // have presence: a zero scalar is written.
 func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, *program, bool) {
-	lf := f.more.ext
+	lf := f.more.lf
 	switch f.Op {
 	case wire.OpString:
-		s := v.String()
-		if f.UTF8 && e.utf8 && !utf8x.ValidString(s) {
-			return 0, nil, e.trail.Fail(fault.InvalidUTF8, lf, 0)
-		}
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), nil, wire.Fits(0, len(s), e.maxSize)
+		n, ok := e.sizeText(&f.Rec, lf, v.String(), 0)
+		return n, nil, ok
 	case wire.OpBytes:
-		return int(f.TagLen) + protowire.SizeBytes(len(v.Bytes())), nil, wire.Fits(0, len(v.Bytes()), e.maxSize)
+		n, ok := e.sizeBlob(&f.Rec, len(v.Bytes()), 0)
+		return n, nil, ok
 	case wire.OpMessage, wire.OpGroup:
 		x, c, ok := e.sizeExtMessage(f, f.Op, v.Message(), nil, -1, depth)
 		return int(f.TagLen) + x, c, ok
@@ -49,7 +45,7 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 		return e.sizeExtList(f, v.List(), depth)
 	case wire.OpPacked:
 		if l, ok := v.List().(*list); ok {
-			return int(f.TagLen) + protowire.SizeBytes(packedSize(f.Elem, l)), nil, true
+			return packedSize(&f.Rec, l), nil, true
 		}
 		body, ok := wire.SizePackedList(lf.Kind, v.List(), e.maxSize)
 		if !ok {
@@ -66,7 +62,7 @@ func (e *enc) sizeExtension(f *encField, v protoreflect.Value, depth int) (int, 
 // through protoreflect), keys included, and the program of its last
 // generated message.
 func (e *enc) sizeExtList(f *encField, l protoreflect.List, depth int) (int, *program, bool) {
-	lf := f.more.ext
+	lf := f.more.lf
 	k := l.Len()
 	n := 0
 	switch f.Elem {
@@ -83,22 +79,18 @@ func (e *enc) sizeExtList(f *encField, l protoreflect.List, depth int) (int, *pr
 		}
 		return n, c, e.within(n)
 	case wire.OpString, wire.OpBytes:
-		check := f.Elem == wire.OpString && f.UTF8 && e.utf8
 		for j := range k {
-			w := l.Get(j)
-			var y int
-			if f.Elem == wire.OpString {
-				y = len(w.String())
-				if check && !utf8x.ValidString(w.String()) {
-					return 0, nil, e.trail.Fail(fault.InvalidUTF8, lf, n)
-				}
+			var x int
+			var ok bool
+			if w := l.Get(j); f.Elem == wire.OpString {
+				x, ok = e.sizeText(&f.Rec, lf, w.String(), n)
 			} else {
-				y = len(w.Bytes())
+				x, ok = e.sizeBlob(&f.Rec, len(w.Bytes()), n)
 			}
-			if !wire.Fits(n, y, e.maxSize) {
+			if !ok {
 				return 0, nil, false
 			}
-			n += int(f.TagLen) + protowire.SizeBytes(y)
+			n += x
 		}
 		return n, nil, e.within(n)
 	}
@@ -116,7 +108,7 @@ func (e *enc) sizeExtList(f *encField, l protoreflect.List, depth int) (int, *pr
 // m is sized by its own storage's pass; a fault found in it passes up
 // through the extension.
 func (e *enc) sizeExtMessage(f *encField, op wire.Op, m protoreflect.Message, hint *program, index, depth int) (int, *program, bool) {
-	lf := f.more.ext
+	lf := f.more.lf
 	if c, ok := m.(*Message); ok {
 		if depth >= e.levels.Deep && e.levels.Check(e.trail, lf, addrOf(c), depth+1, false) {
 			return 0, hint, false
@@ -156,15 +148,12 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, child
 	switch f.Op {
 	case wire.OpString:
 		x := v.String()
-		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
+		if f.UTF8 && e.recheck && invalidText(true, x) {
 			return b, false
 		}
-		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-		return append(b, x...), true
+		return appendText(b, &f.Rec, x), true
 	case wire.OpBytes:
-		x := v.Bytes()
-		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-		return append(b, x...), true
+		return appendText(b, &f.Rec, v.Bytes()), true
 	case wire.OpMessage, wire.OpGroup:
 		return e.appendExtMessage(b, f, f.Op, v.Message(), child, depth)
 	case wire.OpList:
@@ -177,13 +166,13 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, child
 			return appendPackedList(b, f, l), true
 		}
 		l := v.List()
-		body, ok := wire.SizePackedList(f.more.ext.Kind, l, e.maxSize)
+		body, ok := wire.SizePackedList(f.more.lf.Kind, l, e.maxSize)
 		if !ok {
 			return b, false
 		}
 		b = wire.AppendVarint(append(b, f.more.PackedTag...), uint64(body))
 		start := len(b)
-		b = wire.AppendPacked(b, f.more.ext.Kind, l)
+		b = wire.AppendPacked(b, f.more.lf.Kind, l)
 		return b, len(b)-start == body
 	default:
 		return wire.AppendWord(f.AppendKey(b), f.Op, wire.Word(f.more.valueKind, v)), true
@@ -206,17 +195,14 @@ func (e *enc) appendExtList(b []byte, f *encField, l protoreflect.List, child *p
 	case wire.OpString:
 		for j := range k {
 			x := l.Get(j).String()
-			if f.UTF8 && e.recheck && !utf8x.ValidString(x) {
+			if f.UTF8 && e.recheck && invalidText(true, x) {
 				return b, false
 			}
-			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-			b = append(b, x...)
+			b = appendText(b, &f.Rec, x)
 		}
 	case wire.OpBytes:
 		for j := range k {
-			x := l.Get(j).Bytes()
-			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-			b = append(b, x...)
+			b = appendText(b, &f.Rec, l.Get(j).Bytes())
 		}
 	default:
 		for j := range k {

@@ -16,12 +16,6 @@ import (
 // passes shows as a length that disagrees with its body, a cursor out of
 // step, or a total that differs, and the call gives up.
 
-// appendString appends s with its length prefix. The size pass has
-// checked its UTF-8.
-func appendString(b []byte, s string) []byte {
-	return append(wire.AppendVarint(b, uint64(len(s))), s...)
-}
-
 // append is the write pass over the message at ptr of program p, at level
 // depth: its set extensions first (those the size pass recorded for it),
 // then its fields and unknown bytes.
@@ -118,6 +112,7 @@ func (e *enc) genAppend(b []byte, p *program, ptr genstore.Pointer, depth int) (
 			if s == "" {
 				continue
 			}
+			// appendText, inline.
 			b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
 			b = append(b, s...)
 		case codeBytes:
@@ -183,7 +178,7 @@ func (e *enc) genAppend(b []byte, p *program, ptr genstore.Pointer, depth int) (
 			if !set {
 				return b, false
 			}
-			b = appendString(f.AppendKey(b), s)
+			b = appendText(b, &f.Rec, s)
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -322,14 +317,13 @@ func (e *enc) appendOther(b []byte, f *genField, ptr genstore.Pointer, depth int
 		if !ok {
 			return b, true
 		}
-		return appendString(f.AppendKey(b), s), true
+		return appendText(b, &f.Rec, s), true
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
 			return b, true
 		}
-		b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
-		return append(b, s...), true
+		return appendText(b, &f.Rec, s), true
 	case sf.Rep == genstore.RepMessage: // a group
 		c := sf.Ptr(ptr)
 		if c.IsNil() {
@@ -350,13 +344,11 @@ func appendSet(b []byte, f *genField, ptr genstore.Pointer) ([]byte, bool) {
 		if !ok {
 			return b, false
 		}
-		return appendString(f.AppendKey(b), s), true
+		return appendText(b, &f.Rec, s), true
 	case genstore.RepString:
-		return appendString(f.AppendKey(b), sf.String(ptr)), true
+		return appendText(b, &f.Rec, sf.String(ptr)), true
 	case genstore.RepBytes:
-		s := sf.Bytes(ptr)
-		b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
-		return append(b, s...), true
+		return appendText(b, &f.Rec, sf.Bytes(ptr)), true
 	}
 	w, _ := word(sf, ptr)
 	return wire.AppendWord(f.AppendKey(b), f.Op, w), true
@@ -368,11 +360,9 @@ func (e *enc) appendMember(b []byte, f *genField, w genstore.Pointer, depth int)
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
-		return appendString(f.AppendKey(b), sf.String(w)), true
+		return appendText(b, &f.Rec, sf.String(w)), true
 	case genstore.RepBytes:
-		s := sf.Bytes(w)
-		b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
-		return append(b, s...), true
+		return appendText(b, &f.Rec, sf.Bytes(w)), true
 	case genstore.RepMessage:
 		return e.genAppendNested(b, f, sf.Ptr(w), depth+1)
 	}
@@ -390,16 +380,9 @@ func (e *enc) genAppendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 	ok := true
 	switch sf.Rep {
 	case genstore.RepListString:
-		for _, s := range sf.Strings(ptr) {
-			b = appendString(f.AppendKey(b), s)
-		}
-		return b, true
+		return appendTexts(b, &f.Rec, sf.Strings(ptr), false)
 	case genstore.RepListBytes:
-		for _, s := range sf.BytesList(ptr) {
-			b = wire.AppendVarint(f.AppendKey(b), uint64(len(s)))
-			b = append(b, s...)
-		}
-		return b, true
+		return appendTexts(b, &f.Rec, sf.BytesList(ptr), false)
 	case genstore.RepListMessage, genstore.RepPtrListMessage:
 		for j := range k {
 			if b, ok = e.genAppendNested(b, f, sf.MessageAt(ptr, j), depth+1); !ok {
@@ -408,6 +391,17 @@ func (e *enc) genAppendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 		}
 		return b, true
 	}
+	switch sf.Rep {
+	case genstore.RepListInt32:
+		return appendIntegers(b, f, sf.Int32s(ptr)), true
+	case genstore.RepListUint32:
+		return appendIntegers(b, f, sf.Uint32s(ptr)), true
+	case genstore.RepListInt64:
+		return appendIntegers(b, f, sf.Int64s(ptr)), true
+	case genstore.RepListUint64:
+		return appendIntegers(b, f, sf.Uint64s(ptr)), true
+	}
+	// Bools and floats, by their words.
 	if f.Op == wire.OpPacked {
 		body := scalarsBody(f, ptr, k)
 		b = append(b, f.more.PackedTag...)
@@ -422,6 +416,15 @@ func (e *enc) genAppendList(b []byte, f *genField, ptr genstore.Pointer, depth i
 		b = wire.AppendWord(f.AppendKey(b), f.Elem, elemWord(sf, ptr, j))
 	}
 	return b, true
+}
+
+// appendIntegers appends xs, the elements of the list of integers of
+// field f: packed, or each with its key.
+func appendIntegers[T wire.Integers](b []byte, f *genField, xs []T) []byte {
+	if f.Op == wire.OpPacked {
+		return appendPacked(b, &f.Rec, f.more.PackedTag, xs)
+	}
+	return appendUnpacked(b, &f.Rec, xs)
 }
 
 // appendMap appends the entries of the map field f of the message at

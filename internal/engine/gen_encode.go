@@ -338,6 +338,7 @@ func (e *enc) genSizeCounted(p *program, ptr genstore.Pointer, depth int) (int, 
 			if s == "" {
 				continue
 			}
+			// sizeText, inline (its UTF-8 test without a call).
 			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
 				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
 			}
@@ -350,10 +351,11 @@ func (e *enc) genSizeCounted(p *program, ptr genstore.Pointer, depth int) (int, 
 			if len(s) == 0 {
 				continue
 			}
-			if !wire.Fits(n, len(s), e.maxSize) {
+			x, ok := e.sizeBlob(&f.Rec, len(s), n)
+			if !ok {
 				return 0, false
 			}
-			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+			n += x
 		case codePtrString:
 			s, set := f.sf.PtrString(ptr)
 			if !set {
@@ -403,13 +405,14 @@ func (e *enc) genSizeCounted(p *program, ptr genstore.Pointer, depth int) (int, 
 				continue
 			}
 			s, set := f.sf.PtrString(ptr)
-			if !set || !wire.Fits(n, len(s), e.maxSize) {
+			if !set {
 				return 0, false // a bit without a string: the walk reads it
 			}
-			if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
-				return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, n)
+			x, ok := e.sizeText(&f.Rec, f.sf.Layout, s, n)
+			if !ok {
+				return 0, false
 			}
-			n += int(f.TagLen) + protowire.SizeBytes(len(s))
+			n += x
 		case codeMessage:
 			c := f.sf.Ptr(ptr)
 			if c.IsNil() {
@@ -701,13 +704,13 @@ func (e *enc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, bool
 		if !ok {
 			return 0, true
 		}
-		return e.sizeString(f, s)
+		return e.sizeText(&f.Rec, sf.Layout, s, 0)
 	case sf.Rep == genstore.RepBytesPresence:
 		s := sf.Bytes(ptr)
 		if s == nil {
 			return 0, true
 		}
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return e.sizeBlob(&f.Rec, len(s), 0)
 	case sf.Rep == genstore.RepMessage: // a group
 		c := sf.Ptr(ptr)
 		if c.IsNil() {
@@ -717,16 +720,6 @@ func (e *enc) sizeOther(f *genField, ptr genstore.Pointer, depth int) (int, bool
 		return int(f.TagLen) + f.Wrap(x), ok
 	}
 	return e.genSizeList(f, ptr, depth)
-}
-
-// sizeString returns the size of s, a value of the string field f, with
-// its key, for the cases size does not take inline: a fault if its UTF-8
-// is checked and invalid, false too where its length does not fit.
-func (e *enc) sizeString(f *genField, s string) (int, bool) {
-	if f.UTF8 && e.utf8 && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
-		return 0, e.trail.Fail(fault.InvalidUTF8, f.sf.Layout, 0)
-	}
-	return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
 }
 
 // sizeSet returns the size of the field f, in place or a *string, whose
@@ -740,12 +733,11 @@ func (e *enc) sizeSet(f *genField, ptr genstore.Pointer) (int, bool) {
 		if !ok {
 			return 0, false
 		}
-		return e.sizeString(f, s)
+		return e.sizeText(&f.Rec, sf.Layout, s, 0)
 	case genstore.RepString:
-		return e.sizeString(f, sf.String(ptr))
+		return e.sizeText(&f.Rec, sf.Layout, sf.String(ptr), 0)
 	case genstore.RepBytes:
-		s := sf.Bytes(ptr)
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return e.sizeBlob(&f.Rec, len(sf.Bytes(ptr)), 0)
 	}
 	w, _ := word(sf, ptr)
 	return int(f.TagLen) + wire.SizeWord(f.Op, w), true
@@ -757,10 +749,9 @@ func (e *enc) sizeMember(f *genField, w genstore.Pointer, depth int) (int, bool)
 	sf := f.sf
 	switch sf.Rep {
 	case genstore.RepString:
-		return e.sizeString(f, sf.String(w))
+		return e.sizeText(&f.Rec, sf.Layout, sf.String(w), 0)
 	case genstore.RepBytes:
-		s := sf.Bytes(w)
-		return int(f.TagLen) + protowire.SizeBytes(len(s)), wire.Fits(0, len(s), e.maxSize)
+		return e.sizeBlob(&f.Rec, len(sf.Bytes(w)), 0)
 	case genstore.RepMessage:
 		x, ok := e.sizeNested(f, sf.Ptr(w), depth+1, -1)
 		return int(f.TagLen) + f.Wrap(x), ok
@@ -779,25 +770,9 @@ func (e *enc) genSizeList(f *genField, ptr genstore.Pointer, depth int) (int, bo
 	n := 0
 	switch sf.Rep {
 	case genstore.RepListString:
-		check := f.UTF8 && e.utf8
-		for _, s := range sf.Strings(ptr) {
-			if check && !utf8x.ShortASCII(s) && !utf8x.ValidString(s) {
-				return 0, e.trail.Fail(fault.InvalidUTF8, sf.Layout, n)
-			}
-			if !wire.Fits(n, len(s), e.maxSize) {
-				return 0, false
-			}
-			n += int(f.TagLen) + protowire.SizeBytes(len(s))
-		}
-		return n, true
+		return e.sizeTexts(&f.Rec, sf.Layout, sf.Strings(ptr))
 	case genstore.RepListBytes:
-		for _, s := range sf.BytesList(ptr) {
-			if !wire.Fits(n, len(s), e.maxSize) {
-				return 0, false
-			}
-			n += int(f.TagLen) + protowire.SizeBytes(len(s))
-		}
-		return n, true
+		return e.sizeBlobs(&f.Rec, sf.BytesList(ptr))
 	case genstore.RepListMessage, genstore.RepPtrListMessage:
 		for j := range k {
 			x, ok := e.sizeNested(f, sf.MessageAt(ptr, j), depth+1, j)
@@ -822,21 +797,27 @@ func (e *enc) genSizeList(f *genField, ptr genstore.Pointer, depth int) (int, bo
 // scalarsBody returns the size of the k elements of the scalar list field
 // f of the message at ptr, without keys: a packed record's body.
 func scalarsBody(f *genField, ptr genstore.Pointer, k int) int {
-	switch f.Elem {
-	case wire.OpFixed32:
+	sf := f.sf
+	switch sf.Rep {
+	case genstore.RepListInt32:
+		return wire.PackedSize(f.Elem, sf.Int32s(ptr))
+	case genstore.RepListUint32:
+		return wire.PackedSize(f.Elem, sf.Uint32s(ptr))
+	case genstore.RepListInt64:
+		return wire.PackedSize(f.Elem, sf.Int64s(ptr))
+	case genstore.RepListUint64:
+		return wire.PackedSize(f.Elem, sf.Uint64s(ptr))
+	case genstore.RepListBool:
+		return k // a byte each: 0 or 1
+	case genstore.RepListFloat32:
 		return 4 * k
-	case wire.OpFixed64:
+	default: // RepListFloat64
 		return 8 * k
 	}
-	body := 0
-	for j := range k {
-		body += wire.SizeWord(f.Elem, elemWord(f.sf, ptr, j))
-	}
-	return body
 }
 
-// elemWord returns the word of element j of the scalar list field sf of
-// the message at ptr.
+// elemWord returns the word of element j of sf, a list of bools or
+// floats, of the message at ptr.
 func elemWord(sf *genstore.Field, ptr genstore.Pointer, j int) uint64 {
 	switch sf.Rep {
 	case genstore.RepListBool:
@@ -844,14 +825,6 @@ func elemWord(sf *genstore.Field, ptr genstore.Pointer, j int) uint64 {
 			return 1
 		}
 		return 0
-	case genstore.RepListInt32:
-		return uint64(int64(sf.Int32s(ptr)[j]))
-	case genstore.RepListInt64:
-		return uint64(sf.Int64s(ptr)[j])
-	case genstore.RepListUint32:
-		return uint64(sf.Uint32s(ptr)[j])
-	case genstore.RepListUint64:
-		return sf.Uint64s(ptr)[j]
 	case genstore.RepListFloat32:
 		return uint64(math.Float32bits(sf.Float32s(ptr)[j]))
 	default: // RepListFloat64

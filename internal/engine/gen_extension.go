@@ -28,7 +28,7 @@ import (
 // write pass.
 type ext struct {
 	// rec is the extension's record for the passes (extField); its
-	// layout record is rec.more.ext.
+	// layout record is rec.more.lf.
 	rec *encField
 	// v is the value the size pass read; the write pass reads it again.
 	v protoreflect.Value
@@ -99,7 +99,7 @@ func (e *enc) genRecordExtensions(p *program, ptr genstore.Pointer, from, below 
 			continue
 		}
 		rec := extField(x.Type().TypeDescriptor())
-		if rec.more.ext.Map || !v.IsValid() {
+		if rec.more.lf.Map || !v.IsValid() {
 			return 0, 0, false
 		}
 		e.st.exts = append(e.st.exts, ext{rec: rec, v: v, owner: owner})
@@ -108,7 +108,7 @@ func (e *enc) genRecordExtensions(p *program, ptr genstore.Pointer, from, below 
 	if k == 0 {
 		return start, 0, true
 	}
-	slices.SortFunc(e.st.exts[start:], func(a, b ext) int { return cmp.Compare(a.rec.more.ext.Number, b.rec.more.ext.Number) })
+	slices.SortFunc(e.st.exts[start:], func(a, b ext) int { return cmp.Compare(a.rec.more.lf.Number, b.rec.more.lf.Number) })
 	e.st.exts[start].run = int32(k)
 	return start, k, true
 }
@@ -180,7 +180,7 @@ func (e *enc) genAppendExtensions(b []byte, p *program, ptr genstore.Pointer, fr
 // xs are its extension fields.
 func (e *enc) genTakeExtensions(p *program, ptr genstore.Pointer, from, below protowire.Number) (start, k int, xs protoimpl.ExtensionFields, ok bool) {
 	start = e.nextExt
-	if e.hasExtensions(ptr) && inRange(int32(e.st.exts[start].rec.more.ext.Number), from, below) {
+	if e.hasExtensions(ptr) && inRange(int32(e.st.exts[start].rec.more.lf.Number), from, below) {
 		k = int(e.st.exts[start].run)
 		if start+k > len(e.st.exts) {
 			return 0, 0, nil, false
@@ -208,7 +208,7 @@ func (e *enc) genTakeExtensions(p *program, ptr genstore.Pointer, from, below pr
 // read again from xs, its message's extension fields: it must be set,
 // of the same field record.
 func (e *enc) genAppendExtension(b []byte, xs protoimpl.ExtensionFields, r *ext, depth int) ([]byte, bool) {
-	x, found := xs[int32(r.rec.more.ext.Number)]
+	x, found := xs[int32(r.rec.more.lf.Number)]
 	if !found {
 		return b, false
 	}

@@ -317,8 +317,9 @@ func (e *enc) sizeCounted(m *Message, depth int) (int, bool) {
 				if f.unset(words, x != "") {
 					continue
 				}
+				// sizeText, inline (its UTF-8 test without a call).
 				if f.UTF8 && e.utf8 && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
-					return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), n)
+					return 0, e.trail.Fail(fault.InvalidUTF8, f.more.lf, n)
 				}
 				if !wire.Fits(n, len(x), e.maxSize) {
 					return 0, false
@@ -329,14 +330,14 @@ func (e *enc) sizeCounted(m *Message, depth int) (int, bool) {
 				if c == nil {
 					continue
 				}
-				if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), addrOf(c), depth+1, false) {
+				if depth >= e.levels.Deep && e.levels.Check(e.trail, f.more.lf, addrOf(c), depth+1, false) {
 					e.trail.Up(n)
 					return 0, false
 				}
 				x, ok := e.size(c, depth+1)
 				if !ok {
 					e.failed(c)
-					e.trail.Enter(m.fieldOf(f), -1)
+					e.trail.Enter(f.more.lf, -1)
 				}
 				if !e.trail.Counted(n, x, ok, e.maxSize) {
 					return 0, false
@@ -559,19 +560,11 @@ func (p *encProgram) eachWide(words []uint64, s *shape, end int, visit func(*enc
 func (m *Message) firstMissing(p *encProgram) int {
 	for _, pos := range p.requiredPos {
 		f := &p.fields[pos]
-		if !m.has(&m.t.shape.fields[f.index], int(f.index)) {
+		if i := f.more.lf.Index; !m.has(&m.t.shape.fields[i], i) {
 			return int(pos)
 		}
 	}
 	return -1
-}
-
-// fieldOf returns the layout record of f, a field of m or an extension.
-func (m *Message) fieldOf(f *encField) *layout.Field {
-	if f.index < 0 {
-		return f.more.ext
-	}
-	return &m.t.shape.layout.Fields[m.t.shape.prog.position[f.index]]
 }
 
 // sizeField returns the size of field f of m, 0 if it is not set.
@@ -588,28 +581,25 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if !f.present(words, x != "") {
 			return 0, true
 		}
-		if f.UTF8 && e.utf8 && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
-			return 0, e.trail.Fail(fault.InvalidUTF8, m.fieldOf(f), 0)
-		}
-		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
+		return e.sizeText(&f.Rec, f.more.lf, x, 0)
 	case wire.OpBytes:
 		x := m.bytesAt(f.slot)
 		if !f.present(words, len(x) > 0) {
 			return 0, true
 		}
-		return int(f.TagLen) + protowire.SizeBytes(len(x)), wire.Fits(0, len(x), e.maxSize)
+		return e.sizeBlob(&f.Rec, len(x), 0)
 	case wire.OpMessage, wire.OpGroup:
 		c := m.msgAt(f.slot)
 		if c == nil {
 			return 0, true
 		}
-		if depth >= e.levels.Deep && e.levels.Check(e.trail, m.fieldOf(f), addrOf(c), depth+1, false) {
+		if depth >= e.levels.Deep && e.levels.Check(e.trail, f.more.lf, addrOf(c), depth+1, false) {
 			return 0, false
 		}
 		x, ok := e.size(c, depth+1)
 		if !ok {
 			e.failed(c)
-			e.trail.Enter(m.fieldOf(f), -1)
+			e.trail.Enter(f.more.lf, -1)
 		}
 		return int(f.TagLen) + f.Wrap(x), ok
 	case wire.OpList:
@@ -617,23 +607,23 @@ func (e *enc) sizeField(m *Message, words []uint64, f *encField, depth int) (int
 		if l == nil {
 			return 0, true
 		}
-		return e.sizeList(l, f, m.fieldOf(f), depth)
+		return e.sizeList(l, f, f.more.lf, depth)
 	case wire.OpPacked:
 		l := m.listAt(f.slot)
 		if l == nil || l.Len() == 0 {
 			return 0, true
 		}
-		return int(f.TagLen) + protowire.SizeBytes(packedSize(f.Elem, l)), true
+		return packedSize(&f.Rec, l), true
 	default: // wire.OpMap
 		mp := m.mapAt(f.slot)
 		if mp == nil {
 			return 0, true
 		}
 		if e.signing && mp.Len() > 0 {
-			return 0, e.trail.Fail(fault.MapRefused, m.fieldOf(f), 0)
+			return 0, e.trail.Fail(fault.MapRefused, f.more.lf, 0)
 		}
 		e.inMaps++
-		n, ok := e.sizeMap(mp, f, m.fieldOf(f), depth)
+		n, ok := e.sizeMap(mp, f, f.more.lf, depth)
 		e.inMaps--
 		return n, ok
 	}
@@ -670,23 +660,9 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 	n := 0
 	switch f.Elem {
 	case wire.OpString:
-		check := f.UTF8 && e.utf8
-		for _, x := range l.strs() {
-			if check && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
-				return 0, e.trail.Fail(fault.InvalidUTF8, lf, n)
-			}
-			if !wire.Fits(n, len(x), e.maxSize) {
-				return 0, false
-			}
-			n += int(f.TagLen) + protowire.SizeBytes(len(x))
-		}
+		return e.sizeTexts(&f.Rec, lf, l.strs())
 	case wire.OpBytes:
-		for _, x := range l.bytes() {
-			if !wire.Fits(n, len(x), e.maxSize) {
-				return 0, false
-			}
-			n += int(f.TagLen) + protowire.SizeBytes(len(x))
-		}
+		return e.sizeBlobs(&f.Rec, l.bytes())
 	case wire.OpMessage, wire.OpGroup:
 		for j, c := range l.msgs() {
 			if depth >= e.levels.Deep && e.levels.Check(e.trail, lf, addrOf(c), depth+1, false) {
@@ -706,43 +682,29 @@ func (e *enc) sizeList(l *list, f *encField, lf *layout.Field, depth int) (int, 
 		if !e.within(n) {
 			return 0, false
 		}
-	case wire.OpFixed32:
-		n = l.Len() * (int(f.TagLen) + 4)
-	case wire.OpFixed64:
-		n = l.Len() * (int(f.TagLen) + 8)
 	default:
 		switch l.width {
 		case wire.Signed32:
-			n = sizeUnpacked(f, l.int32s())
+			n = sizeUnpacked(&f.Rec, l.int32s())
 		case wire.Unsigned32:
-			n = sizeUnpacked(f, l.uint32s())
+			n = sizeUnpacked(&f.Rec, l.uint32s())
 		default:
-			n = sizeUnpacked(f, l.words())
+			n = sizeUnpacked(&f.Rec, l.words())
 		}
 	}
 	return n, true
 }
 
-// sizeUnpacked returns the size of xs, the elements of an unpacked list
-// of scalars of field f, each with its key.
-func sizeUnpacked[T wire.Scalars](f *encField, xs []T) int {
-	n := 0
-	for _, x := range xs {
-		n += int(f.TagLen) + wire.SizeWord(f.Elem, uint64(x))
-	}
-	return n
-}
-
-// packedSize returns the size of the body of the packed record of l, a
-// list of scalars written by op.
-func packedSize(op wire.Op, l *list) int {
+// packedSize returns the size of the packed record of l, a list of
+// scalars of the field of record r, with its key (sizePacked).
+func packedSize(r *layout.Rec, l *list) int {
 	switch l.width {
 	case wire.Signed32:
-		return wire.PackedSize(op, l.int32s())
+		return sizePacked(r, l.int32s())
 	case wire.Unsigned32:
-		return wire.PackedSize(op, l.uint32s())
+		return sizePacked(r, l.uint32s())
 	}
-	return wire.PackedSize(op, l.words())
+	return sizePacked(r, l.words())
 }
 
 // sizeMap returns the size of the map mp of field f, of layout record
@@ -998,9 +960,10 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.unset(words, x != "") {
 					continue
 				}
-				if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
+				if f.UTF8 && e.recheck && invalidText(true, x) {
 					return b, false
 				}
+				// appendText, inline.
 				b = f.AppendKey(b)
 				if len(x) < 0x80 {
 					b = append(b, byte(len(x)))
@@ -1075,18 +1038,16 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if !f.present(words, x != "") {
 			return b, true
 		}
-		if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
+		if f.UTF8 && e.recheck && invalidText(true, x) {
 			return b, false
 		}
-		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-		return append(b, x...), true
+		return appendText(b, &f.Rec, x), true
 	case wire.OpBytes:
 		x := m.bytesAt(f.slot)
 		if !f.present(words, len(x) > 0) {
 			return b, true
 		}
-		b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-		return append(b, x...), true
+		return appendText(b, &f.Rec, x), true
 	case wire.OpMessage, wire.OpGroup:
 		c := m.msgAt(f.slot)
 		if c == nil {
@@ -1117,24 +1078,16 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 	}
 }
 
-// appendPacked appends the packed record of words, the elements of a
-// list of field f, with its key.
-func appendPacked[T wire.Scalars](b []byte, f *encField, xs []T) []byte {
-	b = append(b, f.more.PackedTag...)
-	b = wire.AppendVarint(b, uint64(wire.PackedSize(f.Elem, xs)))
-	return wire.AppendPackedWords(b, f.Elem, xs)
-}
-
 // appendPackedList appends the packed record of l, a list of scalars of
 // field f (appendPacked over its elements).
 func appendPackedList(b []byte, f *encField, l *list) []byte {
 	switch l.width {
 	case wire.Signed32:
-		return appendPacked(b, f, l.int32s())
+		return appendPacked(b, &f.Rec, f.more.PackedTag, l.int32s())
 	case wire.Unsigned32:
-		return appendPacked(b, f, l.uint32s())
+		return appendPacked(b, &f.Rec, f.more.PackedTag, l.uint32s())
 	}
-	return appendPacked(b, f, l.words())
+	return appendPacked(b, &f.Rec, f.more.PackedTag, l.words())
 }
 
 // appendNested appends c, a message of field f at level depth, with its
@@ -1182,18 +1135,9 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 	ok := true
 	switch f.Elem {
 	case wire.OpString:
-		for _, x := range l.strs() {
-			if f.UTF8 && e.recheck && !utf8x.ShortASCII(x) && !utf8x.ValidString(x) {
-				return b, false
-			}
-			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-			b = append(b, x...)
-		}
+		return appendTexts(b, &f.Rec, l.strs(), e.recheck)
 	case wire.OpBytes:
-		for _, x := range l.bytes() {
-			b = wire.AppendVarint(f.AppendKey(b), uint64(len(x)))
-			b = append(b, x...)
-		}
+		return appendTexts(b, &f.Rec, l.bytes(), false)
 	case wire.OpMessage, wire.OpGroup:
 		for _, c := range l.msgs() {
 			if b, ok = e.appendNested(b, f, f.Elem, c, depth+1); !ok {
@@ -1203,23 +1147,14 @@ func (e *enc) appendList(b []byte, l *list, f *encField, depth int) ([]byte, boo
 	default:
 		switch l.width {
 		case wire.Signed32:
-			b = appendUnpacked(b, f, l.int32s())
+			b = appendUnpacked(b, &f.Rec, l.int32s())
 		case wire.Unsigned32:
-			b = appendUnpacked(b, f, l.uint32s())
+			b = appendUnpacked(b, &f.Rec, l.uint32s())
 		default:
-			b = appendUnpacked(b, f, l.words())
+			b = appendUnpacked(b, &f.Rec, l.words())
 		}
 	}
 	return b, true
-}
-
-// appendUnpacked appends xs, the elements of an unpacked list of scalars
-// of field f, each with its key.
-func appendUnpacked[T wire.Scalars](b []byte, f *encField, xs []T) []byte {
-	for _, x := range xs {
-		b = wire.AppendWord(f.AppendKey(b), f.Elem, uint64(x))
-	}
-	return b
 }
 
 // appendMap appends the entries of the map mp of field f: in map order,
@@ -1318,12 +1253,8 @@ func extField(xd protoreflect.FieldDescriptor) *encField {
 	}
 	lf := layout.Extension(key)
 	f := new(encField)
-	*f = fieldRecord(lf, -1, -1, -1)
-	if f.more == nil {
-		f.more = new(encMore)
-	}
+	*f = fieldRecord(lf, new(encMore), -1, -1)
 	f.more.valueKind = lf.Kind // for the word of a scalar value
-	f.more.ext = lf
 	f, _ = extFields.LoadOrStore(key, f)
 	return f
 }
@@ -1370,19 +1301,19 @@ type encField struct {
 	layout.Rec
 	// oneof is set for members of real oneofs, visited only when set.
 	oneof     bool
-	index     int32 // in the descriptor's Fields
 	slot, bit int32 // as in field
 	more      *encMore
 }
 
-// encMore is the part of a field's record that only groups, packed
-// fields and maps use.
+// encMore is the part of a field's record that the passes read off
+// their common paths: the rest of the record of a group, a packed field
+// or a map, and the layout record faults name.
 type encMore struct {
 	layout.RecMore
 	// valueKind is a map value's kind, or an extension's.
 	valueKind protoreflect.Kind
-	// ext is an extension's layout record.
-	ext *layout.Field
+	// lf is the field's layout record, or an extension's.
+	lf *layout.Field
 }
 
 // encProgram is the direct encoder's program for one shape.
@@ -1446,11 +1377,12 @@ func buildProgram(s *shape) *encProgram {
 	for _, o := range l.Oneofs {
 		p.oneofs = append(p.oneofs, s.oneofs[o.Index])
 	}
+	more := make([]encMore, len(l.Fields))
 	for pos := range l.Fields {
 		lf := &l.Fields[pos]
 		sf := &s.fields[lf.Index]
 		p.position[lf.Index] = int32(pos)
-		p.fields[pos] = fieldRecord(lf, int32(lf.Index), sf.slot, sf.bit)
+		p.fields[pos] = fieldRecord(lf, &more[pos], sf.slot, sf.bit)
 	}
 	p.reordered = !l.InNumberOrder
 	p.canon = make([]canonStep, len(l.Fields))
@@ -1473,20 +1405,22 @@ func buildProgram(s *shape) *encProgram {
 		}
 		f := &p.signing.fields[pos]
 		f.Op = wire.OpPacked
-		f.more = &encMore{RecMore: layout.RecMore{PackedTag: lf.PackedTag}}
+		f.more = &encMore{RecMore: layout.RecMore{PackedTag: lf.PackedTag}, lf: lf}
 	}
 	return p
 }
 
 // fieldRecord returns the direct encoder's record of the field lf, of
-// index, slot and presence bit index, slot and bit (see encField).
-func fieldRecord(lf *layout.Field, index, slot, bit int32) encField {
+// slot and presence bit index slot and bit (see encField), with its
+// extra part in more.
+func fieldRecord(lf *layout.Field, more *encMore, slot, bit int32) encField {
 	r, m := lf.Rec()
-	f := encField{Rec: r, index: index, slot: slot, bit: bit, oneof: lf.Oneof >= 0}
+	f := encField{Rec: r, slot: slot, bit: bit, oneof: lf.Oneof >= 0, more: more}
+	more.lf = lf
 	if m != nil {
-		f.more = &encMore{RecMore: *m}
+		more.RecMore = *m
 		if f.Op == wire.OpMap {
-			f.more.valueKind = lf.MapValue.Kind
+			more.valueKind = lf.MapValue.Kind
 		}
 	}
 	return f

@@ -128,7 +128,7 @@ func (e *enc) locate(m *Message, depth int) (f *layout.Field, n int, ok bool) {
 				return nil, 0, false
 			}
 			if c.Add(k) {
-				return m.fieldOf(x.rec), c.N, c.Names(m.fieldOf(x.rec), k)
+				return x.rec.more.lf, c.N, c.Names(x.rec.more.lf, k)
 			}
 		}
 	}
@@ -145,7 +145,7 @@ func (e *enc) locate(m *Message, depth int) (f *layout.Field, n int, ok bool) {
 		return fine
 	})
 	if found != nil {
-		return m.fieldOf(found), c.N, c.Names(m.fieldOf(found), size)
+		return found.more.lf, c.N, c.Names(found.more.lf, size)
 	}
 	if !ok {
 		return nil, 0, false
@@ -158,7 +158,7 @@ func (e *enc) locate(m *Message, depth int) (f *layout.Field, n int, ok bool) {
 				return nil, 0, false
 			}
 			if c.Add(k) {
-				return m.fieldOf(f), c.N, c.Names(m.fieldOf(f), k)
+				return f.more.lf, c.N, c.Names(f.more.lf, k)
 			}
 		}
 	}
@@ -186,7 +186,7 @@ func (e *enc) genLocate(p *program, ptr genstore.Pointer, depth int) (f *layout.
 				return nil, 0, false
 			}
 			if c.Add(y) {
-				return x.rec.more.ext, c.N, c.Names(x.rec.more.ext, y)
+				return x.rec.more.lf, c.N, c.Names(x.rec.more.lf, y)
 			}
 		}
 	}

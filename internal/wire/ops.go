@@ -208,6 +208,11 @@ func PutWord(b []byte, k int, op Op, w uint64) int {
 // element x is its word.
 type Scalars interface{ ~int32 | ~uint32 | ~uint64 }
 
+// Integers is how a list of integers of any storage keeps its elements:
+// Scalars, or int64s as generated messages keep int64, sint64 and
+// sfixed64 values. uint64(x) of an element x is its word.
+type Integers interface{ Scalars | ~int64 }
+
 // A Width is the element type of a list of scalars of a kind (Scalars).
 type Width uint8
 
@@ -230,7 +235,7 @@ func WidthOf(k protoreflect.Kind) Width {
 
 // PackedSize returns the size of the body of a packed record of the
 // elements xs, written by the scalar op op.
-func PackedSize[T Scalars](op Op, xs []T) int {
+func PackedSize[T Integers](op Op, xs []T) int {
 	switch op {
 	case OpFixed32:
 		return 4 * len(xs)
@@ -246,7 +251,7 @@ func PackedSize[T Scalars](op Op, xs []T) int {
 
 // AppendPackedWords appends the body of a packed record of the elements
 // xs written by the scalar op op: PackedSize(op, xs) bytes.
-func AppendPackedWords[T Scalars](b []byte, op Op, xs []T) []byte {
+func AppendPackedWords[T Integers](b []byte, op Op, xs []T) []byte {
 	for _, x := range xs {
 		b = AppendWord(b, op, uint64(x))
 	}
