@@ -10,6 +10,7 @@ import (
 	"github.com/protolayout/protolayout/internal/fault"
 	"github.com/protolayout/protolayout/internal/genstore"
 	"github.com/protolayout/protolayout/internal/layout"
+	"github.com/protolayout/protolayout/internal/utf8x"
 	"github.com/protolayout/protolayout/internal/wire"
 )
 
@@ -105,10 +106,11 @@ func (st *State) sortEntries(entries []entry, o wire.KeyOrder) {
 // the map r, x, fails the UTF-8 check its field asks for: key for the
 // key, which is checked first, or value.
 func (en *entry) invalidUTF8(r *layout.Rec, x *layout.RecMore) (key, value bool) {
-	if invalidText(x.KeyUTF8, en.ks) {
+	// invalidText, inline: every entry of a map of strings is tested.
+	if x.KeyUTF8 && !utf8x.ShortASCII(en.ks) && !utf8x.ValidString(en.ks) {
 		return true, false
 	}
-	return false, invalidText(r.Elem == wire.OpString && r.UTF8, en.vs)
+	return false, r.Elem == wire.OpString && r.UTF8 && !utf8x.ShortASCII(en.vs) && !utf8x.ValidString(en.vs)
 }
 
 // invalidEntry records the fault of en, an entry of the map of layout
