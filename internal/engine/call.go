@@ -92,11 +92,8 @@ type enc struct {
 	next, nextEntry, nextExt int
 	generated                bool
 
-	// Dynamic messages: stamp is the call's epoch, shifted left by one;
-	// changed is set when a nested message's written length is not the
-	// size counted for it (the message changed during the call).
-	stamp   uint32
-	changed bool
+	// Dynamic messages: stamp is the call's epoch, shifted left by one.
+	stamp uint32
 	// inMaps counts the dynamic maps whose entries the passes are in:
 	// the size pass and the write pass may visit their entries in other
 	// orders (map order, or sorted), so that a generated message reached

@@ -236,13 +236,10 @@ func (e *enc) appendExtMessage(b []byte, f *encField, op wire.Op, m protoreflect
 		b = wire.AppendVarint(b, uint64(n))
 	}
 	start := len(b)
-	if b, ok = e.genAppend(b, p, c, depth+1); !ok || len(b)-start != n {
+	if b, ok = e.genAppend(b, p, c, depth+1); !ok {
 		return b, false
 	}
-	if op == wire.OpGroup {
-		b = append(b, f.more.EndTag...)
-	}
-	return b, true
+	return closeFrame(b, &f.more.RecMore, op, start, n)
 }
 
 // dynamicScratch readies the call for the passes over a message of

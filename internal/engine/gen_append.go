@@ -270,8 +270,7 @@ func (e *enc) genAppendNested(b []byte, f *genField, c genstore.Pointer, depth i
 	n := int(e.st.sizes[e.next])
 	e.next++
 	b = f.AppendKey(b)
-	group := f.Elem == wire.OpGroup
-	if !group {
+	if f.Elem != wire.OpGroup {
 		b = wire.AppendVarint(b, uint64(n))
 	}
 	start := len(b)
@@ -281,15 +280,7 @@ func (e *enc) genAppendNested(b []byte, f *genField, c genstore.Pointer, depth i
 			return b, false
 		}
 	}
-	if len(b)-start != n {
-		// The message changed between the passes: bytes that disagree
-		// with their length prefix are never returned.
-		return b, false
-	}
-	if group {
-		b = append(b, f.more.EndTag...)
-	}
-	return b, true
+	return closeFrame(b, f.more.rec(), f.Elem, start, n)
 }
 
 // appendOther appends the field f (outside real oneofs) of the message at

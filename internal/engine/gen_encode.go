@@ -159,7 +159,7 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 	}
 	out = wire.Grow(b, n)
 	out, ok = e.genAppend(out, p, ptr, 1)
-	if !ok || len(out)-len(b) != n || !e.consumed() || e.changed {
+	if !ok || len(out)-len(b) != n || !e.consumed() {
 		return b, 0, false
 	}
 	return out, n, true

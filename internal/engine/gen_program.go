@@ -394,3 +394,12 @@ func descriptorOf(t reflect.Type) protoreflect.MessageDescriptor {
 	}
 	return m.ProtoReflect().Descriptor()
 }
+
+// rec returns the rest of a field's record, nil for a field without
+// one: a group's has its end key.
+func (m *more) rec() *layout.RecMore {
+	if m == nil {
+		return nil
+	}
+	return &m.RecMore
+}

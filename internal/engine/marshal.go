@@ -157,7 +157,7 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	out, ok := e.append(out, m, 1)
 	ok = ok && e.consumed()
 	e.release()
-	if !ok || e.changed || len(out)-len(b) != n {
+	if !ok || len(out)-len(b) != n {
 		return b, 0, false
 	}
 	return out, n, true
@@ -1108,26 +1108,15 @@ func (e *enc) appendNested(b []byte, f *encField, op wire.Op, c *Message, depth 
 		if b, ok = e.append(b, c, depth); !ok {
 			return b, false
 		}
-		if len(b)-start != n {
-			e.changed = true
-		}
-		return append(b, f.more.EndTag...), true
+		return closeFrame(b, &f.more.RecMore, wire.OpGroup, start, n)
 	}
-	if n < 0x80 {
-		b = append(b, byte(n))
-	} else {
-		b = wire.AppendVarint(b, uint64(n))
-	}
+	// Apart from groups, so that op is not kept across the call.
+	b = wire.AppendVarint(b, uint64(n))
 	start := len(b)
 	if b, ok = e.append(b, c, depth); !ok {
 		return b, false
 	}
-	if len(b)-start != n {
-		// Bytes that disagree with their length prefix are never
-		// returned: the call fails (see finish).
-		e.changed = true
-	}
-	return b, true
+	return closeFrame(b, nil, wire.OpMessage, start, n)
 }
 
 // appendList appends the unpacked list l of field f.

@@ -360,6 +360,33 @@ func TestDirectMutationBetweenPasses(t *testing.T) {
 	}
 }
 
+// TestDirectGroupChangedBetweenPasses checks the same of a group, whose
+// body has no length prefix: a group whose body grows between the passes
+// while a later field shrinks by as much, leaving the total as it was,
+// is not written with the size counted before.
+func TestDirectGroupChangedBetweenPasses(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test2.TestRecursive").Dyn.Descriptor()
+	group, leaf := md.Fields().ByName("recursivegroup"), md.Fields().ByName("leaf")
+	inner := group.Message().Fields().ByName("child")
+	m := dynamic.NewMessage(md)
+	g := m.Mutable(group).Message()
+	m.Set(leaf, protoreflect.ValueOfString("aaaa")) // a oneof member: written after the group
+	engine.SetBetweenPasses(func(*dynamic.Message) {
+		g.Mutable(inner)                              // two bytes more in the group: key and length 0
+		m.Set(leaf, protoreflect.ValueOfString("aa")) // two bytes less after it
+	})
+	prefix := []byte{9}
+	got, _, handled := engine.DirectAppend(prefix, m, directOptions(false))
+	engine.SetBetweenPasses(nil)
+	if handled || !bytes.Equal(got, prefix) {
+		t.Errorf("% x, handled %v; want the prefix, not handled", got, handled)
+	}
+	// Unchanged, the same message is written.
+	if _, _, handled := engine.DirectAppend(prefix, m, directOptions(false)); !handled {
+		t.Error("the group, unchanged: not handled")
+	}
+}
+
 // TestCachedSizes checks Marshal with MarshalUseCachedSize, as
 // proto.Marshal calls it after Size: it writes with the sizes Size left,
 // and when the message changed in between (its sizes are then not its

@@ -110,6 +110,25 @@ func appendTexts[T ~string | ~[]byte](b []byte, r *layout.Rec, xs []T, check boo
 	return b, true
 }
 
+// A message value is framed by its key and, written by wire.OpMessage,
+// the length the size pass counted for it (each pass appends those two
+// itself, which a call would not inline), and then closeFrame.
+
+// closeFrame ends the message value whose body was appended to b from
+// start, of the field whose record's rest is x: false if
+// the body is not the n bytes counted for it, as when the message
+// changed between the passes (bytes that disagree with their length
+// prefix are never returned); a group's end key after it.
+func closeFrame(b []byte, x *layout.RecMore, op wire.Op, start, n int) ([]byte, bool) {
+	if len(b)-start != n {
+		return b, false
+	}
+	if op == wire.OpGroup {
+		b = append(b, x.EndTag...)
+	}
+	return b, true
+}
+
 // sizeUnpacked returns the size of xs, the elements of an unpacked list
 // of scalars of the field of record r, each with its key.
 func sizeUnpacked[T wire.Integers](r *layout.Rec, xs []T) int {

@@ -42,7 +42,7 @@ var hot = map[string][]string{
 	},
 	"github.com/protolayout/protolayout/internal/engine": {
 		"(*genField).childProgram", "(*enc).visit", "(*enc).hasExtensions", "appendString",
-		"(*enc).sizeUnknown",
+		"(*enc).sizeUnknown", "closeFrame", "(*more).rec", "(*enc).sizeBlob",
 		"(*Message).strAt", "(*Message).msgAt", "(*Message).listAt", "(*Message).mapAt",
 	},
 	"github.com/protolayout/protolayout/internal/walk": {
