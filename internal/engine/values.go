@@ -16,17 +16,19 @@ import (
 // it, test its presence there, and hand it here: what a string, bytes or
 // scalar value and a list of them become on the wire, when a string's
 // UTF-8 is checked, and how a length is held to the size limit are
-// written once, in this file. Nested messages are the storages' own (each
-// recurses into its own kind of message), with the depth, cycle and size
-// rules of fault.Levels and fault.Trail.
+// written once, in this file, with the check that closes a nested
+// message's frame (closeFrame). The recursion into nested messages is
+// each storage's own, with the depth, cycle and size rules of
+// fault.Levels and fault.Trail.
 
 // invalidText reports whether s fails the UTF-8 check that check asks
 // for: the test of every string value, and every map's string key or
 // value, whose field asks for valid UTF-8 (layout.Rec.UTF8,
 // layout.RecMore.KeyUTF8), in a call that checks (enc.utf8 in the size
-// pass, enc.recheck in a write pass that must check again), and of every
-// string the decoder reads for such a field. Short ASCII text is told
-// without a call.
+// pass, enc.recheck in a write pass that must check again). Where a call
+// per string costs too much, its test is written out in place, as
+// utf8x.ShortASCII inlines only there: in the storages' main loops,
+// sizeText, sizeTexts and a map entry's check.
 func invalidText[T ~string | ~[]byte](check bool, s T) bool {
 	return check && !utf8x.ShortASCII(s) && !utf8x.ValidText(s)
 }
