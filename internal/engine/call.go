@@ -177,3 +177,16 @@ func (e *enc) sizeUnknown(n int, u []byte) (int, bool) {
 // message's total being checked as it ends (sizeUnknown), where the size
 // limit is named (exceeded).
 func (e *enc) within(n int) bool { return !wire.Is32 || n <= e.maxSize }
+
+// written ends a call's write pass, which appended out to b after a size
+// pass that counted n bytes (ok false if it gave up): it returns out
+// only if the pass wrote those n bytes and took every size, entry and
+// extension the size pass recorded (consumed), and else b, as a message
+// changed between the passes is never written with what was counted
+// before. Called before the call's scratch is released.
+func (e *enc) written(b, out []byte, n int, ok bool) ([]byte, int, bool) {
+	if !ok || len(out)-len(b) != n || !e.consumed() {
+		return b, 0, false
+	}
+	return out, n, true
+}

@@ -159,10 +159,7 @@ func (st *State) encodeGenerated(b []byte, m protoreflect.ProtoMessage, mr proto
 	}
 	out = wire.Grow(b, n)
 	out, ok = e.genAppend(out, p, ptr, 1)
-	if !ok || len(out)-len(b) != n || !e.consumed() {
-		return b, 0, false
-	}
-	return out, n, true
+	return e.written(b, out, n, ok)
 }
 
 // newSeenEpoch starts a call's table of visited messages.

@@ -155,12 +155,9 @@ func (e *enc) finish(b []byte, m *Message, n int) ([]byte, int, bool) {
 	e.trail = nil
 	out := slices.Grow(b, n)
 	out, ok := e.append(out, m, 1)
-	ok = ok && e.consumed()
+	out, n, ok = e.written(b, out, n, ok)
 	e.release()
-	if !ok || len(out)-len(b) != n {
-		return b, 0, false
-	}
-	return out, n, true
+	return out, n, ok
 }
 
 // release ends a call: it drops what the call left in the scratch
