@@ -148,7 +148,7 @@ func (e *enc) appendExtension(b []byte, f *encField, v protoreflect.Value, child
 	switch f.Op {
 	case wire.OpString:
 		x := v.String()
-		if f.UTF8 && e.recheck && invalidText(true, x) {
+		if f.UTF8 && e.recheck && invalidText(x) {
 			return b, false
 		}
 		return appendText(b, &f.Rec, x), true
@@ -195,7 +195,7 @@ func (e *enc) appendExtList(b []byte, f *encField, l protoreflect.List, child *p
 	case wire.OpString:
 		for j := range k {
 			x := l.Get(j).String()
-			if f.UTF8 && e.recheck && invalidText(true, x) {
+			if f.UTF8 && e.recheck && invalidText(x) {
 				return b, false
 			}
 			b = appendText(b, &f.Rec, x)

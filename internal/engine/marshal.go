@@ -957,7 +957,7 @@ func (e *enc) append(b []byte, m *Message, depth int) ([]byte, bool) {
 				if f.unset(words, x != "") {
 					continue
 				}
-				if f.UTF8 && e.recheck && invalidText(true, x) {
+				if f.UTF8 && e.recheck && invalidText(x) {
 					return b, false
 				}
 				// appendText, inline.
@@ -1035,7 +1035,7 @@ func (e *enc) appendField(b []byte, m *Message, words []uint64, f *encField, dep
 		if !f.present(words, x != "") {
 			return b, true
 		}
-		if f.UTF8 && e.recheck && invalidText(true, x) {
+		if f.UTF8 && e.recheck && invalidText(x) {
 			return b, false
 		}
 		return appendText(b, &f.Rec, x), true

@@ -21,16 +21,16 @@ import (
 // each storage's own, with the depth, cycle and size rules of
 // fault.Levels and fault.Trail.
 
-// invalidText reports whether s fails the UTF-8 check that check asks
-// for: the test of every string value, and every map's string key or
-// value, whose field asks for valid UTF-8 (layout.Rec.UTF8,
-// layout.RecMore.KeyUTF8), in a call that checks (enc.utf8 in the size
-// pass, enc.recheck in a write pass that must check again). Where a call
-// per string costs too much, its test is written out in place, as
-// utf8x.ShortASCII inlines only there: in the storages' main loops,
-// sizeText, sizeTexts and a map entry's check.
-func invalidText[T ~string | ~[]byte](check bool, s T) bool {
-	return check && !utf8x.ShortASCII(s) && !utf8x.ValidText(s)
+// invalidText reports whether s is not valid UTF-8: the test of every
+// string value, and every map's string key or value, whose field asks
+// for valid UTF-8 (layout.Rec.UTF8, layout.RecMore.KeyUTF8), in a call
+// that checks (enc.utf8 in the size pass, enc.recheck in a write pass
+// that must check again). Where a call per string costs too much, its
+// test is written out in place, as utf8x.ShortASCII inlines only there:
+// in the storages' main loops, sizeText, sizeTexts and a map entry's
+// check.
+func invalidText[T ~string | ~[]byte](s T) bool {
+	return !utf8x.ShortASCII(s) && !utf8x.ValidText(s)
 }
 
 // sizeText returns the size of s, a value of the string field of record
@@ -103,7 +103,7 @@ func appendText[T ~string | ~[]byte](b []byte, r *layout.Rec, s T) []byte {
 func appendTexts[T ~string | ~[]byte](b []byte, r *layout.Rec, xs []T, check bool) ([]byte, bool) {
 	check = check && r.UTF8
 	for _, x := range xs {
-		if check && invalidText(true, x) {
+		if check && invalidText(x) {
 			return b, false
 		}
 		b = wire.AppendVarint(r.AppendKey(b), uint64(len(x)))

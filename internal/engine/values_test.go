@@ -77,13 +77,13 @@ func TestValueText(t *testing.T) {
 		if got := appendText(nil, r, []byte(s)); !bytes.Equal(got, want) {
 			t.Errorf("appendText([]byte, %d bytes) differs", len(s))
 		}
-		if invalidText(true, s) || invalidText(true, []byte(s)) {
+		if invalidText(s) || invalidText([]byte(s)) {
 			t.Errorf("invalidText(%q) = true for valid text", s)
 		}
 	}
 	for _, s := range badTexts {
-		if !invalidText(true, s) || !invalidText(true, []byte(s)) || invalidText(false, s) {
-			t.Errorf("invalidText(%q): not invalid when checked, or invalid when not", s)
+		if !invalidText(s) || !invalidText([]byte(s)) {
+			t.Errorf("invalidText(%q) = false for invalid text", s)
 		}
 		e := &enc{utf8: true, maxSize: math.MaxInt32, trail: new(fault.Trail)}
 		if _, ok := e.sizeText(r, lf, s, 5); ok {
