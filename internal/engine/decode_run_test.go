@@ -3,6 +3,8 @@ package engine_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -145,4 +147,77 @@ func sameDecode(t *testing.T, what string, in []byte, want, got proto.Message) {
 	if !bytes.Equal(gb, wb) {
 		t.Fatalf("%s: dynamic encodes\n%x\nwant\n%x", what, gb, wb)
 	}
+}
+
+// Records decode alike whatever their order: for every test type, random
+// messages' records as written, reversed, shuffled, each one twice, and
+// with other wire types than their fields' (retype), decode into a
+// dynamic message as into the generated type; a tag of 0 (no field's),
+// after the last record or first, fails as it does there.
+func TestDecodeRecordsInAnyOrder(t *testing.T) {
+	for _, tw := range protobuftest.Twins() {
+		md := tw.Dyn.Descriptor()
+		for seed := range uint64(4) {
+			g := tw.Gen.New()
+			protobuftest.Fill(g, seed, protobuftest.RandOptions{Unknown: seed%2 == 1})
+			in, err := proto.MarshalOptions{Deterministic: true}.Marshal(g.Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recs [][]byte
+			for b := in; len(b) > 0; {
+				_, _, n := protowire.ConsumeField(b)
+				if n < 0 {
+					t.Fatalf("%s: bad record in %x", tw.Name, in)
+				}
+				recs, b = append(recs, b[:n]), b[n:]
+			}
+			reversed := slices.Clone(recs)
+			slices.Reverse(reversed)
+			shuffled := slices.Clone(recs)
+			r := rand.New(rand.NewPCG(seed, 1))
+			r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+			var twice, retyped [][]byte
+			for _, rec := range recs {
+				twice = append(twice, rec, rec)
+				retyped = append(retyped, retype(rec))
+			}
+			for _, c := range []struct {
+				name string
+				recs [][]byte
+			}{
+				{"as written", recs},
+				{"reversed", reversed},
+				{"shuffled", shuffled},
+				{"each twice", twice},
+				{"other wire types", retyped},
+				{"other wire types between", slices.Concat(recs, retyped, recs)},
+				{"zero tag last", append(slices.Clone(recs), []byte{0})},
+				{"zero tag first", append([][]byte{{0}}, recs...)},
+			} {
+				b := bytes.Join(c.recs, nil)
+				what := fmt.Sprintf("%s seed %d, %s", tw.Name, seed, c.name)
+				sameDecode(t, what, b, tw.Gen.New().Interface(), dynamic.NewMessage(md))
+			}
+		}
+	}
+}
+
+// retype returns rec, one record, with the value of a varint written as
+// a fixed64 and that of a fixed32 or fixed64 as a varint: the same number
+// with a wire type its field does not have. Other records are kept.
+func retype(rec []byte) []byte {
+	num, typ, n := protowire.ConsumeTag(rec)
+	switch typ {
+	case protowire.VarintType:
+		v, _ := protowire.ConsumeVarint(rec[n:])
+		return protowire.AppendFixed64(protowire.AppendTag(nil, num, protowire.Fixed64Type), v)
+	case protowire.Fixed32Type:
+		v, _ := protowire.ConsumeFixed32(rec[n:])
+		return protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.VarintType), uint64(v))
+	case protowire.Fixed64Type:
+		v, _ := protowire.ConsumeFixed64(rec[n:])
+		return protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.VarintType), v)
+	}
+	return rec
 }
