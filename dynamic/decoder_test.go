@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -190,4 +191,44 @@ func FuzzDecoder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A Decoder's zero options have the defaults of UnmarshalOptions' zero
+// value: protowire's recursion limit (a chain of messages as deep as the
+// limit decodes, one level deeper fails, as proto.Unmarshal has it) and
+// the default MaxMemory (the empty messages of TestMemoryLimitEmptyMessages
+// fail; with no bound they decode).
+func TestDecoderDefaultLimits(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test3.TestRecursive").Dyn.Descriptor()
+	chain := func(levels int) []byte { // levels messages, the top one included
+		var b []byte
+		for range levels - 1 {
+			b = protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), b)
+		}
+		return b
+	}
+	for _, levels := range []int{protowire.DefaultRecursionLimit, protowire.DefaultRecursionLimit + 1} {
+		in := chain(levels)
+		errw := proto.Unmarshal(in, dynamicpb.NewMessage(md))
+		var d dynamic.Decoder
+		errd := d.Unmarshal(in, dynamic.NewMessage(md))
+		erru := dynamic.UnmarshalOptions{}.Unmarshal(in, dynamic.NewMessage(md))
+		if (errw == nil) != (levels <= protowire.DefaultRecursionLimit) {
+			t.Fatalf("%d levels: proto.Unmarshal error %v", levels, errw)
+		}
+		if (errd == nil) != (errw == nil) || (erru == nil) != (errw == nil) {
+			t.Errorf("%d levels: Decoder error %v, UnmarshalOptions error %v, proto.Unmarshal error %v", levels, errd, erru, errw)
+		}
+	}
+
+	fd := fileDescriptorProto(t)
+	in := emptyMessages(4, 200_000)
+	var d dynamic.Decoder
+	if err := d.Unmarshal(in, dynamic.NewMessage(fd)); !errors.Is(err, dynamic.ErrMemoryLimit) {
+		t.Errorf("Decoder's default MaxMemory: error %v, want ErrMemoryLimit", err)
+	}
+	d.Options.MaxMemory = -1
+	if err := d.Unmarshal(in, dynamic.NewMessage(fd)); err != nil {
+		t.Errorf("Decoder with no bound: %v", err)
+	}
 }

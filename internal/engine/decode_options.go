@@ -34,23 +34,31 @@ const (
 	defaultMemoryBase    = 1 << 20
 )
 
+// limits returns the bytes a call on an input of n bytes may take
+// (MaxMemory: 0 is the default, negative no bound) and its recursion
+// limit (RecursionLimit: 0 is protowire's default).
+func (o *UnmarshalOptions) limits(n int) (memory int64, depth int) {
+	memory = o.MaxMemory
+	switch {
+	case memory == 0:
+		memory = defaultMemoryPerByte*int64(n) + defaultMemoryBase
+	case memory < 0:
+		memory = math.MaxInt64
+	}
+	depth = o.RecursionLimit
+	if depth == 0 {
+		depth = protowire.DefaultRecursionLimit
+	}
+	return memory, depth
+}
+
 // Unmarshal decodes b into m, as proto.UnmarshalOptions.Unmarshal with
 // the same options does, within o.MaxMemory.
 func Unmarshal(b []byte, m *Message, o UnmarshalOptions) error {
 	if !o.Merge {
 		m.Reset()
 	}
-	limit := o.MaxMemory
-	switch {
-	case limit == 0:
-		limit = defaultMemoryPerByte*int64(len(b)) + defaultMemoryBase
-	case limit < 0:
-		limit = math.MaxInt64
-	}
-	depth := o.RecursionLimit
-	if depth == 0 {
-		depth = protowire.DefaultRecursionLimit
-	}
+	limit, depth := o.limits(len(b))
 	var opts decodeOptions // set field by field, as in unmarshal
 	d := &opts
 	d.discard, d.resolver, d.limit = o.DiscardUnknown, o.Resolver, limit

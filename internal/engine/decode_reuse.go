@@ -1,11 +1,9 @@
 package engine
 
 import (
-	"math"
 	"reflect"
 	"slices"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/protolayout/protolayout/internal/slots"
@@ -178,17 +176,7 @@ func (d *Decoder) Unmarshal(b []byte, m *Message, o UnmarshalOptions, keep int64
 		d.start(keep)
 	}
 	d.r.merge = o.Merge
-	limit := o.MaxMemory
-	switch {
-	case limit == 0:
-		limit = defaultMemoryPerByte*int64(len(b)) + defaultMemoryBase
-	case limit < 0:
-		limit = math.MaxInt64
-	}
-	depth := o.RecursionLimit
-	if depth == 0 {
-		depth = protowire.DefaultRecursionLimit
-	}
+	limit, depth := o.limits(len(b))
 	x := &d.o
 	x.restart()
 	x.discard, x.resolver, x.limit, x.unchecked = o.DiscardUnknown, o.Resolver, limit, false
