@@ -12,17 +12,22 @@ import (
 //
 // proto.Unmarshal has no such bound, for a Message as for dynamicpb and
 // generated messages. Its worst case is small records of message
-// fields: an empty message takes two bytes of input (a tag and a zero
-// length) and, decoded, a 24-byte header, the storage block of its type
-// (8 bytes per scalar, 16 per string or bytes field, 8 per message, list
-// or map field, and a word per 64 fields) and 8 bytes in its list.
+// fields. An empty message takes two bytes of input (a tag and a zero
+// length) and, decoded, a 24-byte header and 8 bytes in its list: the
+// empty messages of a type share one storage block, which stays empty
+// until one of them is set (a Decoder's calls give each its own).
 // 2,000,000 empty google.protobuf.DescriptorProto records in the
-// message_type field of a FileDescriptorProto (4 MB) take 305 MB, 76
-// times the input (the generated type: 534 MB); a type with more fields
-// takes more per record. Other input takes less: packed scalars up to 8
-// bytes per byte of input (4 for kinds of 32 bits), strings and bytes about their length, map
-// entries about 64 bytes beside their keys and values. MaxMemory stops a
-// call before it goes far past its bound.
+// message_type field of a FileDescriptorProto (4 MB) take 64 MB, 16
+// times the input (the generated type: 534 MB). A message with a field
+// set takes its type's block as well (8 bytes per scalar, 16 per string
+// or bytes field, 8 per message, list or map field, and a word per 64
+// fields): chains of DescriptorProto messages, each the one nested_type
+// of the one before, take 84 times their input, and a type with more
+// fields takes more per record. Other input takes less: packed scalars
+// up to 8 bytes per byte of input (4 for kinds of 32 bits), strings and
+// bytes about their length, map entries about 64 bytes beside their
+// keys and values. MaxMemory stops a call before it goes far past its
+// bound.
 type UnmarshalOptions struct {
 	// Merge merges the input into the message instead of resetting it
 	// first, as proto.UnmarshalOptions.Merge does.
@@ -59,11 +64,10 @@ type UnmarshalOptions struct {
 	// 32 times the input's length plus 1 MiB: the decoded forms of the
 	// benchmarks' inputs (OTLP traces, descriptor sets, text, lists and
 	// maps) take 2 to 11 times theirs, and only input made mostly of
-	// empty messages takes more (two bytes each, 56 bytes and more
-	// decoded: 28 times for google.protobuf.Empty, 36 for a type of one
-	// field). A build with the protolayout_purego tag takes about twice
-	// the memory per message, and counts it. A negative value means no
-	// bound.
+	// small messages with a field set takes more (chains of nested
+	// DescriptorProto messages: 84 times). A build
+	// with the protolayout_purego tag takes about twice the memory per
+	// message, and counts it. A negative value means no bound.
 	// Messages of a MessageSet type, and extension values of other
 	// implementations, are decoded through the proto package, outside
 	// the count.

@@ -114,13 +114,30 @@ func fileDescriptorProto(t *testing.T) protoreflect.MessageDescriptor {
 	return d.(protoreflect.MessageDescriptor)
 }
 
-// Empty messages, the input that takes the most memory per byte, fail
-// with ErrMemoryLimit under the default bound, having allocated no more
-// than the bound (and a chunk or two), where without a bound they take
-// far more.
-func TestMemoryLimitEmptyMessages(t *testing.T) {
+// nestedChains returns n records of field num (a list of
+// DescriptorProto) holding a chain of levels DescriptorProto messages,
+// each the one nested_type of the one before, the last empty: about 2
+// bytes of input a message and a list.
+func nestedChains(num protowire.Number, n, levels int) []byte {
+	var chain []byte
+	for range levels {
+		chain = protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), chain)
+	}
+	b := make([]byte, 0, n*(len(chain)+3))
+	for range n {
+		b = protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), chain)
+	}
+	return b
+}
+
+// Chains of nested messages, about the input that takes the most memory
+// per byte, fail with ErrMemoryLimit under the default bound, having
+// allocated no more than the bound (and a chunk or two), where without a
+// bound they take far more.
+func TestMemoryLimitNestedMessages(t *testing.T) {
 	md := fileDescriptorProto(t)
-	in := emptyMessages(4, 200_000) // message_type, 400 kB
+	const n = 25_000
+	in := nestedChains(4, n, 8) // message_type, 450 kB
 	limit := uint64(32*len(in) + 1<<20)
 
 	var err error
@@ -137,10 +154,10 @@ func TestMemoryLimitEmptyMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Get(md.Fields().ByNumber(4)).List().Len(); got != 200_000 {
-		t.Fatalf("decoded %d messages, want 200,000", got)
+	if got := m.Get(md.Fields().ByNumber(4)).List().Len(); got != n {
+		t.Fatalf("decoded %d messages, want %d", got, n)
 	}
-	// 80 times the input on 64-bit platforms, 50 on 32-bit ones.
+	// 84 times the input on 64-bit platforms, 51 on 32-bit ones.
 	if unbounded < limit+limit/4 {
 		t.Errorf("without a bound the input took %d bytes, not a quarter more than the default bound %d", unbounded, limit)
 	}
@@ -148,16 +165,35 @@ func TestMemoryLimitEmptyMessages(t *testing.T) {
 		len(in), unbounded, float64(unbounded)/float64(len(in)), spent, limit)
 }
 
-// The gateway attack of issue 23: 2,000,000 empty messages, 4 MB, fail
-// within the default bound of 129 MB (305 MB without a bound).
+// Empty messages take a header each (and their list's pointer), 32
+// bytes on 64-bit platforms, 16 times their 2 bytes of input: every
+// empty message of a type shares one block that stays zero. The gateway
+// attack of issue 23, 2,000,000 empty messages in 4 MB, so decodes within
+// the default bound (305 MB before, 76 times the input); its 4 MB as
+// chains of nested messages fail within the bound (129 MB).
 func TestMemoryLimitGatewayAttack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 129 MB")
 	}
+	md := fileDescriptorProto(t)
 	in := emptyMessages(4, 2_000_000)
-	limit := uint64(32*len(in) + 1<<20)
+	m := dynamic.NewMessage(md)
 	var err error
-	spent := allocated(func() { err = dynamic.UnmarshalOptions{}.Unmarshal(in, dynamic.NewMessage(fileDescriptorProto(t))) })
+	spent := allocated(func() { err = dynamic.UnmarshalOptions{}.Unmarshal(in, m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Get(md.Fields().ByNumber(4)).List().Len(); got != 2_000_000 {
+		t.Fatalf("decoded %d messages, want 2,000,000", got)
+	}
+	if bound := uint64(17 * len(in)); spent > bound {
+		t.Errorf("2,000,000 empty messages took %d bytes, more than %d (17 times the input)", spent, bound)
+	}
+	t.Logf("%d bytes of empty messages: %d bytes allocated (%.1fx)", len(in), spent, float64(spent)/float64(len(in)))
+
+	in = nestedChains(4, 4_000_000/18, 8)
+	limit := uint64(32*len(in) + 1<<20)
+	spent = allocated(func() { err = dynamic.UnmarshalOptions{}.Unmarshal(in, dynamic.NewMessage(md)) })
 	if !errors.Is(err, dynamic.ErrMemoryLimit) {
 		t.Fatalf("error %v, want ErrMemoryLimit", err)
 	}

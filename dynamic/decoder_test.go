@@ -195,9 +195,10 @@ func FuzzDecoder(f *testing.F) {
 
 // A Decoder's zero options have the defaults of UnmarshalOptions' zero
 // value: protowire's recursion limit (a chain of messages as deep as the
-// limit decodes, one level deeper fails, as proto.Unmarshal has it) and
-// the default MaxMemory (the empty messages of TestMemoryLimitEmptyMessages
-// fail; with no bound they decode).
+// limit decodes, one level deeper fails, as proto.Unmarshal has it, with
+// RecursionLimit 0) and
+// the default MaxMemory (the chains of TestMemoryLimitNestedMessages fail;
+// with no bound they decode).
 func TestDecoderDefaultLimits(t *testing.T) {
 	md := protobuftest.TwinByName("protolayout.test3.TestRecursive").Dyn.Descriptor()
 	chain := func(levels int) []byte { // levels messages, the top one included
@@ -210,9 +211,11 @@ func TestDecoderDefaultLimits(t *testing.T) {
 	for _, levels := range []int{protowire.DefaultRecursionLimit, protowire.DefaultRecursionLimit + 1} {
 		in := chain(levels)
 		errw := proto.Unmarshal(in, dynamicpb.NewMessage(md))
-		var d dynamic.Decoder
+		// No memory bound: a deep chain's blocks may pass the default
+		// one, in a purego build.
+		d := dynamic.Decoder{Options: dynamic.UnmarshalOptions{MaxMemory: -1}}
 		errd := d.Unmarshal(in, dynamic.NewMessage(md))
-		erru := dynamic.UnmarshalOptions{}.Unmarshal(in, dynamic.NewMessage(md))
+		erru := dynamic.UnmarshalOptions{MaxMemory: -1}.Unmarshal(in, dynamic.NewMessage(md))
 		if (errw == nil) != (levels <= protowire.DefaultRecursionLimit) {
 			t.Fatalf("%d levels: proto.Unmarshal error %v", levels, errw)
 		}
@@ -222,7 +225,7 @@ func TestDecoderDefaultLimits(t *testing.T) {
 	}
 
 	fd := fileDescriptorProto(t)
-	in := emptyMessages(4, 200_000)
+	in := nestedChains(4, 25_000, 8)
 	var d dynamic.Decoder
 	if err := d.Unmarshal(in, dynamic.NewMessage(fd)); !errors.Is(err, dynamic.ErrMemoryLimit) {
 		t.Errorf("Decoder's default MaxMemory: error %v, want ErrMemoryLimit", err)

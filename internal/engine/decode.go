@@ -520,6 +520,9 @@ func (o *decodeOptions) message(b []byte, m *Message, depth int) error {
 		}
 		m.readOnly(m.t.desc.FullName())
 	}
+	if len(b) > 0 {
+		m.own()
+	}
 	t := m.t.shape.dec.Load()
 	if t == nil {
 		t = m.t.shape.decodeTable()
@@ -690,7 +693,7 @@ func (o *decodeOptions) fields(b []byte, m *Message, t *decodeTable, depth int) 
 						return err
 					}
 				} else {
-					sub, ct := o.newChild(m.t.desc, df)
+					sub, ct := o.newChild(m.t.desc, df, len(v) == 0)
 					*p = sub
 					if err := o.fields(v, sub, ct, depth); err != nil {
 						return err
@@ -871,7 +874,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if sub := *p; sub != nil {
 			return n, o.message(v, sub, depth)
 		}
-		sub, ct := o.newChild(m.t.desc, df)
+		sub, ct := o.newChild(m.t.desc, df, false)
 		*p = sub
 		return n, o.fields(v, sub, ct, depth)
 	case modeList:
@@ -1231,7 +1234,7 @@ func (o *decodeOptions) appendString(df *decField, v, rest []byte, m *Message) {
 // type is wt.
 func (o *decodeOptions) appendMessage(df *decField, v, rest []byte, wt protowire.Type, m *Message, depth int) error {
 	l := o.listOf(df, m)
-	sub, ct := o.newChild(m.t.desc, df)
+	sub, ct := o.newChild(m.t.desc, df, len(v) == 0)
 	if err := o.fields(v, sub, ct, depth); err != nil {
 		return err
 	}
@@ -1292,12 +1295,17 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 		// the call.
 		next := run.next(b, j)
 		// newChild's cut, from the run's chunk.
-		o.used += size
-		c.n++
 		var sub *Message
-		if o.reuse != nil {
+		switch {
+		case o.reuse != nil:
+			o.used += size
+			c.n++
 			sub = o.reuse.cut(c)
-		} else {
+		case len(v) == 0:
+			sub = o.emptyOf(c)
+		default:
+			o.used += size
+			c.n++
 			if c.c.Spent() {
 				slots.RefillHeaded[Message](&c.c, &s.slots, 2, chunkBytes, chunkBytes)
 			}

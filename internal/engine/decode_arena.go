@@ -54,6 +54,9 @@ type arena struct {
 	lstrs  slab[string]
 	lbytes slab[[]byte]
 	lmsgs  slab[*Message]
+	// heads holds the headers of the messages whose records are empty,
+	// which share their shape's zero block (emptyOf).
+	heads slab[Message]
 	// types holds the types of the call's messages, one a shape met,
 	// and those of its lists, which listTypes caches by field: one slab
 	// for both (see callType).
@@ -391,7 +394,11 @@ func (a *arena) typeOf(c *shapeChunk, md protoreflect.MessageDescriptor) {
 // messages) df of a message of md, and its table, looking the field's
 // message descriptor up once per call and shape rather than once per
 // message.
-func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) (*Message, *decodeTable) {
+//
+// With empty set (the message's record is empty), m shares its shape's
+// zero block (shape.zero) in an arena that is not a Decoder's: a header
+// alone.
+func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField, empty bool) (*Message, *decodeTable) {
 	s := df.rec.child.Load()
 	if s == nil {
 		s = df.rec.childShape(md.Fields().Get(int(df.index)))
@@ -407,6 +414,9 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) (*Mess
 	if c.t == nil {
 		a.typeOf(c, md.Fields().Get(int(df.index)).Message())
 	}
+	if empty && a.reuse == nil {
+		return a.emptyOf(c), t
+	}
 	// take, inlined: a call less for every message a decode makes.
 	a.used += messageBytes + int64(s.slots.Bytes())
 	c.n++
@@ -419,6 +429,17 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField) (*Mess
 	m, b := slots.CutHeaded[Message](&c.c, &s.slots)
 	m.t, m.block = c.t, b
 	return m, t
+}
+
+// emptyOf returns a new empty message of c's type that shares its
+// shape's zero block, its header cut from the arena's headers: for a
+// message whose record is empty, which nothing writes to until own gives
+// it a block.
+func (a *arena) emptyOf(c *shapeChunk) *Message {
+	a.used += messageBytes
+	m := &a.heads.take(1, 8, headersLimit)[0]
+	m.t, m.block = c.t, c.s.zero
+	return m
 }
 
 // take returns a new empty message from c, the chunk of its shape, whose

@@ -73,6 +73,9 @@ func (mg *merger) message(dst, src *Message, depth int) {
 	if depth > maxMergeDepth {
 		panic(errorf("%v: merging a message nested more than %d levels deep: it contains itself", src.t.desc.FullName(), maxMergeDepth))
 	}
+	if !src.shared() {
+		dst.own()
+	}
 	s := src.t.shape
 	fields := s.fields
 	srcWords := src.words()

@@ -314,9 +314,10 @@ func (m *Message) String() string { return protoimpl.X.MessageStringOf(m) }
 // Reset clears every field of m, keeping its type. A read-only empty
 // message becomes an empty message that can be set.
 func (m *Message) Reset() {
-	if !m.IsValid() {
+	switch {
+	case !m.IsValid():
 		m.block = m.t.shape.slots.New()
-	} else {
+	case !m.shared():
 		clear(m.words())
 		clear(m.strs())
 		clear(m.bytes())
@@ -543,7 +544,7 @@ func (m *Message) Clear(fd protoreflect.FieldDescriptor) {
 		m.clearExt(fd.Number())
 		return
 	}
-	if !m.IsValid() {
+	if !m.IsValid() || m.shared() {
 		return
 	}
 	i := fd.Index()
@@ -620,6 +621,7 @@ func (m *Message) Set(fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 		m.setExtension(fd, v)
 		return
 	}
+	m.own()
 	i := fd.Index()
 	switch f.class {
 	case classScalar:
@@ -708,6 +710,7 @@ func (m *Message) Mutable(fd protoreflect.FieldDescriptor) protoreflect.Value {
 		m.setExt(extension{num: num, fd: fd, v: v})
 		return v
 	}
+	m.own()
 	switch f.class {
 	case classMessage:
 		i := fd.Index()
@@ -795,6 +798,18 @@ func (m *Message) SetUnknown(raw protoreflect.RawFields) {
 	}
 	m.ownRare().unknown = raw
 }
+
+// own gives m, valid, a block of its own before a write if it shares
+// its shape's zero block, as a message a decode found empty does.
+func (m *Message) own() {
+	if s := m.t.shape; m.block == s.zero {
+		m.block = s.slots.New()
+	}
+}
+
+// shared reports whether m shares its shape's zero block: it has no
+// field set, and writes to none before own.
+func (m *Message) shared() bool { return m.block == m.t.shape.zero }
 
 // IsValid reports whether m is a message that can be set: false for a
 // read-only empty message.

@@ -82,6 +82,10 @@ type shape struct {
 	// slots lays out a message's storage block: one part per class, by
 	// class, of words and counts elements.
 	slots slots.Layout
+	// zero is a block of slots that stays zero: the block the messages
+	// a decode finds empty share, read as any other, until own gives
+	// one a block of its own to write to.
+	zero slots.Block
 	// oneofs holds the index in words of the case of each oneof, by the
 	// oneof's index in the descriptor's Oneofs, or -1 for a synthetic
 	// oneof (proto3 optional).
@@ -230,6 +234,7 @@ func buildShape(md protoreflect.MessageDescriptor) *shape {
 		lens[c] = int(s.counts[c])
 	}
 	s.slots = slots.NewLayout(partTypes, lens)
+	s.zero = s.slots.New()
 	for _, f := range aliased {
 		f.slot = int32(s.slots.PointerInString(int(classString), int(f.slot), int(classMessage)))
 	}

@@ -1,0 +1,142 @@
+package dynamic_test
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/protolayout/protolayout/dynamic"
+	"github.com/protolayout/protolayout/protobuftest"
+)
+
+// The messages a decode finds empty share a block that stays zero until
+// one is written to: every way of writing to them (Set, Clear, Reset,
+// Mutable, SetUnknown, proto.Merge, a merging Unmarshal) changes that
+// message alone, as on dynamicpb, and leaves every other empty message
+// of the type, of this decode, of an earlier one and of a later one,
+// empty; on several goroutines at once too (which the race detector
+// watches).
+func TestEmptyMessagesWrittenAlone(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test3.TestRecursive").Dyn.Descriptor()
+	fields := md.Fields()
+	child, value, children, byName, oneofChild := fields.ByName("child"), fields.ByName("value"),
+		fields.ByName("children"), fields.ByName("by_name"), fields.ByName("oneof_child")
+	empty := func(b []byte, num protowire.Number) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), nil)
+	}
+	var in []byte
+	for range 6 { // a run of empty list elements
+		in = empty(in, children.Number())
+	}
+	in = empty(in, child.Number())
+	in = protowire.AppendVarint(protowire.AppendTag(in, value.Number(), protowire.VarintType), 1)
+	in = empty(in, children.Number()) // one more, apart from the run
+	in = empty(in, oneofChild.Number())
+
+	nine := dynamic.NewMessage(md)
+	nine.Set(value, protoreflect.ValueOfInt32(9))
+	five, err := proto.Marshal(nine)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// write changes the decoded message m as every way of writing does.
+	write := func(t *testing.T, m protoreflect.Message) {
+		list := m.Get(children).List()
+		el := func(i int) protoreflect.Message { return list.Get(i).Message() }
+		el(0).Set(value, protoreflect.ValueOfInt32(7))
+		el(1).Clear(value)
+		proto.Reset(el(1).Interface())
+		l := el(2).Mutable(children).List()
+		e := l.NewElement()
+		e.Message().Set(value, protoreflect.ValueOfInt32(3))
+		l.Append(e)
+		proto.Merge(el(3).Interface(), proto.Clone(nine))
+		if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(five, el(4).Interface()); err != nil {
+			t.Fatal(err)
+		}
+		el(5).SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 99, protowire.VarintType), 4))
+		el(5).Mutable(byName).Map().Set(protoreflect.ValueOfString("k").MapKey(), protoreflect.ValueOfMessage(el(5).NewField(byName).Map().NewValue().Message()))
+		m.Get(child).Message().Set(value, protoreflect.ValueOfInt32(2))
+		m.Get(oneofChild).Message().Mutable(child)
+	}
+	det := proto.MarshalOptions{Deterministic: true}
+
+	ref := dynamicpb.NewMessage(md)
+	if err := proto.Unmarshal(in, ref); err != nil {
+		t.Fatal(err)
+	}
+	refb, err := det.Marshal(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := dynamic.NewMessage(md)
+	if err := proto.Unmarshal(in, earlier); err != nil {
+		t.Fatal(err)
+	}
+	got, want := dynamic.NewMessage(md), dynamicpb.NewMessage(md)
+	for _, m := range []proto.Message{got, want} {
+		if err := proto.Unmarshal(in, m); err != nil {
+			t.Fatal(err)
+		}
+		write(t, m.ProtoReflect())
+	}
+	gb, err := det.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := det.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gb, wb) {
+		t.Fatalf("written to, dynamic encodes\n%x\nwant (dynamicpb)\n%x", gb, wb)
+	}
+	// Each is one message written to; the rest of the list is still
+	// empty, and so are the earlier decode's and a later one's.
+	later := dynamic.NewMessage(md)
+	if err := proto.Unmarshal(in, later); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]*dynamic.Message{"earlier": earlier, "later": later} {
+		b, err := det.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, refb) {
+			t.Errorf("%s decode re-encodes as\n%x\nwant\n%x", name, b, refb)
+		}
+		list := m.Get(children).List()
+		for i := range list.Len() {
+			list.Get(i).Message().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+				t.Errorf("%s decode: element %d has %v set", name, i, fd.Name())
+				return true
+			})
+		}
+	}
+
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				m := dynamic.NewMessage(md)
+				if err := proto.Unmarshal(in, m); err != nil {
+					t.Error(err)
+					return
+				}
+				write(t, m)
+				b, err := det.Marshal(m)
+				if err != nil || !bytes.Equal(b, wb) {
+					t.Errorf("on a goroutine: %x, %v; want %x", b, err, wb)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
