@@ -15,7 +15,7 @@ import (
 // fields. An empty message takes two bytes of input (a tag and a zero
 // length) and, decoded, a 24-byte header and 8 bytes in its list: the
 // empty messages of a type share one storage block, which stays empty
-// until one of them is set (a Decoder's calls give each its own).
+// until one of them is set.
 // 2,000,000 empty google.protobuf.DescriptorProto records in the
 // message_type field of a FileDescriptorProto (4 MB) take 64 MB, 16
 // times the input (the generated type: 534 MB). A message with a field

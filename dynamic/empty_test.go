@@ -19,8 +19,9 @@ import (
 // Mutable, SetUnknown, proto.Merge, a merging Unmarshal) changes that
 // message alone, as on dynamicpb, and leaves every other empty message
 // of the type, of this decode, of an earlier one and of a later one,
-// empty; on several goroutines at once too (which the race detector
-// watches).
+// empty; through a Decoder, whose calls release the messages of the call
+// before, too; and on several goroutines at once (which the race
+// detector watches).
 func TestEmptyMessagesWrittenAlone(t *testing.T) {
 	md := protobuftest.TwinByName("protolayout.test3.TestRecursive").Dyn.Descriptor()
 	fields := md.Fields()
@@ -120,12 +121,33 @@ func TestEmptyMessagesWrittenAlone(t *testing.T) {
 		}
 	}
 
+	// A Decoder's messages too, each call releasing the one before.
+	var d dynamic.Decoder
+	for i := range 3 {
+		m := dynamic.NewMessage(md)
+		if err := d.Unmarshal(in, m); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := det.Marshal(m); err != nil || !bytes.Equal(b, refb) {
+			t.Fatalf("Decoder, call %d: decoded %x, %v; want %x", i, b, err, refb)
+		}
+		write(t, m)
+		if b, err := det.Marshal(m); err != nil || !bytes.Equal(b, wb) {
+			t.Fatalf("Decoder, call %d: written to, %x, %v; want %x", i, b, err, wb)
+		}
+	}
+
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			for range 50 {
+			var d dynamic.Decoder
+			for i := range 50 {
 				m := dynamic.NewMessage(md)
-				if err := proto.Unmarshal(in, m); err != nil {
+				unmarshal := proto.Unmarshal
+				if i%2 == 1 {
+					unmarshal = func(b []byte, m proto.Message) error { return d.Unmarshal(b, m.(*dynamic.Message)) }
+				}
+				if err := unmarshal(in, m); err != nil {
 					t.Error(err)
 					return
 				}

@@ -1297,12 +1297,12 @@ func (o *decodeOptions) appendMessages(df *decField, b []byte, i, j int, m *Mess
 		// newChild's cut, from the run's chunk.
 		var sub *Message
 		switch {
+		case len(v) == 0:
+			sub = o.emptyOf(c)
 		case o.reuse != nil:
 			o.used += size
 			c.n++
 			sub = o.reuse.cut(c)
-		case len(v) == 0:
-			sub = o.emptyOf(c)
 		default:
 			o.used += size
 			c.n++

@@ -55,7 +55,8 @@ type arena struct {
 	lbytes slab[[]byte]
 	lmsgs  slab[*Message]
 	// heads holds the headers of the messages whose records are empty,
-	// which share their shape's zero block (emptyOf).
+	// which share their shape's zero block (emptyOf), but in a
+	// Decoder's arena, whose headers are its own.
 	heads slab[Message]
 	// types holds the types of the call's messages, one a shape met,
 	// and those of its lists, which listTypes caches by field: one slab
@@ -395,9 +396,8 @@ func (a *arena) typeOf(c *shapeChunk, md protoreflect.MessageDescriptor) {
 // message descriptor up once per call and shape rather than once per
 // message.
 //
-// With empty set (the message's record is empty), m shares its shape's
-// zero block (shape.zero) in an arena that is not a Decoder's: a header
-// alone.
+// With empty set (the message's record is empty), the message is a
+// header alone that shares its shape's zero block (emptyOf).
 func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField, empty bool) (*Message, *decodeTable) {
 	s := df.rec.child.Load()
 	if s == nil {
@@ -414,7 +414,7 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField, empty 
 	if c.t == nil {
 		a.typeOf(c, md.Fields().Get(int(df.index)).Message())
 	}
-	if empty && a.reuse == nil {
+	if empty {
 		return a.emptyOf(c), t
 	}
 	// take, inlined: a call less for every message a decode makes.
@@ -432,12 +432,17 @@ func (a *arena) newChild(md protoreflect.MessageDescriptor, df *decField, empty 
 }
 
 // emptyOf returns a new empty message of c's type that shares its
-// shape's zero block, its header cut from the arena's headers: for a
-// message whose record is empty, which nothing writes to until own gives
-// it a block.
+// shape's zero block, a header alone (from the arena's headers, or a
+// Decoder's): for a message whose record is empty, which nothing writes
+// to until own gives it a block.
 func (a *arena) emptyOf(c *shapeChunk) *Message {
 	a.used += messageBytes
-	m := &a.heads.take(1, 8, headersLimit)[0]
+	var m *Message
+	if a.reuse != nil {
+		m = a.reuse.header()
+	} else {
+		m = &a.heads.take(1, 8, headersLimit)[0]
+	}
 	m.t, m.block = c.t, c.s.zero
 	return m
 }

@@ -125,15 +125,21 @@ const keepIdle = 8
 // cut returns a new empty message from c, the chunk of its shape, whose
 // type c has: a new header, and a block from c.
 func (r *reuse) cut(c *shapeChunk) *Message {
+	m := r.header()
+	if c.c.Spent() {
+		c.c.Refill(&c.s.slots, 2, chunkBytes, chunkBytes)
+	}
+	m.t, m.block = c.t, slots.Cut(&c.c, &c.s.slots)
+	return m
+}
+
+// header returns a new header, which the next release makes read-only.
+func (r *reuse) header() *Message {
 	if r.next == len(r.headers) {
 		r.moreHeaders()
 	}
 	m := &r.headers[r.next]
 	r.next++
-	if c.c.Spent() {
-		c.c.Refill(&c.s.slots, 2, chunkBytes, chunkBytes)
-	}
-	m.t, m.block = c.t, slots.Cut(&c.c, &c.s.slots)
 	return m
 }
 
