@@ -293,7 +293,7 @@ func TestReportSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := svgText(t, svg)
-	for _, want := range []string{"scalar", "nested", "writer", "proto/dynamic", "writer/learned", "Time relative to proto/generated", "Time relative to handwritten"} {
+	for _, want := range []string{"scalar", "nested", "writer", "proto/dynamicpb", "writer/learned", "Time relative to proto/generated", "Time relative to handwritten"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the chart lacks %q: %s", want, s)
 		}

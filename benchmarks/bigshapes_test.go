@@ -97,10 +97,10 @@ func BenchmarkBigShapes(b *testing.B) {
 			})
 		}
 		run("proto/generated", func() ([]byte, error) { return proto.Marshal(s.gen) })
-		run("proto/dynamic", func() ([]byte, error) { return proto.Marshal(s.dyn) })
-		run("protolayout/dynamic", func() ([]byte, error) { return encoder.Marshal(s.dyn) })
+		run("proto/dynamicpb", func() ([]byte, error) { return proto.Marshal(s.dyn) })
+		run("protolayout/dynamicpb", func() ([]byte, error) { return encoder.Marshal(s.dyn) })
 		enc := encoder.NewEncoder(encoder.MarshalOptions{})
 		buf := make([]byte, 0, len(want))
-		run("protolayout/dynamic-reuse", func() ([]byte, error) { return enc.MarshalAppend(buf[:0], s.dyn) })
+		run("protolayout/dynamicpb-reuse", func() ([]byte, error) { return enc.MarshalAppend(buf[:0], s.dyn) })
 	}
 }

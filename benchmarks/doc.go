@@ -70,8 +70,8 @@
 // # Contestants
 //
 //	proto/generated            proto.Marshal of the generated message (baseline)
-//	proto/dynamic              proto.Marshal of the dynamicpb message (baseline)
-//	proto/dynamic-det          proto.MarshalOptions{Deterministic: true} on dynamicpb
+//	proto/dynamicpb            proto.Marshal of the dynamicpb message (baseline)
+//	proto/dynamicpb-det        proto.MarshalOptions{Deterministic: true} on dynamicpb
 //	floor/range                read floor: Message.Range over the dynamicpb message (baseline)
 //	floor/has-get              read floor: Has and Get per declared field
 //	protolayout/generated      encoder.Marshal of the generated message: every guarantee, its
@@ -84,9 +84,9 @@
 //	protolayout/generated-canonical
 //	                           one *encoder.Encoder with Canonical: encoder.Canonical on the generated message
 //	                           (field-number order; its output must pass encoder.CheckCanonical)
-//	protolayout/dynamic        encoder.Marshal of the dynamicpb message
-//	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
-//	protolayout/dynamic-det    the same with Deterministic (map entries sorted by key)
+//	protolayout/dynamicpb      encoder.Marshal of the dynamicpb message
+//	protolayout/dynamicpb-reuseone *encoder.Encoder appending into one reused buffer
+//	protolayout/dynamicpb-det  the same with Deterministic (map entries sorted by key)
 //	dynamic/proto.Marshal      proto.Marshal of the twin of package dynamic (its ProtoMethods)
 //	dynamic/proto-det          proto.MarshalOptions{Deterministic: true} on that twin
 //	dynamic/proto-partial      proto.MarshalOptions{AllowPartial: true} on that twin (no required-fields check)
@@ -163,7 +163,7 @@
 // schema would write it (handwritten.go): a size pass that records the size
 // of every nested message and validates every string as UTF-8, then a
 // write pass; one reused encoder appends into one reused buffer, as
-// protolayout/dynamic-reuse does.
+// protolayout/dynamicpb-reuse does.
 //
 // Before anything is timed, every contestant's output (writer family
 // included) is checked against
@@ -191,7 +191,7 @@
 // extensions), the Go version and platform, and the protolayout and
 // protobuf module versions, then prints one table per workload: ns/op,
 // MB/s, B/op and allocs/op of each contestant, and its time as a ratio to
-// proto/generated, to proto/dynamic and to floor/range (below 1.00x is
+// proto/generated, to proto/dynamicpb and to floor/range (below 1.00x is
 // faster); the writer workload's table has the ratios to handwritten, to
 // easyproto and to dynamicpb+marshal instead, and the Writers' moves per
 // message; the unmarshal family's, the ratios to unmarshal/generated and
@@ -244,7 +244,7 @@
 //
 //	go test ./benchmarks -run '^$' -bench 'Marshal/otlp/' -count 10 > old.txt
 //	go test ./benchmarks -run '^$' -bench 'Marshal/writer/' -count 10 -cpu 1 > old.txt
-//	go test ./benchmarks -run '^$' -bench 'Marshal/.*/protolayout/dynamic$' -count 10 > old.txt
+//	go test ./benchmarks -run '^$' -bench 'Marshal/.*/protolayout/dynamicpb$' -count 10 > old.txt
 //
 // and the decoders as BenchmarkUnmarshal/<workload>/<contestant>:
 //

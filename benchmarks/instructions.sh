@@ -10,7 +10,7 @@
 #   sh benchmarks/instructions.sh [-n N] [-o test-binary] REGEX...
 #
 # Each REGEX selects one sub-benchmark of BenchmarkMarshal, such as
-# 'Marshal/otlp/protolayout/dynamic-reuse$' or 'Marshal/writer/handwritten$'.
+# 'Marshal/otlp/protolayout/dynamicpb-reuse$' or 'Marshal/writer/handwritten$'.
 # go test matches each /-separated level on its own and unanchored, so a
 # level that is a prefix of another needs anchors: 'Marshal/scalar/proto/
 # generated$' runs proto/generated and protolayout/generated both (and
@@ -23,7 +23,7 @@
 # protowire, easyproto, unicode/utf8, copies, map and hashing helpers of the
 # runtime; the scheduler and the collector, whose share depends on timing
 # under valgrind, are left out. Allocation is left out too, so compare
-# contestants that allocate nothing per call (dynamic-reuse, the writer
+# contestants that allocate nothing per call (protolayout/dynamicpb-reuse, dynamic/encoder-reuse, the writer
 # family, the floor), or treat the others' counts as a lower bound.
 #
 # Needs valgrind (Debian: apt-get install valgrind). -o reuses a test binary

@@ -24,8 +24,8 @@ import (
 
 // benchContestants are the rows every bench table has.
 var benchContestants = []string{
-	"proto/dynamic", "proto/dynamic-det", "floor/range", "floor/has-get",
-	"protolayout/dynamic", "protolayout/dynamic-reuse", "protolayout/dynamic-det",
+	"proto/dynamicpb", "proto/dynamicpb-det", "floor/range", "floor/has-get",
+	"protolayout/dynamicpb", "protolayout/dynamicpb-reuse", "protolayout/dynamicpb-det",
 }
 
 // quick are the flags that keep a bench run short.
@@ -57,7 +57,7 @@ func TestBenchOTLP(t *testing.T) {
 	svg := filepath.Join(dir, "chart.svg")
 	const typ = "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest"
 	out := string(ok(t, nil, append([]string{"bench", "-descriptors", set, "-type", typ, "-messages", exports, "-svg", svg}, quick...)...))
-	for _, want := range append([]string{typ + ": 4 messages from exports.jsonl", "vs proto/dynamic", "vs floor", "ns/op", "B/op", "allocs/op"}, benchContestants...) {
+	for _, want := range append([]string{typ + ": 4 messages from exports.jsonl", "vs proto/dynamicpb", "vs floor", "ns/op", "B/op", "allocs/op"}, benchContestants...) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}

@@ -32,7 +32,7 @@
 //
 // A workload's family decides the ratio columns: the marshal family (the
 // empty name, encoders of message objects) has its ratios to
-// proto/generated, proto/dynamic and floor/range; the writer family
+// proto/generated, proto/dynamicpb and floor/range; the writer family
 // (encoders fed plain values) to handwritten, easyproto and
 // dynamicpb+marshal; the unmarshal family (decoders, whose contestants
 // set Contestant.Decode and decode the reference encodings, see

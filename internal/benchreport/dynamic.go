@@ -16,7 +16,7 @@ const (
 	// family's first baseline (the benchmark program's contestant).
 	BaseGenerated = "proto/generated"
 	// BaseDynamic is proto.Marshal of dynamicpb messages.
-	BaseDynamic = "proto/dynamic"
+	BaseDynamic = "proto/dynamicpb"
 	// BaseFloor is the read floor through Message.Range.
 	BaseFloor = "floor/range"
 	// BaseHandwritten, BaseEasyproto and BaseDynamicpb are the writer
@@ -27,16 +27,16 @@ const (
 
 	// NameDynamicDet is proto.MarshalOptions{Deterministic: true} on
 	// dynamicpb messages.
-	NameDynamicDet = "proto/dynamic-det"
+	NameDynamicDet = "proto/dynamicpb-det"
 	// NameFloorHasGet is the read floor through Has and Get.
 	NameFloorHasGet = "floor/has-get"
 	// NameLayoutDynamic is encoder.Marshal of dynamicpb messages.
-	NameLayoutDynamic = "protolayout/dynamic"
+	NameLayoutDynamic = "protolayout/dynamicpb"
 	// NameLayoutReuse is one reused encoder.Encoder appending into one
 	// reused buffer.
-	NameLayoutReuse = "protolayout/dynamic-reuse"
+	NameLayoutReuse = "protolayout/dynamicpb-reuse"
 	// NameLayoutDet is NameLayoutReuse with Deterministic.
-	NameLayoutDet = "protolayout/dynamic-det"
+	NameLayoutDet = "protolayout/dynamicpb-det"
 )
 
 // ProtoMarshal returns the contestant that encodes msgs with o.Marshal.
@@ -92,13 +92,13 @@ func ReadFloor(name string, hasGet bool, msgs []proto.Message) Contestant {
 // DynamicContestants returns the generic contestants on msgs, dynamicpb
 // messages (any proto.Message works), in report order:
 //
-//	proto/dynamic              proto.Marshal (baseline)
-//	proto/dynamic-det          proto.MarshalOptions{Deterministic: true}
+//	proto/dynamicpb            proto.Marshal (baseline)
+//	proto/dynamicpb-det        proto.MarshalOptions{Deterministic: true}
 //	floor/range                read floor: Message.Range (baseline)
 //	floor/has-get              read floor: Has and Get per declared field
-//	protolayout/dynamic        encoder.Marshal
-//	protolayout/dynamic-reuse  one *encoder.Encoder appending into one reused buffer
-//	protolayout/dynamic-det    the same with Deterministic
+//	protolayout/dynamicpb      encoder.Marshal
+//	protolayout/dynamicpb-reuseone *encoder.Encoder appending into one reused buffer
+//	protolayout/dynamicpb-det  the same with Deterministic
 func DynamicContestants(msgs []proto.Message) []Contestant {
 	return []Contestant{
 		ProtoMarshal(BaseDynamic, proto.MarshalOptions{}, msgs),

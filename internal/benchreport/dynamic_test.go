@@ -60,7 +60,7 @@ func TestDynamicWorkloadNames(t *testing.T) {
 		}
 		names = append(names, c.Contestant.Name)
 	}
-	if got, want := strings.Join(names, " "), "proto/dynamic proto/dynamic-det floor/range floor/has-get protolayout/dynamic protolayout/dynamic-reuse protolayout/dynamic-det"; got != want {
+	if got, want := strings.Join(names, " "), "proto/dynamicpb proto/dynamicpb-det floor/range floor/has-get protolayout/dynamicpb protolayout/dynamicpb-reuse protolayout/dynamicpb-det"; got != want {
 		t.Errorf("contestants %s, want %s", got, want)
 	}
 	if want := "google.protobuf.FileDescriptorProto, 2 messages"; w.Description != want {

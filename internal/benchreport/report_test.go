@@ -22,7 +22,7 @@ func sampleReport() *Report {
 				{Contestant: BaseGenerated, NsPerOp: 552336.4, MBPerS: 124.84, BytesPerOp: 73728, AllocsPerOp: 1, VsGenerated: 1, VsDynamic: 0.2149, VsFloor: 0.8151},
 				{Contestant: BaseDynamic, NsPerOp: 2519636, MBPerS: 27.36, BytesPerOp: 755240, AllocsPerOp: 22660, VsGenerated: 4.789, VsDynamic: 1, VsFloor: 3.714},
 				{Contestant: BaseFloor, NsPerOp: 99.94, MBPerS: 104.8, VsGenerated: 1.22, VsDynamic: 0.27, VsFloor: 1},
-				{Contestant: "protolayout/dynamic-reuse", NsPerOp: 674487, MBPerS: 102.2, VsGenerated: 123.4, VsDynamic: 0.25, VsFloor: 1234.5},
+				{Contestant: "protolayout/dynamicpb-reuse", NsPerOp: 674487, MBPerS: 102.2, VsGenerated: 123.4, VsDynamic: 0.25, VsFloor: 1234.5},
 			}},
 			{Name: "writer", Family: FamilyWriter, Description: "from values", Size: 68953, Seconds: 12.6, Results: []Result{
 				{Contestant: "writer/learned", NsPerOp: 158797, MBPerS: 434.2, VsHandwritten: 1.06, VsEasyproto: 0.83, VsDynamicpbMarshal: 0.0234, MovesPerMsg: &moves, MovedBytesPerMsg: 43394},
@@ -50,11 +50,11 @@ two:       first
            second
 
 otlp: an export, 69 kB (68,953 bytes), measured in 24.4s
-  contestant                     ns/op   MB/s     B/op  allocs/op  vs proto/generated  vs proto/dynamic  vs floor
-  proto/generated              552,336  124.8   73,728          1               1.00x             0.21x     0.82x
-  proto/dynamic              2,519,636   27.4  755,240     22,660               4.79x             1.00x     3.71x
-  floor/range                     99.9  104.8        0          0               1.22x             0.27x     1.00x
-  protolayout/dynamic-reuse    674,487  102.2        0          0                123x             0.25x    1,235x
+  contestant                       ns/op   MB/s     B/op  allocs/op  vs proto/generated  vs proto/dynamicpb  vs floor
+  proto/generated                552,336  124.8   73,728          1               1.00x               0.21x     0.82x
+  proto/dynamicpb              2,519,636   27.4  755,240     22,660               4.79x               1.00x     3.71x
+  floor/range                       99.9  104.8        0          0               1.22x               0.27x     1.00x
+  protolayout/dynamicpb-reuse    674,487  102.2        0          0                123x               0.25x    1,235x
 
 writer: from values, 69 kB (68,953 bytes), measured in 12.6s
   contestant             ns/op   MB/s       B/op  allocs/op  vs handwritten  vs easyproto  vs dynamicpb+marshal  moves/msg  moved B/msg
@@ -64,9 +64,9 @@ writer: from values, 69 kB (68,953 bytes), measured in 12.6s
   dynamicpb+marshal  6,782,926   10.2  3,540,606     65,728          48.73x        38.07x                 1.00x          -            -
 
 mine: my.Msg, 2 messages, 1.5 kB (1,500 bytes), measured in 1.0s
-  contestant     ns/op    MB/s  B/op  allocs/op  vs proto/dynamic  vs floor
-  proto/dynamic  2,000   750.0     0          0             1.00x     4.00x
-  floor/range      500  3000.0     0          0             0.25x     1.00x
+  contestant       ns/op    MB/s  B/op  allocs/op  vs proto/dynamicpb  vs floor
+  proto/dynamicpb  2,000   750.0     0          0               1.00x     4.00x
+  floor/range        500  3000.0     0          0               0.25x     1.00x
 `
 
 // TestWriteText checks the header and the tables of a hand-made report,

@@ -133,7 +133,7 @@ func TestRun(t *testing.T) {
 		// With two rounds the paired ratio is the mean of the two
 		// rounds' ratios.
 		if want := (r.Rounds[0]/dyn[0] + r.Rounds[1]/dyn[1]) / 2; math.Abs(r.VsDynamic-want) > 1e-9*want {
-			t.Errorf("%s: vs proto/dynamic %v, want %v", r.Contestant, r.VsDynamic, want)
+			t.Errorf("%s: vs proto/dynamicpb %v, want %v", r.Contestant, r.VsDynamic, want)
 		}
 		if want := (r.Rounds[0]/floor[0] + r.Rounds[1]/floor[1]) / 2; math.Abs(r.VsFloor-want) > 1e-9*want {
 			t.Errorf("%s: vs floor %v, want %v", r.Contestant, r.VsFloor, want)
@@ -168,7 +168,7 @@ func TestRunProgressBar(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := progress.String()
-	for _, want := range []string{"small/proto/dynamic (round 1/2)", "small/proto/dynamic-det (round 2/2)", "75%", "(3/4)"} {
+	for _, want := range []string{"small/proto/dynamicpb (round 1/2)", "small/proto/dynamicpb-det (round 2/2)", "75%", "(3/4)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the bar lacks %q:\n%q", want, out)
 		}

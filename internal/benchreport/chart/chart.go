@@ -5,7 +5,7 @@
 // baseline on a log scale, from a reference line at 1.0 (left of it is
 // faster). The baseline of a panel is the first of its family's baselines
 // (benchreport.Baselines) that ran in it: proto/generated for the marshal
-// family, proto/dynamic where only dynamic contestants ran, handwritten
+// family, proto/dynamicpb where only dynamic contestants ran, handwritten
 // for the writer family, unmarshal/generated for the unmarshal family.
 //
 // It is a package of its own so that a program that prints the report

@@ -26,7 +26,7 @@ func report() *benchreport.Report {
 			}},
 			{Name: "beta-workload", Results: []benchreport.Result{
 				{Contestant: benchreport.BaseGenerated, VsGenerated: 1},
-				{Contestant: "protolayout/dynamic-reuse", VsGenerated: 0.25},
+				{Contestant: "protolayout/dynamicpb-reuse", VsGenerated: 0.25},
 			}},
 			{Name: "writer-workload", Family: benchreport.FamilyWriter, Results: []benchreport.Result{
 				{Contestant: "writer/learned", VsHandwritten: 1.06},
@@ -83,7 +83,7 @@ func TestWriteSVG(t *testing.T) {
 	s := texts(t, out.Bytes())
 	for _, want := range []string{
 		"alpha-workload", "beta-workload", "writer-workload", "decode-workload",
-		"proto/dynamic", "floor/range", "protolayout/dynamic-reuse", "writer/learned", "unmarshal/dynamicpb", "unmarshal/dynamic",
+		"proto/dynamicpb", "floor/range", "protolayout/dynamicpb-reuse", "writer/learned", "unmarshal/dynamicpb", "unmarshal/dynamic",
 		"Time relative to proto/generated", "Time relative to handwritten", "Time relative to unmarshal/generated",
 		"Test CPU", "median of 3 paired rounds",
 		"4.79x", "0.25x", "0.00066x", "1.06x", "2.87x", "1.37x", "1x",
@@ -99,17 +99,17 @@ func TestWriteSVG(t *testing.T) {
 }
 
 // TestWriteSVGBaselines checks that a panel without proto/generated takes
-// proto/dynamic, and that a report with nothing to draw is refused.
+// proto/dynamicpb, and that a report with nothing to draw is refused.
 func TestWriteSVGBaselines(t *testing.T) {
 	rep := &benchreport.Report{Workloads: []benchreport.WorkloadResult{{Name: "mine", Results: []benchreport.Result{
 		{Contestant: benchreport.BaseDynamic, VsDynamic: 1},
-		{Contestant: "protolayout/dynamic", VsDynamic: 0.3},
+		{Contestant: "protolayout/dynamicpb", VsDynamic: 0.3},
 	}}}}
 	var out bytes.Buffer
 	if err := WriteSVG(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	if s := texts(t, out.Bytes()); !strings.Contains(s, "Time relative to proto/dynamic") || !strings.Contains(s, "0.30x") {
+	if s := texts(t, out.Bytes()); !strings.Contains(s, "Time relative to proto/dynamicpb") || !strings.Contains(s, "0.30x") {
 		t.Errorf("the chart of a dynamic-only report: %s", s)
 	}
 	rep.Workloads[0].Results = rep.Workloads[0].Results[:1]
