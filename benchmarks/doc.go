@@ -85,7 +85,8 @@
 //	                           one *encoder.Encoder with Canonical: encoder.Canonical on the generated message
 //	                           (field-number order; its output must pass encoder.CheckCanonical)
 //	protolayout/dynamicpb      encoder.Marshal of the dynamicpb message
-//	protolayout/dynamicpb-reuseone *encoder.Encoder appending into one reused buffer
+//	protolayout/dynamicpb-reuse
+//	                           one *encoder.Encoder appending into one reused buffer
 //	protolayout/dynamicpb-det  the same with Deterministic (map entries sorted by key)
 //	dynamic/proto.Marshal      proto.Marshal of the twin of package dynamic (its ProtoMethods)
 //	dynamic/proto-det          proto.MarshalOptions{Deterministic: true} on that twin

@@ -97,7 +97,8 @@ func ReadFloor(name string, hasGet bool, msgs []proto.Message) Contestant {
 //	floor/range                read floor: Message.Range (baseline)
 //	floor/has-get              read floor: Has and Get per declared field
 //	protolayout/dynamicpb      encoder.Marshal
-//	protolayout/dynamicpb-reuseone *encoder.Encoder appending into one reused buffer
+//	protolayout/dynamicpb-reuse
+//	                           one *encoder.Encoder appending into one reused buffer
 //	protolayout/dynamicpb-det  the same with Deterministic
 func DynamicContestants(msgs []proto.Message) []Contestant {
 	return []Contestant{
