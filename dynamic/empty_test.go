@@ -14,8 +14,9 @@ import (
 	"github.com/protolayout/protolayout/protobuftest"
 )
 
-// The messages a decode finds empty share a block that stays zero until
-// one is written to: every way of writing to them (Set, Clear, Reset,
+// The messages a decode finds empty (list elements, fields, map values
+// empty or absent) share a block that stays zero until one is written
+// to: every way of writing to them (Set, Clear, Reset,
 // Mutable, SetUnknown, proto.Merge, a merging Unmarshal) changes that
 // message alone, as on dynamicpb, and leaves every other empty message
 // of the type, of this decode, of an earlier one and of a later one,
@@ -38,6 +39,17 @@ func TestEmptyMessagesWrittenAlone(t *testing.T) {
 	in = protowire.AppendVarint(protowire.AppendTag(in, value.Number(), protowire.VarintType), 1)
 	in = empty(in, children.Number()) // one more, apart from the run
 	in = empty(in, oneofChild.Number())
+	// Entries of a map of messages: a value absent, empty, and set.
+	entry := func(b []byte, key string, value []byte) []byte {
+		e := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), key)
+		if value != nil {
+			e = protowire.AppendBytes(protowire.AppendTag(e, 2, protowire.BytesType), value)
+		}
+		return protowire.AppendBytes(protowire.AppendTag(b, byName.Number(), protowire.BytesType), e)
+	}
+	in = entry(in, "absent", nil)
+	in = entry(in, "empty", []byte{})
+	in = entry(in, "set", protowire.AppendVarint(protowire.AppendTag(nil, value.Number(), protowire.VarintType), 6))
 
 	nine := dynamic.NewMessage(md)
 	nine.Set(value, protoreflect.ValueOfInt32(9))
@@ -64,6 +76,11 @@ func TestEmptyMessagesWrittenAlone(t *testing.T) {
 		el(5).SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 99, protowire.VarintType), 4))
 		el(5).Mutable(byName).Map().Set(protoreflect.ValueOfString("k").MapKey(), protoreflect.ValueOfMessage(el(5).NewField(byName).Map().NewValue().Message()))
 		m.Get(child).Message().Set(value, protoreflect.ValueOfInt32(2))
+		mp := m.Mutable(byName).Map()
+		mp.Mutable(protoreflect.ValueOfString("absent").MapKey()).Message().Set(value, protoreflect.ValueOfInt32(8))
+		if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(five, mp.Mutable(protoreflect.ValueOfString("empty").MapKey()).Message().Interface()); err != nil {
+			t.Fatal(err)
+		}
 		m.Get(oneofChild).Message().Mutable(child)
 	}
 	det := proto.MarshalOptions{Deterministic: true}
@@ -116,6 +133,12 @@ func TestEmptyMessagesWrittenAlone(t *testing.T) {
 		for i := range list.Len() {
 			list.Get(i).Message().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
 				t.Errorf("%s decode: element %d has %v set", name, i, fd.Name())
+				return true
+			})
+		}
+		for _, k := range []string{"absent", "empty"} {
+			m.Get(byName).Map().Get(protoreflect.ValueOfString(k).MapKey()).Message().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+				t.Errorf("%s decode: map value %q has %v set", name, k, fd.Name())
 				return true
 			})
 		}

@@ -1424,18 +1424,20 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 		kw   uint64
 		ks   string
 		val  protoreflect.Value
-		sub  *Message
 		have bool
+		// vs is the shape of a message value, vmd its descriptor; sub is
+		// the value, made at its first record (with the zero block if
+		// that record is empty) or after the entry if it has none.
+		vs  *shape
+		vmd protoreflect.MessageDescriptor
+		sub *Message
 	)
 	if vf.IsMessage() {
-		s := df.value.Load()
-		md := mp.vd.Message()
-		if s == nil {
-			s = shapeOf(md)
-			df.value.Store(s)
+		vmd, vs = mp.vd.Message(), df.value.Load()
+		if vs == nil {
+			vs = shapeOf(vmd)
+			df.value.Store(vs)
 		}
-		sub = o.newMessage(md, s)
-		val = protoreflect.ValueOfMessage(sub)
 	}
 	for len(b) > 0 {
 		num, ewt, k := protowire.ConsumeTag(b)
@@ -1463,7 +1465,7 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 			}
 		case num == 2 && ewt == vf.WireType:
 			var err error
-			if sub != nil {
+			if vs != nil {
 				var v []byte
 				if ewt == protowire.BytesType {
 					v, k = consumeBytes(b)
@@ -1472,6 +1474,9 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 				}
 				if k < 0 {
 					return 0, errDecode
+				}
+				if sub == nil {
+					sub = o.newMessage(vmd, vs, len(v) == 0)
 				}
 				err = o.message(v, sub, depth)
 			} else {
@@ -1492,7 +1497,13 @@ func (o *decodeOptions) mapEntry(df *decField, b []byte, wt protowire.Type, m *M
 		}
 		b = b[k:]
 	}
-	if !have && sub == nil {
+	switch {
+	case vs != nil:
+		if sub == nil {
+			sub = o.newMessage(vmd, vs, true)
+		}
+		val = protoreflect.ValueOfMessage(sub)
+	case !have:
 		val = mp.vd.Default()
 	}
 	if mp.strs != nil {

@@ -350,8 +350,9 @@ func countRun1(b []byte, tag byte) int {
 	return n
 }
 
-// newMessage returns a new empty message of md, whose shape is s.
-func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message {
+// newMessage returns a new empty message of md, whose shape is s: with
+// empty set, a header alone that shares s's zero block (emptyOf).
+func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape, empty bool) *Message {
 	var c *shapeChunk
 	if s == a.valueShape {
 		c = &a.tab.blocks[a.valueIndex]
@@ -363,6 +364,9 @@ func (a *arena) newMessage(md protoreflect.MessageDescriptor, s *shape) *Message
 	}
 	if c.t == nil {
 		a.typeOf(c, md)
+	}
+	if empty {
+		return a.emptyOf(c)
 	}
 	return a.take(c)
 }
