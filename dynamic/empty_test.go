@@ -185,3 +185,42 @@ func TestEmptyMessagesWrittenAlone(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Empty groups, singular and repeated, share their type's zero block as
+// empty messages do: written to, one changes alone, as on dynamicpb.
+func TestEmptyGroupsWrittenAlone(t *testing.T) {
+	md := protobuftest.TwinByName("protolayout.test2.TestAllTypes").Dyn.Descriptor()
+	fields := md.Fields()
+	single, repeated := fields.ByName("optionalgroup"), fields.ByName("repeatedgroup")
+	group := func(b []byte, num protowire.Number) []byte {
+		b = protowire.AppendTag(b, num, protowire.StartGroupType)
+		return protowire.AppendTag(b, num, protowire.EndGroupType)
+	}
+	in := group(group(group(nil, single.Number()), repeated.Number()), repeated.Number())
+	write := func(m protoreflect.Message) {
+		a := single.Message().Fields().ByName("a")
+		m.Get(single).Message().Set(a, protoreflect.ValueOfInt32(1))
+		ra := repeated.Message().Fields().ByName("a")
+		m.Get(repeated).List().Get(0).Message().Set(ra, protoreflect.ValueOfInt32(2))
+	}
+	det := proto.MarshalOptions{Deterministic: true}
+	got, want := dynamic.NewMessage(md), dynamicpb.NewMessage(md)
+	for _, m := range []proto.Message{got, want} {
+		if err := proto.Unmarshal(in, m); err != nil {
+			t.Fatal(err)
+		}
+		write(m.ProtoReflect())
+	}
+	gb, _ := det.Marshal(got)
+	wb, _ := det.Marshal(want)
+	if !bytes.Equal(gb, wb) {
+		t.Fatalf("written to, dynamic encodes %x, want (dynamicpb) %x", gb, wb)
+	}
+	later := dynamic.NewMessage(md)
+	if err := proto.Unmarshal(in, later); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := det.Marshal(later); err != nil || !bytes.Equal(b, in) {
+		t.Errorf("a later decode re-encodes as %x, %v; want %x", b, err, in)
+	}
+}

@@ -874,7 +874,7 @@ func (o *decodeOptions) field(df *decField, b []byte, wt protowire.Type, m *Mess
 		if sub := *p; sub != nil {
 			return n, o.message(v, sub, depth)
 		}
-		sub, ct := o.newChild(m.t.desc, df, false)
+		sub, ct := o.newChild(m.t.desc, df, len(v) == 0)
 		*p = sub
 		return n, o.fields(v, sub, ct, depth)
 	case modeList:
