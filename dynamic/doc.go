@@ -114,12 +114,14 @@
 // type decode through reflection. One Unmarshal call takes the storage
 // of the messages and lists it creates, and copies of its strings and
 // bytes, from chunks rather than allocating each (a message's header and
-// storage side by side in a chunk of its type's), each chunk sized at
-// first by what the last call into the same message type used, so that
-// a steady stream of like messages takes one chunk of each kind per
-// call: a decoded value keeps its chunk alive (64 KiB of other values at
-// most, never the input); a string or bytes value longer than 256 bytes
-// may have an allocation of its own. A list gets room for the run of
+// storage side by side in a chunk of its type's; a message the input
+// holds empty takes a header alone, and shares a storage block of its
+// type's that stays empty until one such message is set), each chunk
+// sized at first by what the last call into the same message type used,
+// so that a steady stream of like messages takes one chunk of each kind
+// per call: a decoded value keeps its chunk alive (64 KiB of other
+// values at most, never the input); a string or bytes value longer than
+// 256 bytes may have an allocation of its own. A list gets room for the run of
 // records of its field that starts it, counted ahead, rather than
 // growing by doubling.
 //
@@ -131,8 +133,8 @@
 // as much; strings and bytes are never reused.
 //
 // proto.Unmarshal bounds nothing but the nesting, for a Message as for
-// generated and dynamicpb messages: small records of empty messages take
-// up to 80 times their input once decoded (see UnmarshalOptions). A
+// generated and dynamicpb messages: chains of small nested messages take
+// up to 84 times their input once decoded (see UnmarshalOptions). A
 // server that decodes what untrusted peers send can use
 // UnmarshalOptions, which takes the same options and bounds the memory a
 // call takes, by default to 32 times the input plus 1 MiB, failing with
