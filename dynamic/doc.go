@@ -133,8 +133,9 @@
 // as much; strings and bytes are never reused.
 //
 // proto.Unmarshal bounds nothing but the nesting, for a Message as for
-// generated and dynamicpb messages: chains of small nested messages take
-// up to 84 times their input once decoded (see UnmarshalOptions). A
+// generated and dynamicpb messages: chains of small nested
+// DescriptorProto messages take 84 times their input once decoded, and
+// types with more fields more (see UnmarshalOptions). A
 // server that decodes what untrusted peers send can use
 // UnmarshalOptions, which takes the same options and bounds the memory a
 // call takes, by default to 32 times the input plus 1 MiB, failing with
