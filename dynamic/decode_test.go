@@ -559,7 +559,8 @@ func wideSeeds() [][]byte {
 // FuzzUnmarshal decodes arbitrary bytes into a dynamicpb and a dynamic
 // message of every test type, and of wideType: both must fail or both
 // succeed, and then encode to the same bytes; the dynamic message's
-// Clone, Merge and Equal are checked too (checkMerge).
+// Clone, Merge and Equal are checked too (checkMerge), and writes into
+// every message of it (checkWrites).
 func FuzzUnmarshal(f *testing.F) {
 	addDecodeSeeds(f)
 	mds := decodeFuzzTypes()
@@ -569,6 +570,7 @@ func FuzzUnmarshal(f *testing.F) {
 				dyn := dynamic.NewMessage(md)
 				if decodePair(t, b, o, dynamicpb.NewMessage(md), dyn) == nil {
 					checkMerge(t, dyn)
+					checkWrites(t, b, o, md)
 				}
 				sameAsProto(t, b, o, md)
 			}
@@ -607,6 +609,111 @@ func addDecodeSeeds(f *testing.F) {
 			f.Add([]byte(c.in))
 		}
 	}
+}
+
+// checkWrites decodes b, which decodes with o, into a dynamic message
+// and a dynamicpb one of md and writes the same value into every message
+// of each (writeAll): they must then encode alike. A dynamic message
+// decoded before the writes and one decoded after them must encode as
+// the first did before: the messages a decode finds empty share one
+// block per type, which writes must leave alone.
+func checkWrites(t testing.TB, b []byte, o proto.UnmarshalOptions, md protoreflect.MessageDescriptor) {
+	t.Helper()
+	om, od := o, o
+	om.Resolver, od.Resolver = decodeTypesDyn, protobuftest.DynamicTypes()
+	before := dynamic.NewMessage(md)
+	if om.Unmarshal(b, before) != nil {
+		return
+	}
+	protobuftest.QuietFloat32NaNs(before)
+	was, err := partialMarshal.Marshal(before)
+	if err != nil {
+		return // invalid UTF-8: nothing to compare by encoding
+	}
+	dyn, dpb := dynamic.NewMessage(md), dynamicpb.NewMessage(md)
+	if om.Unmarshal(b, dyn) != nil {
+		t.Fatalf("%v: a second decode of %x fails", md.FullName(), b)
+	}
+	if panicked, err := unmarshalRecover(od, b, dpb); panicked != nil || err != nil {
+		return // dynamicpb's known panic (see decodePair)
+	}
+	writeAll(dyn, 0)
+	writeAll(dpb, 0)
+	protobuftest.QuietFloat32NaNs(dyn)
+	protobuftest.QuietFloat32NaNs(dpb)
+	got, errg := partialMarshal.Marshal(dyn)
+	want, errw := partialMarshal.Marshal(dpb)
+	if (errg == nil) != (errw == nil) || !bytes.Equal(got, want) {
+		t.Fatalf("%v: written to after decoding %x: dynamic %x (%v), dynamicpb %x (%v)", md.FullName(), b, got, errg, want, errw)
+	}
+	after := dynamic.NewMessage(md)
+	if err := om.Unmarshal(b, after); err != nil {
+		t.Fatal(err)
+	}
+	protobuftest.QuietFloat32NaNs(after)
+	for name, m := range map[string]*dynamic.Message{"before": before, "after": after} {
+		if now, _ := partialMarshal.Marshal(m); !bytes.Equal(now, was) {
+			t.Fatalf("%v: a message decoded %s the writes encodes as\n%x\nnot\n%x", md.FullName(), name, now, was)
+		}
+	}
+}
+
+// writeAll sets one scalar field outside oneofs, the first declared of
+// an integer or bool kind, to a value other than its default in m and in
+// every message m holds (fields, list elements, map values) down to
+// depth 8.
+func writeAll(m protoreflect.Message, depth int) {
+	if depth > 8 {
+		return
+	}
+	fields := m.Descriptor().Fields()
+	var first protoreflect.FieldDescriptor
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		switch {
+		case fd.IsList():
+			if fd.Message() != nil {
+				l := m.Get(fd).List()
+				for j := range l.Len() {
+					writeAll(l.Get(j).Message(), depth+1)
+				}
+			}
+		case fd.IsMap():
+			if fd.MapValue().Message() != nil {
+				m.Get(fd).Map().Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+					writeAll(v.Message(), depth+1)
+					return true
+				})
+			}
+		case fd.Message() != nil:
+			if m.Has(fd) {
+				writeAll(m.Get(fd).Message(), depth+1)
+			}
+		case first == nil && fd.ContainingOneof() == nil:
+			switch fd.Kind() {
+			case protoreflect.BoolKind, protoreflect.Int32Kind, protoreflect.Int64Kind,
+				protoreflect.Uint32Kind, protoreflect.Uint64Kind:
+				first = fd
+			}
+		}
+	}
+	if first == nil {
+		return
+	}
+	var v protoreflect.Value
+	switch first.Kind() {
+	case protoreflect.BoolKind:
+		v = protoreflect.ValueOfBool(true)
+	case protoreflect.Int32Kind:
+		v = protoreflect.ValueOfInt32(7)
+	case protoreflect.Int64Kind:
+		v = protoreflect.ValueOfInt64(7)
+	case protoreflect.Uint32Kind:
+		v = protoreflect.ValueOfUint32(7)
+	default:
+		v = protoreflect.ValueOfUint64(7)
+	}
+	m.Set(first, v)
 }
 
 // checkMerge checks proto.Clone and proto.Merge on m: a clone encodes as
