@@ -3,9 +3,10 @@ package engine
 import (
 	"math"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/protolayout/protolayout/internal/wire"
 )
 
 // UnmarshalOptions are the options of Unmarshal: the fields of
@@ -36,7 +37,7 @@ const (
 
 // limits returns the bytes a call on an input of n bytes may take
 // (MaxMemory: 0 is the default, negative no bound) and its recursion
-// limit (RecursionLimit: 0 is protowire's default).
+// limit (RecursionLimit: 0 is wire.DefaultMaxDepth, protowire's default).
 func (o *UnmarshalOptions) limits(n int) (memory int64, depth int) {
 	memory = o.MaxMemory
 	switch {
@@ -47,7 +48,7 @@ func (o *UnmarshalOptions) limits(n int) (memory int64, depth int) {
 	}
 	depth = o.RecursionLimit
 	if depth == 0 {
-		depth = protowire.DefaultRecursionLimit
+		depth = wire.DefaultMaxDepth
 	}
 	return memory, depth
 }

@@ -9,9 +9,10 @@ import (
 )
 
 // DefaultMaxDepth is the default nesting limit of every pass that follows
-// nested messages: proto.Unmarshal's default recursion limit, so that
-// whatever is written under it decodes under proto.Unmarshal's defaults.
-const DefaultMaxDepth = 10000
+// nested messages, the decoder's too: proto.Unmarshal's default recursion
+// limit (10,000), so that whatever is written under it decodes under
+// proto.Unmarshal's defaults.
+const DefaultMaxDepth = protowire.DefaultRecursionLimit
 
 // MaxStackDepth is the deepest level an encoder follows by recursion on
 // the goroutine stack, whatever the depth limit: deeper messages (rare,
