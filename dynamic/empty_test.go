@@ -211,8 +211,14 @@ func TestEmptyGroupsWrittenAlone(t *testing.T) {
 		}
 		write(m.ProtoReflect())
 	}
-	gb, _ := det.Marshal(got)
-	wb, _ := det.Marshal(want)
+	gb, err := det.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := det.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(gb, wb) {
 		t.Fatalf("written to, dynamic encodes %x, want (dynamicpb) %x", gb, wb)
 	}

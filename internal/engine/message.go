@@ -802,8 +802,8 @@ func (m *Message) SetUnknown(raw protoreflect.RawFields) {
 // own gives m, valid, a block of its own before a write if it shares
 // its shape's zero block, as a message a decode found empty does.
 func (m *Message) own() {
-	if s := m.t.shape; m.block == s.zero {
-		m.block = s.slots.New()
+	if m.shared() {
+		m.block = m.t.shape.slots.New()
 	}
 }
 
